@@ -1,0 +1,179 @@
+"""What happened: matches, where they came from, and the statistics derived from them."""
+
+from __future__ import annotations
+
+from django.db import models
+from django.db.models import Q
+
+from players.models import Character, Player
+
+
+class ReplaySource(models.Model):
+    """Somewhere replays come from; `cursor` is how far its feed has been read."""
+
+    class Kind(models.TextChoices):
+        FILE = "file", "File import"
+        HTTP = "http", "HTTP feed"
+        DIRECTORY = "directory", "Watched directory"
+        SIMULATOR = "simulator", "Simulated league"
+
+    name = models.CharField(max_length=64, unique=True)
+    kind = models.CharField(max_length=16, choices=Kind.choices)
+    settings = models.JSONField(default=dict, blank=True)
+    cursor = models.CharField(max_length=255, blank=True, default="")
+    enabled = models.BooleanField(default=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.kind})"
+
+
+class MatchQuerySet(models.QuerySet["Match"]):
+    def pending(self) -> MatchQuerySet:
+        return self.filter(rated_at__isnull=True)
+
+    def visible(self) -> MatchQuerySet:
+        """Matches that may be shown: hidden players' games are kept but never shown."""
+        return self.filter(player_a__hidden=False, player_b__hidden=False)
+
+    def of_rating(self, player_id: str, character_id: int) -> MatchQuerySet:
+        return self.filter(
+            Q(player_a_id=player_id, character_a_id=character_id)
+            | Q(player_b_id=player_id, character_b_id=character_id)
+        )
+
+
+class Match(models.Model):
+    """One game, stored once whatever how often it is delivered.
+
+    Side A is the player with the smaller id, so the same game reported by two
+    sources with the sides swapped still meets the (played_at, A, B) constraint.
+    """
+
+    class Winner(models.TextChoices):
+        A = "A", "Side A"
+        B = "B", "Side B"
+
+    source = models.ForeignKey(ReplaySource, on_delete=models.PROTECT, related_name="matches")
+    source_replay_id = models.CharField(max_length=128)
+    played_at = models.DateTimeField()
+    time_corrected = models.BooleanField(
+        default=False, help_text="Reported in the future; stored at its ingestion time instead"
+    )
+    ingested_at = models.DateTimeField()
+    floor = models.PositiveSmallIntegerField(null=True, blank=True)
+    player_a = models.ForeignKey(Player, on_delete=models.CASCADE, related_name="+")
+    character_a = models.ForeignKey(Character, on_delete=models.PROTECT, related_name="+")
+    platform_a = models.CharField(max_length=4, blank=True, default="")
+    player_b = models.ForeignKey(Player, on_delete=models.CASCADE, related_name="+")
+    character_b = models.ForeignKey(Character, on_delete=models.PROTECT, related_name="+")
+    platform_b = models.CharField(max_length=4, blank=True, default="")
+    winner = models.CharField(max_length=1, choices=Winner.choices)
+    # Filled in by the rating pipeline, once.
+    rated_at = models.DateTimeField(null=True, blank=True)
+    counted = models.BooleanField(null=True, blank=True)
+    value_a = models.FloatField(null=True, blank=True, help_text="Side A's rating before the game")
+    deviation_a = models.FloatField(null=True, blank=True)
+    change_a = models.FloatField(null=True, blank=True)
+    value_b = models.FloatField(null=True, blank=True)
+    deviation_b = models.FloatField(null=True, blank=True)
+    change_b = models.FloatField(null=True, blank=True)
+
+    objects = MatchQuerySet.as_manager()
+
+    class Meta:
+        verbose_name_plural = "matches"
+        constraints = [
+            models.UniqueConstraint(fields=["source", "source_replay_id"], name="unique_source_replay"),
+            models.UniqueConstraint(
+                fields=["played_at", "player_a", "player_b"], name="unique_game_moment"
+            ),
+            models.CheckConstraint(
+                condition=~Q(player_a=models.F("player_b")), name="match_not_against_self"
+            ),
+        ]
+        indexes = [
+            models.Index(
+                fields=["played_at", "id"], name="match_pending_idx", condition=Q(rated_at__isnull=True)
+            ),
+            models.Index(fields=["played_at"], name="match_played_at_idx"),
+            models.Index(fields=["player_a", "character_a", "played_at"], name="match_side_a_idx"),
+            models.Index(fields=["player_b", "character_b", "played_at"], name="match_side_b_idx"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.player_a_id} vs {self.player_b_id} at {self.played_at:%Y-%m-%d %H:%M}"
+
+
+class CharacterMatchup(models.Model):
+    """Character X against character Y in a rating bracket, as a Glicko rating (section 4.5)."""
+
+    class Bracket(models.TextChoices):
+        ALL = "all", "All"
+        TOP1000 = "top1000", "Top 1000"
+        TOP100 = "top100", "Top 100"
+
+    bracket = models.CharField(max_length=8, choices=Bracket.choices)
+    character = models.ForeignKey(Character, on_delete=models.PROTECT, related_name="+")
+    opponent = models.ForeignKey(Character, on_delete=models.PROTECT, related_name="+")
+    wins = models.PositiveIntegerField(default=0)
+    losses = models.PositiveIntegerField(default=0)
+    value = models.FloatField()
+    deviation = models.FloatField()
+    last_decay_at = models.DateTimeField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["bracket", "character", "opponent"], name="unique_character_matchup"
+            )
+        ]
+
+
+class IngestRun(models.Model):
+    """One pull from one source: what it fetched and how that went."""
+
+    source = models.ForeignKey(ReplaySource, on_delete=models.CASCADE, related_name="runs")
+    started_at = models.DateTimeField()
+    finished_at = models.DateTimeField(null=True, blank=True)
+    fetched = models.PositiveIntegerField(default=0)
+    new = models.PositiveIntegerField(default=0)
+    duplicate = models.PositiveIntegerField(default=0)
+    rejected = models.PositiveIntegerField(default=0)
+    error = models.TextField(blank=True, default="")
+
+    class Meta:
+        indexes = [models.Index(fields=["source", "-started_at"], name="ingestrun_recent_idx")]
+        ordering = ["-started_at"]
+
+    @property
+    def duration_seconds(self) -> float | None:
+        if self.finished_at is None:
+            return None
+        return (self.finished_at - self.started_at).total_seconds()
+
+
+class RejectedReplay(models.Model):
+    """A replay that failed validation, kept with its reason so nothing is lost silently."""
+
+    source = models.ForeignKey(
+        ReplaySource, on_delete=models.CASCADE, related_name="rejected", null=True, blank=True
+    )
+    run = models.ForeignKey(
+        IngestRun, on_delete=models.SET_NULL, related_name="rejected_replays", null=True, blank=True
+    )
+    raw = models.TextField()
+    reason = models.CharField(max_length=255)
+    created_at = models.DateTimeField()
+
+    class Meta:
+        indexes = [models.Index(fields=["-created_at"], name="rejected_recent_idx")]
+        ordering = ["-created_at"]
+
+
+class SiteStatistic(models.Model):
+    """A precomputed figure or table (totals, distributions, popularity...) pages read as is."""
+
+    key = models.CharField(primary_key=True, max_length=64)
+    data = models.JSONField()
+    computed_at = models.DateTimeField()

@@ -1,0 +1,147 @@
+"""Continuous Glicko-1, the site's rating system (DESIGN.md section 4.2).
+
+Every game updates both sides from their ratings before the game; there are no
+rating periods except the virtual ones used to grow the deviation of idle players.
+Pure functions on floats: no Django, no I/O, so the hot loops stay fast.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+Q = math.log(10) / 400
+_3Q2_OVER_PI2 = 3 * Q * Q / (math.pi * math.pi)
+_Q2 = Q * Q
+
+
+@dataclass(frozen=True, slots=True)
+class GlickoParams:
+    """The tunable constants of section 4.1 (seconds for time spans)."""
+
+    initial_rating: float = 1500.0
+    initial_deviation: float = 350.0
+    minimum_deviation: float = 25.0
+    decay_constant: float = 3.1
+    decay_period_seconds: float = 3600.0
+    maximum_deviation: float = 350.0
+    low_deviation: float = 75.0
+    # Damping of the exponent inside E for updates only (the original site uses 0.1);
+    # 0 gives plain Glicko.
+    update_damping: float = 0.0
+    # A game counts when the winner's expectation lies strictly inside this margin...
+    counting_margin: float = 0.045
+    # ...or when the root-mean-square of both deviations is at least this.
+    counting_rms_deviation: float = 50.0
+
+
+DEFAULT_PARAMS = GlickoParams()
+
+
+def g(deviation: float) -> float:
+    """Glicko's attenuation of a rating difference by the opponent's uncertainty."""
+    return 1.0 / math.sqrt(1.0 + _3Q2_OVER_PI2 * deviation * deviation)
+
+
+def expected_score(
+    rating: float, opponent_rating: float, opponent_deviation: float, damping: float = 0.0
+) -> float:
+    """E(r, r_o, RD_o): expected score against an opponent, as used by the update."""
+    exponent = -g(opponent_deviation) * (rating - opponent_rating) / 400.0 * (1.0 - damping)
+    return 1.0 / (1.0 + 10.0**exponent)
+
+
+def win_probability(
+    rating_a: float, deviation_a: float, rating_b: float, deviation_b: float
+) -> float:
+    """P(A beats B), accounting for both deviations."""
+    combined = math.sqrt(deviation_a * deviation_a + deviation_b * deviation_b)
+    return 1.0 / (1.0 + 10.0 ** (-g(combined) * (rating_a - rating_b) / 400.0))
+
+
+def update(
+    rating: float,
+    deviation: float,
+    opponent_rating: float,
+    opponent_deviation: float,
+    score: float,
+    params: GlickoParams = DEFAULT_PARAMS,
+) -> tuple[float, float]:
+    """One side's (rating, deviation) after one game; score is 1 win, 0 loss, 0.5 draw."""
+    g_o = g(opponent_deviation)
+    e = 1.0 / (
+        1.0 + 10.0 ** (-g_o * (rating - opponent_rating) / 400.0 * (1.0 - params.update_damping))
+    )
+    inverse_d2 = _Q2 * g_o * g_o * e * (1.0 - e)
+    denominator = 1.0 / (deviation * deviation) + inverse_d2
+    new_rating = rating + Q / denominator * g_o * (score - e)
+    new_deviation = max(math.sqrt(1.0 / denominator), params.minimum_deviation)
+    return new_rating, new_deviation
+
+
+def rate_game(
+    rating_a: float,
+    deviation_a: float,
+    rating_b: float,
+    deviation_b: float,
+    score_a: float,
+    params: GlickoParams = DEFAULT_PARAMS,
+) -> tuple[float, float, float, float]:
+    """Both sides after one game, each updated from the other's pre-game rating."""
+    new_a = update(rating_a, deviation_a, rating_b, deviation_b, score_a, params)
+    new_b = update(rating_b, deviation_b, rating_a, deviation_a, 1.0 - score_a, params)
+    return new_a[0], new_a[1], new_b[0], new_b[1]
+
+
+def decayed_deviation(
+    deviation: float, periods: int, params: GlickoParams = DEFAULT_PARAMS
+) -> float:
+    """The deviation after `periods` idle virtual periods, capped."""
+    if periods <= 0:
+        return deviation
+    return min(
+        math.sqrt(deviation * deviation + periods * params.decay_constant**2),
+        params.maximum_deviation,
+    )
+
+
+def decay(
+    deviation: float,
+    last_decay_at: float,
+    now: float,
+    params: GlickoParams = DEFAULT_PARAMS,
+) -> tuple[float, float]:
+    """Decay up to `now` (epoch seconds): (new deviation, new last_decay_at).
+
+    Only whole periods are applied; the remainder carries over to the next call,
+    so decaying in many small steps equals decaying once.
+    """
+    periods = math.floor((now - last_decay_at) / params.decay_period_seconds)
+    if periods <= 0:
+        return deviation, last_decay_at
+    return (
+        decayed_deviation(deviation, periods, params),
+        last_decay_at + periods * params.decay_period_seconds,
+    )
+
+
+def game_counts(
+    rating_a: float,
+    deviation_a: float,
+    rating_b: float,
+    deviation_b: float,
+    a_won: bool,
+    params: GlickoParams = DEFAULT_PARAMS,
+) -> bool:
+    """Whether a game between two eligible players moves ratings (section 4.4).
+
+    Lopsided games between established players teach the system nothing and
+    invite farming, so they are stored but do not count.
+    """
+    p_a = win_probability(rating_a, deviation_a, rating_b, deviation_b)
+    p_winner = p_a if a_won else 1.0 - p_a
+    margin = params.counting_margin
+    if margin < p_winner < 1.0 - margin:
+        return True
+    rms = math.sqrt((deviation_a * deviation_a + deviation_b * deviation_b) / 2.0)
+    return rms >= params.counting_rms_deviation

@@ -1,0 +1,34 @@
+"""Trigram indexes for partial, case-insensitive name search on PostgreSQL.
+
+They serve `name__icontains` (UPPER(name) LIKE ...) and similarity ordering. SQLite
+has no such index; its search falls back to a plain scan of the name tables.
+"""
+
+from django.db import migrations
+
+INDEXES = [
+    ("player_name_trgm", "players_player"),
+    ("playername_name_trgm", "players_playername"),
+]
+
+
+def create(apps, schema_editor):
+    if schema_editor.connection.vendor != "postgresql":
+        return
+    schema_editor.execute("CREATE EXTENSION IF NOT EXISTS pg_trgm")
+    for index, table in INDEXES:
+        schema_editor.execute(
+            f"CREATE INDEX IF NOT EXISTS {index} ON {table} USING gin (UPPER(name) gin_trgm_ops)"
+        )
+
+
+def drop(apps, schema_editor):
+    if schema_editor.connection.vendor != "postgresql":
+        return
+    for index, _ in INDEXES:
+        schema_editor.execute(f"DROP INDEX IF EXISTS {index}")
+
+
+class Migration(migrations.Migration):
+    dependencies = [("players", "0002_roster")]
+    operations = [migrations.RunPython(create, drop)]

@@ -1,0 +1,154 @@
+"""Who plays: characters, players, their names, and one rating per (player, character)."""
+
+from __future__ import annotations
+
+from django.db import models
+from django.db.models import Q
+
+
+class Character(models.Model):
+    """A playable character; the roster is data (see players/roster.py and migration 0002)."""
+
+    id = models.PositiveSmallIntegerField(primary_key=True)
+    code = models.CharField(max_length=4, unique=True)
+    name = models.CharField(max_length=40)
+
+    class Meta:
+        ordering = ["id"]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class PlayerQuerySet(models.QuerySet["Player"]):
+    def visible(self) -> PlayerQuerySet:
+        return self.filter(hidden=False)
+
+
+class Player(models.Model):
+    """A player, keyed by the game's own id (a 64-bit number kept as the string the game sends)."""
+
+    class Platform(models.TextChoices):
+        PC = "pc", "PC"
+        PLAYSTATION = "ps", "PlayStation"
+        XBOX = "xbox", "Xbox"
+        UNKNOWN = "", "Unknown"
+
+    id = models.CharField(primary_key=True, max_length=32)
+    name = models.CharField(max_length=64)
+    platform = models.CharField(max_length=4, choices=Platform.choices, blank=True, default="")
+    floor = models.PositiveSmallIntegerField(null=True, blank=True, help_text="1-10, 99 = Celestial")
+    first_seen = models.DateTimeField()
+    last_seen = models.DateTimeField()
+    hidden = models.BooleanField(default=False, help_text="Opted out: appears nowhere on the site")
+    cheater = models.BooleanField(default=False, help_text="Kept, but never moves anyone's rating")
+    supporter = models.BooleanField(default=False)
+
+    objects = PlayerQuerySet.as_manager()
+
+    class Meta:
+        indexes = [models.Index(fields=["name"], name="player_name_idx")]
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.id})"
+
+
+class PlayerName(models.Model):
+    """Every name a player has used, so that search finds old names too."""
+
+    player = models.ForeignKey(Player, on_delete=models.CASCADE, related_name="names")
+    name = models.CharField(max_length=64)
+    first_seen = models.DateTimeField()
+    last_seen = models.DateTimeField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["player", "name"], name="unique_player_name")
+        ]
+        indexes = [models.Index(fields=["name"], name="playername_name_idx")]
+        ordering = ["-last_seen"]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Rating(models.Model):
+    """A player's rating on one character, with the records the profile shows."""
+
+    player = models.ForeignKey(Player, on_delete=models.CASCADE, related_name="ratings")
+    character = models.ForeignKey(Character, on_delete=models.PROTECT, related_name="ratings")
+    value = models.FloatField()
+    deviation = models.FloatField()
+    wins = models.PositiveIntegerField(default=0)
+    losses = models.PositiveIntegerField(default=0)
+    last_played_at = models.DateTimeField(null=True, blank=True)
+    last_decay_at = models.DateTimeField(null=True, blank=True)
+    peak_value = models.FloatField(null=True, blank=True)
+    peak_deviation = models.FloatField(null=True, blank=True)
+    peak_at = models.DateTimeField(null=True, blank=True)
+    best_win_opponent = models.ForeignKey(
+        Player, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    best_win_character = models.ForeignKey(
+        Character, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    best_win_value = models.FloatField(null=True, blank=True)
+    best_win_deviation = models.FloatField(null=True, blank=True)
+    best_win_at = models.DateTimeField(null=True, blank=True)
+    # Derived by the periodic refresh (matches.services.statistics); null = unranked.
+    global_rank = models.PositiveIntegerField(null=True, blank=True)
+    character_rank = models.PositiveIntegerField(null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["player", "character"], name="unique_player_character")
+        ]
+        indexes = [
+            models.Index(
+                fields=["global_rank"], name="rating_global_rank_idx", condition=Q(global_rank__isnull=False)
+            ),
+            models.Index(
+                fields=["character", "character_rank"],
+                name="rating_char_rank_idx",
+                condition=Q(character_rank__isnull=False),
+            ),
+            models.Index(fields=["last_played_at"], name="rating_last_played_idx"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.player_id}/{self.character_id} {self.value:.0f} ±{2 * self.deviation:.0f}"
+
+    @property
+    def games(self) -> int:
+        return self.wins + self.losses
+
+
+class RatingSnapshot(models.Model):
+    """A rating at the end of a day it was played, for long history charts."""
+
+    rating = models.ForeignKey(Rating, on_delete=models.CASCADE, related_name="snapshots")
+    day = models.DateField()
+    value = models.FloatField()
+    deviation = models.FloatField()
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["rating", "day"], name="unique_rating_day")]
+
+
+class PlayerMatchup(models.Model):
+    """How one rating fares against one opposing character, as a Glicko rating of its own."""
+
+    rating = models.ForeignKey(Rating, on_delete=models.CASCADE, related_name="matchups")
+    opponent_character = models.ForeignKey(Character, on_delete=models.PROTECT, related_name="+")
+    wins = models.PositiveIntegerField(default=0)
+    losses = models.PositiveIntegerField(default=0)
+    value = models.FloatField()
+    deviation = models.FloatField()
+    last_decay_at = models.DateTimeField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["rating", "opponent_character"], name="unique_rating_matchup"
+            )
+        ]

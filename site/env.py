@@ -1,0 +1,52 @@
+"""Typed readers for settings from the environment that fail loudly on bad values."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from typing import TypeVar
+
+T = TypeVar("T")
+
+
+class SettingError(ValueError):
+    """An environment variable holds a value its setting cannot use."""
+
+
+def _read(name: str, default: T, convert: Callable[[str], T]) -> T:
+    raw = os.environ.get(name)
+    if raw is None or raw.strip() == "":
+        return default
+    try:
+        return convert(raw.strip())
+    except ValueError as error:
+        raise SettingError(f"{name}={raw!r}: {error}") from None
+
+
+def env_str(name: str, default: str) -> str:
+    return _read(name, default, str)
+
+
+def env_int(name: str, default: int) -> int:
+    return _read(name, default, int)
+
+
+def env_float(name: str, default: float) -> float:
+    return _read(name, default, float)
+
+
+def _to_bool(raw: str) -> bool:
+    lowered = raw.lower()
+    if lowered in {"1", "true", "yes", "on"}:
+        return True
+    if lowered in {"0", "false", "no", "off"}:
+        return False
+    raise ValueError("expected one of 1/0, true/false, yes/no, on/off")
+
+
+def env_bool(name: str, default: bool) -> bool:
+    return _read(name, default, _to_bool)
+
+
+def env_list(name: str, default: list[str]) -> list[str]:
+    return _read(name, default, lambda raw: [item.strip() for item in raw.split(",") if item.strip()])
