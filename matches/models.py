@@ -84,7 +84,9 @@ class Match(models.Model):
     class Meta:
         verbose_name_plural = "matches"
         constraints = [
-            models.UniqueConstraint(fields=["source", "source_replay_id"], name="unique_source_replay"),
+            models.UniqueConstraint(
+                fields=["source", "source_replay_id"], name="unique_source_replay"
+            ),
             models.UniqueConstraint(
                 fields=["played_at", "player_a", "player_b"], name="unique_game_moment"
             ),
@@ -94,9 +96,11 @@ class Match(models.Model):
         ]
         indexes = [
             models.Index(
-                fields=["played_at", "id"], name="match_pending_idx", condition=Q(rated_at__isnull=True)
+                fields=["played_at", "id"],
+                name="match_pending_idx",
+                condition=Q(rated_at__isnull=True),
             ),
-            models.Index(fields=["played_at"], name="match_played_at_idx"),
+            models.Index(fields=["played_at", "id"], name="match_played_at_idx"),
             models.Index(fields=["player_a", "character_a", "played_at"], name="match_side_a_idx"),
             models.Index(fields=["player_b", "character_b", "played_at"], name="match_side_b_idx"),
         ]
@@ -120,7 +124,6 @@ class CharacterMatchup(models.Model):
     losses = models.PositiveIntegerField(default=0)
     value = models.FloatField()
     deviation = models.FloatField()
-    last_decay_at = models.DateTimeField()
 
     class Meta:
         constraints = [
@@ -128,6 +131,9 @@ class CharacterMatchup(models.Model):
                 fields=["bracket", "character", "opponent"], name="unique_character_matchup"
             )
         ]
+
+    def __str__(self) -> str:
+        return f"{self.bracket}: {self.character_id} vs {self.opponent_id}"
 
 
 class IngestRun(models.Model):
@@ -146,6 +152,9 @@ class IngestRun(models.Model):
         indexes = [models.Index(fields=["source", "-started_at"], name="ingestrun_recent_idx")]
         ordering = ["-started_at"]
 
+    def __str__(self) -> str:
+        return f"{self.source_id} at {self.started_at:%Y-%m-%d %H:%M:%S}"
+
     @property
     def duration_seconds(self) -> float | None:
         if self.finished_at is None:
@@ -163,12 +172,20 @@ class RejectedReplay(models.Model):
         IngestRun, on_delete=models.SET_NULL, related_name="rejected_replays", null=True, blank=True
     )
     raw = models.TextField()
+    # SHA-256 of the raw text: the same bad replay delivered again is kept once.
+    fingerprint = models.CharField(max_length=64)
     reason = models.CharField(max_length=255)
     created_at = models.DateTimeField()
 
     class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["source", "fingerprint"], name="unique_rejected_replay")
+        ]
         indexes = [models.Index(fields=["-created_at"], name="rejected_recent_idx")]
         ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return self.reason
 
 
 class SiteStatistic(models.Model):
@@ -177,3 +194,6 @@ class SiteStatistic(models.Model):
     key = models.CharField(primary_key=True, max_length=64)
     data = models.JSONField()
     computed_at = models.DateTimeField()
+
+    def __str__(self) -> str:
+        return self.key

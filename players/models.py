@@ -37,7 +37,9 @@ class Player(models.Model):
     id = models.CharField(primary_key=True, max_length=32)
     name = models.CharField(max_length=64)
     platform = models.CharField(max_length=4, choices=Platform.choices, blank=True, default="")
-    floor = models.PositiveSmallIntegerField(null=True, blank=True, help_text="1-10, 99 = Celestial")
+    floor = models.PositiveSmallIntegerField(
+        null=True, blank=True, help_text="1-10, 99 = Celestial"
+    )
     first_seen = models.DateTimeField()
     last_seen = models.DateTimeField()
     hidden = models.BooleanField(default=False, help_text="Opted out: appears nowhere on the site")
@@ -105,7 +107,9 @@ class Rating(models.Model):
         ]
         indexes = [
             models.Index(
-                fields=["global_rank"], name="rating_global_rank_idx", condition=Q(global_rank__isnull=False)
+                fields=["global_rank"],
+                name="rating_global_rank_idx",
+                condition=Q(global_rank__isnull=False),
             ),
             models.Index(
                 fields=["character", "character_rank"],
@@ -134,6 +138,9 @@ class RatingSnapshot(models.Model):
     class Meta:
         constraints = [models.UniqueConstraint(fields=["rating", "day"], name="unique_rating_day")]
 
+    def __str__(self) -> str:
+        return f"{self.rating_id} on {self.day}"
+
 
 class PlayerMatchup(models.Model):
     """How one rating fares against one opposing character, as a Glicko rating of its own."""
@@ -152,3 +159,6 @@ class PlayerMatchup(models.Model):
                 fields=["rating", "opponent_character"], name="unique_rating_matchup"
             )
         ]
+
+    def __str__(self) -> str:
+        return f"{self.rating_id} vs {self.opponent_character_id}"

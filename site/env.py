@@ -49,4 +49,6 @@ def env_bool(name: str, default: bool) -> bool:
 
 
 def env_list(name: str, default: list[str]) -> list[str]:
-    return _read(name, default, lambda raw: [item.strip() for item in raw.split(",") if item.strip()])
+    return _read(
+        name, default, lambda raw: [item.strip() for item in raw.split(",") if item.strip()]
+    )

@@ -10,7 +10,6 @@ from pathlib import Path
 
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
-
 from ratingsite.env import env_bool, env_float, env_int, env_list, env_str
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -77,7 +76,9 @@ TEMPLATES = [
 
 # --- Database -------------------------------------------------------------------------
 DATABASE_URL = env_str("DATABASE_URL", f"sqlite:///{VAR_DIR / 'ratings.sqlite3'}")
-DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=env_int("CONN_MAX_AGE", 60))}
+DATABASES = {
+    "default": dj_database_url.parse(DATABASE_URL, conn_max_age=env_int("CONN_MAX_AGE", 60))
+}
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # WAL lets pages read while the worker writes; IMMEDIATE makes every transaction
     # take the write lock up front, so two writers wait instead of failing mid-way.
@@ -94,7 +95,9 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 # --- Cache ----------------------------------------------------------------------------
 CACHE_URL = env_str("CACHE_URL", "")
 if CACHE_URL.startswith("redis://") or CACHE_URL.startswith("rediss://"):
-    CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": CACHE_URL}}
+    CACHES = {
+        "default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": CACHE_URL}
+    }
 else:
     # A file cache is shared by every process on the machine (web workers, Celery),
     # which DRF throttles and the ratings generation key need.

@@ -12,7 +12,9 @@ def add_roster(apps, schema_editor):
 
 
 def remove_roster(apps, schema_editor):
-    apps.get_model("players", "Character").objects.filter(id__in=[cid for cid, _, _ in ROSTER]).delete()
+    apps.get_model("players", "Character").objects.filter(
+        id__in=[cid for cid, _, _ in ROSTER]
+    ).delete()
 
 
 class Migration(migrations.Migration):

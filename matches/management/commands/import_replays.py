@@ -1,0 +1,47 @@
+from pathlib import Path
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from matches.replays.readers import iter_replay_file
+from matches.services.ingest import (
+    IngestResult,
+    file_import_source,
+    finish_run,
+    start_run,
+    store_replays,
+)
+from matches.services.rating import rate_pending_matches
+
+
+class Command(BaseCommand):
+    help = (
+        "Import replays from JSON Lines (.jsonl, .jsonl.gz) or CSV files; each game is stored once."
+    )
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("paths", nargs="+", type=Path)
+        parser.add_argument(
+            "--rate", action="store_true", help="rate the pending matches after importing"
+        )
+
+    def handle(self, *args, paths: list[Path], rate: bool, **options) -> None:
+        missing = [str(path) for path in paths if not path.is_file()]
+        if missing:
+            raise CommandError(f"no such file: {', '.join(missing)}")
+        source = file_import_source()
+        total = IngestResult()
+        for path in paths:
+            run = start_run(source)
+            try:
+                result = store_replays(source=source, replays=iter_replay_file(path), run=run)
+            except (OSError, ValueError, EOFError) as error:
+                finish_run(run, IngestResult(), error=f"{path}: {error}")
+                raise CommandError(f"{path}: {error}") from error
+            finish_run(run, result)
+            total.add(result)
+            if len(paths) > 1:
+                self.stdout.write(f"{path}: {result}")
+        self.stdout.write(str(total))
+        if rate:
+            run = rate_pending_matches(batch_size=50_000)
+            self.stdout.write(f"rated {run.rated} matches, {run.counted} counted")

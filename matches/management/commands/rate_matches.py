@@ -1,0 +1,18 @@
+from django.core.management.base import BaseCommand, CommandParser
+
+from matches.services.rating import rate_pending_matches
+
+
+class Command(BaseCommand):
+    help = "Rate every stored match that is not rated yet, in time order."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("--batch-size", type=int, default=None)
+
+    def handle(self, *args, batch_size: int | None, **options) -> None:
+        run = rate_pending_matches(batch_size=batch_size)
+        if run.busy:
+            self.stdout.write("another rating writer is busy; it will rate what is pending")
+        self.stdout.write(
+            f"rated {run.rated} matches in {run.batches} batches, {run.counted} counted"
+        )

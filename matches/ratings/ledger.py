@@ -1,0 +1,338 @@
+"""Applies games to ratings in memory, with every rule of DESIGN.md sections 4.4 and 4.5.
+
+The rating service loads the states a batch touches, feeds the batch's games through
+a `RatingLedger` in (played_at, id) order, and writes back what changed. Keeping this
+pure (plain objects, epoch seconds, no Django) makes it fast and testable on its own,
+and lets the recompute keep one ledger for the whole history.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from matches.ratings.glicko import GlickoParams, decay, game_counts, rate_game, update
+
+SECONDS_PER_DAY = 86400
+BRACKETS: tuple[tuple[str, int | None], ...] = (("all", None), ("top1000", 1000), ("top100", 100))
+
+PlayerId = str
+CharacterId = int
+RatingKey = tuple[PlayerId, CharacterId]
+
+
+class RatingState:
+    """One (player, character) rating with its records; times are epoch seconds."""
+
+    __slots__ = (
+        "best_win_at",
+        "best_win_character",
+        "best_win_deviation",
+        "best_win_opponent",
+        "best_win_value",
+        "deviation",
+        "last_decay_at",
+        "last_played_at",
+        "losses",
+        "peak_at",
+        "peak_deviation",
+        "peak_value",
+        "rating_id",
+        "value",
+        "wins",
+    )
+
+    def __init__(
+        self,
+        value: float,
+        deviation: float,
+        *,
+        rating_id: int | None = None,
+        wins: int = 0,
+        losses: int = 0,
+        last_played_at: float | None = None,
+        last_decay_at: float | None = None,
+        peak_value: float | None = None,
+        peak_deviation: float | None = None,
+        peak_at: float | None = None,
+        best_win_opponent: PlayerId | None = None,
+        best_win_character: CharacterId | None = None,
+        best_win_value: float | None = None,
+        best_win_deviation: float | None = None,
+        best_win_at: float | None = None,
+    ) -> None:
+        self.rating_id = rating_id
+        self.value = value
+        self.deviation = deviation
+        self.wins = wins
+        self.losses = losses
+        self.last_played_at = last_played_at
+        self.last_decay_at = last_decay_at
+        self.peak_value = peak_value
+        self.peak_deviation = peak_deviation
+        self.peak_at = peak_at
+        self.best_win_opponent = best_win_opponent
+        self.best_win_character = best_win_character
+        self.best_win_value = best_win_value
+        self.best_win_deviation = best_win_deviation
+        self.best_win_at = best_win_at
+
+    def decay_to(self, moment: float, params: GlickoParams) -> None:
+        if self.last_decay_at is None:
+            # The decay clock starts at the rating's first game.
+            self.last_decay_at = moment
+            return
+        self.deviation, self.last_decay_at = decay(
+            self.deviation, self.last_decay_at, moment, params
+        )
+
+
+class MatchupState:
+    """A matchup rating (a player against a character, or a character pair)."""
+
+    __slots__ = ("deviation", "last_decay_at", "losses", "value", "wins")
+
+    def __init__(
+        self,
+        value: float,
+        deviation: float,
+        wins: int = 0,
+        losses: int = 0,
+        last_decay_at: float | None = None,
+    ) -> None:
+        self.value = value
+        self.deviation = deviation
+        self.wins = wins
+        self.losses = losses
+        self.last_decay_at = last_decay_at
+
+
+@dataclass(frozen=True, slots=True)
+class Game:
+    """A stored match as the ledger needs it; side A won when `a_won`."""
+
+    match_id: int
+    played_at: float
+    player_a: PlayerId
+    character_a: CharacterId
+    player_b: PlayerId
+    character_b: CharacterId
+    a_won: bool
+
+
+@dataclass(frozen=True, slots=True)
+class GameResult:
+    """What is written back onto the match: pre-game ratings, changes, whether it counted."""
+
+    match_id: int
+    value_a: float
+    deviation_a: float
+    change_a: float
+    value_b: float
+    deviation_b: float
+    change_b: float
+    counted: bool
+
+
+@dataclass
+class RatingLedger:
+    """Ratings, matchups and daily snapshots in memory, updated one game at a time.
+
+    `ratings`, `player_matchups` and `character_matchups` hold whatever the caller
+    loaded; anything a game needs that is missing starts fresh. `touched_*` record
+    what changed so that only that is written back.
+    """
+
+    params: GlickoParams
+    # Character pairs gather thousands of games: a lower deviation floor (DESIGN 4.5).
+    character_matchup_params: GlickoParams
+    # Players who never move anyone's rating: hidden (opted out) or cheaters.
+    excluded_players: frozenset[PlayerId] = frozenset()
+    # Character ranks, for the top-N matchup brackets, and which brackets to maintain.
+    character_ranks: dict[RatingKey, int] = field(default_factory=dict)
+    brackets: tuple[tuple[str, int | None], ...] = BRACKETS
+    ratings: dict[RatingKey, RatingState] = field(default_factory=dict)
+    player_matchups: dict[tuple[RatingKey, CharacterId], MatchupState] = field(default_factory=dict)
+    character_matchups: dict[tuple[str, CharacterId, CharacterId], MatchupState] = field(
+        default_factory=dict
+    )
+    snapshots: dict[tuple[RatingKey, int], tuple[float, float]] = field(default_factory=dict)
+    touched_ratings: set[RatingKey] = field(default_factory=set)
+    touched_player_matchups: set[tuple[RatingKey, CharacterId]] = field(default_factory=set)
+    touched_character_matchups: set[tuple[str, CharacterId, CharacterId]] = field(
+        default_factory=set
+    )
+
+    def rating(self, key: RatingKey) -> RatingState:
+        state = self.ratings.get(key)
+        if state is None:
+            state = RatingState(self.params.initial_rating, self.params.initial_deviation)
+            self.ratings[key] = state
+        return state
+
+    def apply(self, game: Game) -> GameResult:
+        """Rate one game: decay both sides to its time, then update if it counts."""
+        params = self.params
+        key_a = (game.player_a, game.character_a)
+        key_b = (game.player_b, game.character_b)
+        a = self.rating(key_a)
+        b = self.rating(key_b)
+        moment = game.played_at
+        a.decay_to(moment, params)
+        b.decay_to(moment, params)
+        self.touched_ratings.add(key_a)
+        self.touched_ratings.add(key_b)
+        value_a, deviation_a, value_b, deviation_b = a.value, a.deviation, b.value, b.deviation
+
+        counted = (
+            game.player_a not in self.excluded_players
+            and game.player_b not in self.excluded_players
+            and game_counts(value_a, deviation_a, value_b, deviation_b, game.a_won, params)
+        )
+        if not counted:
+            return GameResult(
+                game.match_id, value_a, deviation_a, 0.0, value_b, deviation_b, 0.0, False
+            )
+
+        a.value, a.deviation, b.value, b.deviation = rate_game(
+            value_a, deviation_a, value_b, deviation_b, 1.0 if game.a_won else 0.0, params
+        )
+        winner, loser = (a, b) if game.a_won else (b, a)
+        winner.wins += 1
+        loser.losses += 1
+        for state in (a, b):
+            state.last_played_at = (
+                moment if state.last_played_at is None else max(state.last_played_at, moment)
+            )
+            if state.deviation < params.low_deviation and (
+                state.peak_value is None or state.value > state.peak_value
+            ):
+                state.peak_value, state.peak_deviation, state.peak_at = (
+                    state.value,
+                    state.deviation,
+                    moment,
+                )
+        loser_value, loser_deviation = (
+            (value_b, deviation_b) if game.a_won else (value_a, deviation_a)
+        )
+        if loser_deviation < params.low_deviation and (
+            winner.best_win_value is None or loser_value > winner.best_win_value
+        ):
+            loser_key = key_b if game.a_won else key_a
+            winner.best_win_opponent, winner.best_win_character = loser_key
+            winner.best_win_value, winner.best_win_deviation = loser_value, loser_deviation
+            winner.best_win_at = moment
+
+        day = int(moment // SECONDS_PER_DAY)
+        self.snapshots[(key_a, day)] = (a.value, a.deviation)
+        self.snapshots[(key_b, day)] = (b.value, b.deviation)
+        self._update_player_matchups(game, key_a, key_b, value_a, deviation_a, value_b, deviation_b)
+        self.apply_character_matchups(game)
+        return GameResult(
+            game.match_id,
+            value_a,
+            deviation_a,
+            a.value - value_a,
+            value_b,
+            deviation_b,
+            b.value - value_b,
+            True,
+        )
+
+    def _update_player_matchups(
+        self,
+        game: Game,
+        key_a: RatingKey,
+        key_b: RatingKey,
+        value_a: float,
+        deviation_a: float,
+        value_b: float,
+        deviation_b: float,
+    ) -> None:
+        """Each side against the other's character, updated against the opponent's rating."""
+        sides = (
+            (key_a, game.character_b, value_a, value_b, deviation_b, game.a_won),
+            (key_b, game.character_a, value_b, value_a, deviation_a, not game.a_won),
+        )
+        for key, opposing_character, own_value, opponent_value, opponent_deviation, won in sides:
+            matchup_key = (key, opposing_character)
+            matchup = self.player_matchups.get(matchup_key)
+            if matchup is None:
+                # Starts at the player's rating at the time, fully uncertain.
+                matchup = MatchupState(own_value, self.params.initial_deviation)
+                self.player_matchups[matchup_key] = matchup
+            if matchup.last_decay_at is None:
+                matchup.last_decay_at = game.played_at
+            else:
+                matchup.deviation, matchup.last_decay_at = decay(
+                    matchup.deviation, matchup.last_decay_at, game.played_at, self.params
+                )
+            matchup.value, matchup.deviation = update(
+                matchup.value,
+                matchup.deviation,
+                opponent_value,
+                opponent_deviation,
+                1.0 if won else 0.0,
+                self.params,
+            )
+            if won:
+                matchup.wins += 1
+            else:
+                matchup.losses += 1
+            self.touched_player_matchups.add(matchup_key)
+
+    def apply_character_matchups(self, game: Game) -> None:
+        """(X vs Y) wins against (Y vs X) in every bracket both players belong to; mirrors skip."""
+        if game.character_a == game.character_b:
+            return
+        key_a = (game.player_a, game.character_a)
+        key_b = (game.player_b, game.character_b)
+        winner_character, loser_character = (
+            (game.character_a, game.character_b)
+            if game.a_won
+            else (game.character_b, game.character_a)
+        )
+        rank_a = self.character_ranks.get(key_a)
+        rank_b = self.character_ranks.get(key_b)
+        params = self.character_matchup_params
+        for bracket, limit in self.brackets:
+            if limit is not None and (
+                rank_a is None or rank_b is None or rank_a > limit or rank_b > limit
+            ):
+                continue
+            win_key = (bracket, winner_character, loser_character)
+            loss_key = (bracket, loser_character, winner_character)
+            winning = self._character_matchup(win_key)
+            losing = self._character_matchup(loss_key)
+            winning_before = (winning.value, winning.deviation)
+            winning.value, winning.deviation = update(
+                winning.value, winning.deviation, losing.value, losing.deviation, 1.0, params
+            )
+            losing.value, losing.deviation = update(
+                losing.value, losing.deviation, *winning_before, 0.0, params
+            )
+            winning.wins += 1
+            losing.losses += 1
+            self.touched_character_matchups.add(win_key)
+            self.touched_character_matchups.add(loss_key)
+
+    def _character_matchup(self, key: tuple[str, CharacterId, CharacterId]) -> MatchupState:
+        state = self.character_matchups.get(key)
+        if state is None:
+            state = MatchupState(self.params.initial_rating, self.params.initial_deviation)
+            self.character_matchups[key] = state
+        return state
+
+    def take_snapshots(
+        self, before_day: int | None = None
+    ) -> dict[tuple[RatingKey, int], tuple[float, float]]:
+        """Remove and return the daily snapshots (only days before `before_day` if given).
+
+        Games arrive in time order, so a day before the current game's day is final.
+        """
+        if before_day is None:
+            taken, self.snapshots = self.snapshots, {}
+            return taken
+        taken = {key: value for key, value in self.snapshots.items() if key[1] < before_day}
+        for key in taken:
+            del self.snapshots[key]
+        return taken

@@ -1,0 +1,149 @@
+"""Bulk writes that the ORM's bulk_create/bulk_update are too slow for.
+
+Ingestion and rating write hundreds of thousands of rows a minute. On PostgreSQL the
+rows are streamed with COPY into a temporary table and merged with one statement; on
+SQLite an `executemany` of the same statement is already fast. Both paths take the
+same rows, so the services above do not care which database they run on.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
+
+from django.db import connection, models
+
+Row = Sequence[Any]
+_temp_names = itertools.count()
+
+
+def _column_adapters(model: type[models.Model], columns: Sequence[str]) -> list[Callable | None]:
+    """Per column, how a Python value becomes what the database driver expects.
+
+    psycopg takes aware datetimes and dates as they are; Django's SQLite backend stores
+    them as naive UTC text, which raw statements must reproduce to keep ordering right.
+    """
+    if connection.vendor == "postgresql":
+        return [None] * len(columns)
+    ops = connection.ops
+    adapters: list[Callable | None] = []
+    for column in columns:
+        field = model._meta.get_field(column)  # also finds foreign keys by their "_id" column
+        if isinstance(field, models.DateTimeField):
+            adapters.append(ops.adapt_datetimefield_value)
+        elif isinstance(field, models.DateField):
+            adapters.append(ops.adapt_datefield_value)
+        else:
+            adapters.append(None)
+    return adapters
+
+
+def _adapted(rows: Iterable[Row], adapters: list[Callable | None]) -> Iterable[Row]:
+    if not any(adapters):
+        return rows
+    indexed = [(i, adapt) for i, adapt in enumerate(adapters) if adapt is not None]
+
+    def adapt_row(row: Row) -> list[Any]:
+        values = list(row)
+        for i, adapt in indexed:
+            if values[i] is not None:
+                values[i] = adapt(values[i])
+        return values
+
+    return (adapt_row(row) for row in rows)
+
+
+def _copy_to_temp(cursor: Any, table: str, columns: Sequence[str], rows: Iterable[Row]) -> str:
+    """COPY rows into a new temporary table shaped like `table`'s columns; returns its name."""
+    temp = f"_bulk_{next(_temp_names)}"
+    column_list = ", ".join(columns)
+    cursor.execute(
+        f"CREATE TEMP TABLE {temp} ON COMMIT DROP AS SELECT {column_list} FROM {table} LIMIT 0"
+    )
+    with cursor.cursor.copy(f"COPY {temp} ({column_list}) FROM STDIN") as copy:
+        for row in rows:
+            copy.write_row(row)
+    return temp
+
+
+def insert(
+    model: type[models.Model],
+    columns: Sequence[str],
+    rows: Iterable[Row],
+    on_conflict: str = "",
+) -> int:
+    """INSERT rows (with an optional ON CONFLICT clause); returns how many rows it wrote.
+
+    `on_conflict` may refer to `excluded.<column>` and to the table by its name.
+    """
+    table = model._meta.db_table
+    column_list = ", ".join(columns)
+    with connection.cursor() as cursor:
+        if connection.vendor == "postgresql":
+            temp = _copy_to_temp(cursor, table, columns, rows)
+            cursor.execute(
+                f"INSERT INTO {table} ({column_list}) "
+                f"SELECT {column_list} FROM {temp} {on_conflict}"
+            )
+            written = cursor.rowcount
+            cursor.execute(f"DROP TABLE {temp}")
+            return written
+        placeholders = ", ".join(["%s"] * len(columns))
+        cursor.executemany(
+            f"INSERT INTO {table} ({column_list}) VALUES ({placeholders}) {on_conflict}",
+            list(_adapted(rows, _column_adapters(model, columns))),
+        )
+        return max(cursor.rowcount, 0)
+
+
+def upsert(
+    model: type[models.Model],
+    columns: Sequence[str],
+    rows: Iterable[Row],
+    conflict_columns: Sequence[str],
+) -> int:
+    """INSERT or overwrite, matching on `conflict_columns` (a unique constraint's columns)."""
+    assignments = ", ".join(f"{c} = excluded.{c}" for c in columns if c not in conflict_columns)
+    return insert(
+        model,
+        columns,
+        rows,
+        f"ON CONFLICT ({', '.join(conflict_columns)}) DO UPDATE SET {assignments}",
+    )
+
+
+def update(
+    model: type[models.Model],
+    key: str,
+    columns: Sequence[str],
+    rows: Iterable[Row],
+    where: str = "",
+) -> int:
+    """UPDATE many rows by `key` (the first value of each row); returns rows changed.
+
+    `where` adds a condition on the target table (e.g. "rated_at IS NULL"), which
+    makes the update a claim: callers compare the count with what they sent.
+    """
+    table = model._meta.db_table
+    all_columns = [key, *columns]
+    with connection.cursor() as cursor:
+        if connection.vendor == "postgresql":
+            temp = _copy_to_temp(cursor, table, all_columns, rows)
+            assignments = ", ".join(f"{c} = {temp}.{c}" for c in columns)
+            condition = f" AND {table}.{where}" if where else ""
+            cursor.execute(
+                f"UPDATE {table} SET {assignments} FROM {temp} "
+                f"WHERE {table}.{key} = {temp}.{key}{condition}"
+            )
+            changed = cursor.rowcount
+            cursor.execute(f"DROP TABLE {temp}")
+            return changed
+        assignments = ", ".join(f"{c} = %s" for c in columns)
+        condition = f" AND {where}" if where else ""
+        adapted = _adapted(rows, _column_adapters(model, all_columns))
+        cursor.executemany(
+            f"UPDATE {table} SET {assignments} WHERE {key} = %s{condition}",
+            [(*row[1:], row[0]) for row in adapted],
+        )
+        return max(cursor.rowcount, 0)

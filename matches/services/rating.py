@@ -1,0 +1,473 @@
+"""The rating pipeline (DESIGN.md section 4.6, step 2): stored matches become ratings.
+
+One writer at a time rates unrated matches in (played_at, id) order, a batch per
+transaction: load every state the batch touches in a few queries, apply the games in
+memory (matches.ratings.ledger), write everything back with bulk statements and mark
+the batch rated in the same transaction. A crash leaves a whole batch or nothing, and
+a retried or concurrent run rates nothing twice.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from datetime import UTC, date, datetime
+
+from django.conf import settings
+from django.db import connection, transaction
+from django.db.models import Q, QuerySet
+from django.utils import timezone
+
+from matches.models import CharacterMatchup, Match
+from matches.ratings.glicko import GlickoParams
+from matches.ratings.ledger import (
+    BRACKETS,
+    Game,
+    GameResult,
+    MatchupState,
+    RatingKey,
+    RatingLedger,
+    RatingState,
+)
+from matches.services import bulk
+from players.models import Player, PlayerMatchup, Rating, RatingSnapshot
+
+logger = logging.getLogger(__name__)
+
+# Any fixed number shared by every process: the PostgreSQL advisory lock's key.
+RATING_WRITER_LOCK = 4_711_001
+# Keeps IN (...) lists under SQLite's limit on bound variables.
+_IN_CHUNK = 10_000
+_EPOCH_ORDINAL = date(1970, 1, 1).toordinal()
+
+MATCH_COLUMNS = (
+    "id",
+    "played_at",
+    "player_a_id",
+    "character_a_id",
+    "player_b_id",
+    "character_b_id",
+    "winner",
+)
+RATING_STATE_COLUMNS = (
+    "value",
+    "deviation",
+    "wins",
+    "losses",
+    "last_played_at",
+    "last_decay_at",
+    "peak_value",
+    "peak_deviation",
+    "peak_at",
+    "best_win_opponent_id",
+    "best_win_character_id",
+    "best_win_value",
+    "best_win_deviation",
+    "best_win_at",
+)
+_RATING_TIME_COLUMNS = frozenset({"last_played_at", "last_decay_at", "peak_at", "best_win_at"})
+
+
+@dataclass(frozen=True)
+class RatingRun:
+    """What one call rated; `busy` when another writer held the lock."""
+
+    rated: int = 0
+    counted: int = 0
+    batches: int = 0
+    busy: bool = False
+
+
+def glicko_params() -> GlickoParams:
+    """The site's Glicko constants, from settings."""
+    return GlickoParams(
+        initial_rating=settings.RATING_INITIAL,
+        initial_deviation=settings.RATING_INITIAL_DEVIATION,
+        minimum_deviation=settings.RATING_MINIMUM_DEVIATION,
+        decay_constant=settings.RATING_DECAY_CONSTANT,
+        decay_period_seconds=settings.RATING_DECAY_PERIOD_SECONDS,
+        maximum_deviation=settings.RATING_MAXIMUM_DEVIATION,
+        low_deviation=settings.RATING_LOW_DEVIATION,
+        update_damping=settings.RATING_UPDATE_DAMPING,
+        counting_margin=settings.RATING_COUNTING_MARGIN,
+        counting_rms_deviation=settings.RATING_COUNTING_RMS_DEVIATION,
+    )
+
+
+def character_matchup_params() -> GlickoParams:
+    params = glicko_params()
+    return GlickoParams(
+        initial_rating=params.initial_rating,
+        initial_deviation=params.initial_deviation,
+        minimum_deviation=settings.MATCHUP_MINIMUM_DEVIATION,
+        maximum_deviation=params.maximum_deviation,
+        update_damping=params.update_damping,
+    )
+
+
+def _acquire_writer_lock(*, wait: bool) -> bool:
+    """Become the one rating writer for the current transaction.
+
+    PostgreSQL: a transaction-scoped advisory lock. SQLite: every transaction already
+    takes the database's write lock up front (transaction_mode IMMEDIATE in settings),
+    so holding a transaction is holding the lock.
+    """
+    if connection.vendor != "postgresql":
+        return True
+    function = "pg_advisory_xact_lock" if wait else "pg_try_advisory_xact_lock"
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT {function}(%s)", [RATING_WRITER_LOCK])
+        return wait or bool(cursor.fetchone()[0])
+
+
+def _epoch(moment: datetime | None) -> float | None:
+    return None if moment is None else moment.timestamp()
+
+
+def _moment(epoch: float | None) -> datetime | None:
+    return None if epoch is None else datetime.fromtimestamp(epoch, UTC)
+
+
+def _games(rows: Iterable[tuple]) -> list[Game]:
+    return [
+        Game(match_id, played_at.timestamp(), pa, ca, pb, cb, winner == Match.Winner.A)
+        for match_id, played_at, pa, ca, pb, cb, winner in rows
+    ]
+
+
+def _chunks(values: list, size: int = _IN_CHUNK) -> Iterator[list]:
+    for start in range(0, len(values), size):
+        yield values[start : start + size]
+
+
+def _new_ledger(excluded: Iterable[str], ranks: dict[RatingKey, int]) -> RatingLedger:
+    return RatingLedger(
+        params=glicko_params(),
+        character_matchup_params=character_matchup_params(),
+        excluded_players=frozenset(excluded),
+        character_ranks=ranks,
+    )
+
+
+def _load_ledger(games: list[Game]) -> RatingLedger:
+    """Every state the batch touches, in one query per table."""
+    player_ids = sorted({p for game in games for p in (game.player_a, game.player_b)})
+    excluded: list[str] = []
+    ratings: dict[RatingKey, RatingState] = {}
+    ranks: dict[RatingKey, int] = {}
+    for chunk in _chunks(player_ids):
+        excluded += Player.objects.filter(
+            Q(hidden=True) | Q(cheater=True), id__in=chunk
+        ).values_list("id", flat=True)
+        for row in Rating.objects.filter(player_id__in=chunk).values_list(
+            "id", "player_id", "character_id", "character_rank", *RATING_STATE_COLUMNS
+        ):
+            key = (row[1], row[2])
+            ratings[key] = _rating_state(row[0], row[4:])
+            if row[3] is not None:
+                ranks[key] = row[3]
+    ledger = _new_ledger(excluded, ranks)
+    ledger.ratings = ratings
+    by_id = {state.rating_id: key for key, state in ratings.items()}
+    for chunk in _chunks(list(by_id)):
+        for (
+            rating_id,
+            opponent,
+            wins,
+            losses,
+            value,
+            deviation,
+            last_decay,
+        ) in PlayerMatchup.objects.filter(rating_id__in=chunk).values_list(
+            "rating_id",
+            "opponent_character_id",
+            "wins",
+            "losses",
+            "value",
+            "deviation",
+            "last_decay_at",
+        ):
+            ledger.player_matchups[(by_id[rating_id], opponent)] = MatchupState(
+                value, deviation, wins, losses, last_decay.timestamp()
+            )
+    for (
+        bracket,
+        character,
+        opponent,
+        wins,
+        losses,
+        value,
+        deviation,
+    ) in CharacterMatchup.objects.values_list(
+        "bracket", "character_id", "opponent_id", "wins", "losses", "value", "deviation"
+    ):
+        ledger.character_matchups[(bracket, character, opponent)] = MatchupState(
+            value, deviation, wins, losses
+        )
+    return ledger
+
+
+def _rating_state(rating_id: int, values: tuple) -> RatingState:
+    fields = dict(zip(RATING_STATE_COLUMNS, values, strict=True))
+    for name in _RATING_TIME_COLUMNS:
+        fields[name] = _epoch(fields[name])
+    fields["best_win_opponent"] = fields.pop("best_win_opponent_id")
+    fields["best_win_character"] = fields.pop("best_win_character_id")
+    value, deviation = fields.pop("value"), fields.pop("deviation")
+    return RatingState(value, deviation, rating_id=rating_id, **fields)
+
+
+def _rating_row(key: RatingKey, state: RatingState) -> tuple:
+    return (
+        key[0],
+        key[1],
+        state.value,
+        state.deviation,
+        state.wins,
+        state.losses,
+        _moment(state.last_played_at),
+        _moment(state.last_decay_at),
+        state.peak_value,
+        state.peak_deviation,
+        _moment(state.peak_at),
+        state.best_win_opponent,
+        state.best_win_character,
+        state.best_win_value,
+        state.best_win_deviation,
+        _moment(state.best_win_at),
+    )
+
+
+def _write_ratings(ledger: RatingLedger, keys: Iterable[RatingKey]) -> None:
+    """Upsert the given ratings, then learn the ids of those that were new."""
+    keys = list(keys)
+    bulk.upsert(
+        Rating,
+        ("player_id", "character_id", *RATING_STATE_COLUMNS),
+        (_rating_row(key, ledger.ratings[key]) for key in keys),
+        conflict_columns=("player_id", "character_id"),
+    )
+    new_players = sorted({key[0] for key in keys if ledger.ratings[key].rating_id is None})
+    for chunk in _chunks(new_players):
+        for rating_id, player_id, character_id in Rating.objects.filter(
+            player_id__in=chunk
+        ).values_list("id", "player_id", "character_id"):
+            state = ledger.ratings.get((player_id, character_id))
+            if state is not None:
+                state.rating_id = rating_id
+
+
+def _write_matchups(ledger: RatingLedger) -> None:
+    bulk.upsert(
+        PlayerMatchup,
+        (
+            "rating_id",
+            "opponent_character_id",
+            "wins",
+            "losses",
+            "value",
+            "deviation",
+            "last_decay_at",
+        ),
+        (
+            (
+                ledger.ratings[key].rating_id,
+                opponent,
+                m.wins,
+                m.losses,
+                m.value,
+                m.deviation,
+                _moment(m.last_decay_at),
+            )
+            for (key, opponent), m in (
+                (k, ledger.player_matchups[k]) for k in ledger.touched_player_matchups
+            )
+        ),
+        conflict_columns=("rating_id", "opponent_character_id"),
+    )
+    bulk.upsert(
+        CharacterMatchup,
+        ("bracket", "character_id", "opponent_id", "wins", "losses", "value", "deviation"),
+        (
+            (*key, m.wins, m.losses, m.value, m.deviation)
+            for key, m in (
+                (k, ledger.character_matchups[k]) for k in ledger.touched_character_matchups
+            )
+        ),
+        conflict_columns=("bracket", "character_id", "opponent_id"),
+    )
+    ledger.touched_player_matchups.clear()
+    ledger.touched_character_matchups.clear()
+
+
+def _write_snapshots(ledger: RatingLedger, snapshots: dict) -> None:
+    bulk.upsert(
+        RatingSnapshot,
+        ("rating_id", "day", "value", "deviation"),
+        (
+            (
+                ledger.ratings[key].rating_id,
+                date.fromordinal(_EPOCH_ORDINAL + day),
+                value,
+                deviation,
+            )
+            for (key, day), (value, deviation) in snapshots.items()
+        ),
+        conflict_columns=("rating_id", "day"),
+    )
+
+
+def _write_results(results: list[GameResult], rated_at: datetime, *, claim: bool) -> int:
+    return bulk.update(
+        Match,
+        "id",
+        (
+            "rated_at",
+            "counted",
+            "value_a",
+            "deviation_a",
+            "change_a",
+            "value_b",
+            "deviation_b",
+            "change_b",
+        ),
+        (
+            (
+                r.match_id,
+                rated_at,
+                r.counted,
+                r.value_a,
+                r.deviation_a,
+                r.change_a,
+                r.value_b,
+                r.deviation_b,
+                r.change_b,
+            )
+            for r in results
+        ),
+        where="rated_at IS NULL" if claim else "",
+    )
+
+
+def _write_ledger(ledger: RatingLedger) -> None:
+    _write_ratings(ledger, ledger.touched_ratings)
+    ledger.touched_ratings.clear()
+    _write_matchups(ledger)
+    _write_snapshots(ledger, ledger.take_snapshots())
+
+
+class ClaimLost(RuntimeError):
+    """Some matches of a batch were rated by someone else meanwhile; the batch rolls back."""
+
+
+def rate_pending_matches(
+    *, batch_size: int | None = None, max_batches: int | None = None
+) -> RatingRun:
+    """Rate unrated matches in (played_at, id) order until none remain (or max_batches)."""
+    batch_size = batch_size or settings.RATING_BATCH_SIZE
+    rated = counted = batches = 0
+    while max_batches is None or batches < max_batches:
+        with transaction.atomic():
+            if not _acquire_writer_lock(wait=False):
+                return RatingRun(rated, counted, batches, busy=True)
+            games = _games(
+                Match.objects.pending()
+                .order_by("played_at", "id")
+                .values_list(*MATCH_COLUMNS)[:batch_size]
+            )
+            if not games:
+                break
+            ledger = _load_ledger(games)
+            results = [ledger.apply(game) for game in games]
+            _write_ledger(ledger)
+            if _write_results(results, timezone.now(), claim=True) != len(results):
+                raise ClaimLost("a concurrent writer rated part of this batch")
+        rated += len(results)
+        counted += sum(r.counted for r in results)
+        batches += 1
+    return RatingRun(rated, counted, batches)
+
+
+def _matches_in_order(matches: QuerySet[Match], chunk_size: int = 50_000) -> Iterator[list[Game]]:
+    """The matches in (played_at, id) order, a chunk at a time (keyset pages, no open cursor)."""
+    queryset = matches.order_by("played_at", "id").values_list(*MATCH_COLUMNS)
+    page = list(queryset[:chunk_size])
+    while page:
+        yield _games(page)
+        last_played_at, last_id = page[-1][1], page[-1][0]
+        page = list(
+            queryset.filter(
+                Q(played_at__gt=last_played_at) | Q(played_at=last_played_at, id__gt=last_id)
+            )[:chunk_size]
+        )
+
+
+def _reset_derived_tables() -> None:
+    if connection.vendor == "postgresql":
+        tables = [
+            m._meta.db_table for m in (RatingSnapshot, PlayerMatchup, CharacterMatchup, Rating)
+        ]
+        with connection.cursor() as cursor:
+            cursor.execute(f"TRUNCATE {', '.join(tables)}")
+        return
+    for model in (RatingSnapshot, PlayerMatchup, CharacterMatchup, Rating):
+        model.objects.all()._raw_delete(model.objects.db)
+
+
+def recompute_all_ratings(
+    *, chunk_size: int = 50_000, progress: Callable[[int], None] | None = None
+) -> RatingRun:
+    """Forget every rating and rebuild all of them from the stored matches, in one transaction.
+
+    The whole history runs through one in-memory ledger; match results are written a
+    chunk at a time and ratings, matchups and snapshots once at the end. Readers see
+    the old ratings until the new ones commit. Ranks and the top-N matchup brackets
+    are rebuilt afterwards from the new ratings.
+    """
+    from matches.services.statistics import refresh_ranks
+
+    rated = counted = batches = 0
+    with transaction.atomic():
+        _acquire_writer_lock(wait=True)
+        _reset_derived_tables()
+        excluded = Player.objects.filter(Q(hidden=True) | Q(cheater=True)).values_list(
+            "id", flat=True
+        )
+        ledger = _new_ledger(excluded, {})
+        ledger.brackets = BRACKETS[:1]
+        rated_at = timezone.now()
+        for games in _matches_in_order(Match.objects.all(), chunk_size):
+            results = [ledger.apply(game) for game in games]
+            _write_results(results, rated_at, claim=False)
+            rated += len(results)
+            counted += sum(r.counted for r in results)
+            batches += 1
+            if progress is not None:
+                progress(rated)
+        _write_ledger(ledger)
+        refresh_ranks()
+        rebuild_bracket_matchups()
+    return RatingRun(rated, counted, batches)
+
+
+def rebuild_bracket_matchups() -> None:
+    """Rebuild the top-N character matchup brackets from all counted games and current ranks.
+
+    Live rating files a game under a top-N bracket by the ranks of the moment; after a
+    recompute there are no such moments to replay, so the current ranks decide.
+    """
+    largest = max(limit for _, limit in BRACKETS if limit is not None)
+    ranks = {
+        (player_id, character_id): rank
+        for player_id, character_id, rank in Rating.objects.filter(
+            character_rank__lte=largest
+        ).values_list("player_id", "character_id", "character_rank")
+    }
+    ledger = _new_ledger((), ranks)
+    ledger.brackets = BRACKETS[1:]
+    for games in _matches_in_order(Match.objects.filter(counted=True)):
+        for game in games:
+            ledger.apply_character_matchups(game)
+    CharacterMatchup.objects.exclude(bracket=CharacterMatchup.Bracket.ALL).delete()
+    _write_matchups(ledger)
