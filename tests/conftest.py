@@ -1,0 +1,34 @@
+"""Fixtures shared by the whole suite."""
+
+from __future__ import annotations
+
+import pytest
+
+from players.services import ensure_roster
+
+_DB_FIXTURES = {"db", "transactional_db", "django_db_reset_sequences", "live_server"}
+
+
+@pytest.fixture(autouse=True)
+def _roster(request: pytest.FixtureRequest) -> None:
+    """Tests that use the database get the roster, which transactional tests flush away."""
+    marker = request.node.get_closest_marker("django_db")
+    names = set(request.fixturenames)
+    if not marker and not _DB_FIXTURES & names:
+        return
+    transactional = bool(
+        {"transactional_db", "live_server"} & names or (marker and marker.kwargs.get("transaction"))
+    )
+    request.getfixturevalue("transactional_db" if transactional else "db")
+    ensure_roster()
+
+
+@pytest.fixture(autouse=True)
+def _isolated_cache(settings, tmp_path) -> None:
+    """Each test gets its own empty cache: throttles and cached pages never leak across tests."""
+    settings.CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
+            "LOCATION": str(tmp_path),
+        }
+    }

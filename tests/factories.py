@@ -1,0 +1,91 @@
+"""factory_boy factories and replay builders for tests."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import factory
+
+from matches.models import Match, ReplaySource
+from players.models import Character, Player, Rating
+
+BASE_TIME = datetime(2026, 11, 1, 12, 0, tzinfo=UTC)
+
+
+class PlayerFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = Player
+
+    id = factory.Sequence(lambda n: str(230_000_000_000_000_000 + n))
+    name = factory.Sequence(lambda n: f"Player {n}")
+    platform = "pc"
+    floor = 10
+    first_seen = BASE_TIME
+    last_seen = BASE_TIME
+
+
+class RatingFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = Rating
+
+    player = factory.SubFactory(PlayerFactory)
+    character = factory.LazyFunction(lambda: Character.objects.get(code="SO"))
+    value = 1500.0
+    deviation = 60.0
+    wins = 10
+    losses = 10
+    last_played_at = BASE_TIME
+    last_decay_at = BASE_TIME
+
+
+class ReplaySourceFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = ReplaySource
+        django_get_or_create = ("name",)
+
+    name = "test-source"
+    kind = ReplaySource.Kind.FILE
+
+
+class MatchFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = Match
+
+    source = factory.SubFactory(ReplaySourceFactory)
+    source_replay_id = factory.Sequence(lambda n: f"m-{n}")
+    played_at = factory.Sequence(lambda n: BASE_TIME + timedelta(minutes=n))
+    ingested_at = factory.LazyAttribute(lambda m: m.played_at)
+    floor = 10
+    player_a = factory.SubFactory(PlayerFactory)
+    player_b = factory.SubFactory(PlayerFactory)
+    character_a = factory.LazyFunction(lambda: Character.objects.get(code="SO"))
+    character_b = factory.LazyFunction(lambda: Character.objects.get(code="KY"))
+    winner = Match.Winner.A
+
+
+def replay(
+    n: int,
+    player_1: str = "100000000000000001",
+    player_2: str = "100000000000000002",
+    *,
+    winner: int = 1,
+    characters: tuple[Any, Any] = ("SO", "KY"),
+    names: tuple[str, str] | None = None,
+    played_at: Any = None,
+    **extra: Any,
+) -> dict[str, Any]:
+    """One replay in the DESIGN section 5 format; game n is played n minutes after BASE_TIME."""
+    moment = played_at if played_at is not None else BASE_TIME + timedelta(minutes=n)
+    names = names or (f"name-{player_1[-4:]}", f"name-{player_2[-4:]}")
+    return {
+        "id": f"r-{n:06d}",
+        "played_at": moment.isoformat() if isinstance(moment, datetime) else moment,
+        "floor": 10,
+        "winner": winner,
+        "players": [
+            {"id": player_1, "name": names[0], "character": characters[0], "platform": "pc"},
+            {"id": player_2, "name": names[1], "character": characters[1], "platform": "ps"},
+        ],
+        **extra,
+    }
