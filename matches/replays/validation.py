@@ -1,0 +1,231 @@
+"""Validation of one replay object in the shared format (DESIGN.md section 5).
+
+Every source (file import, HTTP feed, simulator) ends here, so the rules live in one
+place. The checks are hand-written rather than schema-driven because ingestion runs
+at hundreds of thousands of replays a second and each reason must be short and
+specific enough for an operator to act on it from the RejectedReplay table.
+
+Names: control characters (Unicode category Cc, NUL included), line and paragraph
+separators and lone surrogates are rejected. Format characters (category Cf: RTL and
+LTR marks, zero-width joiners) are accepted: real names use them (Arabic and Hebrew
+names, emoji sequences) and pages escape every name on output anyway.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+
+from players.roster import CODE_TO_ID, ID_TO_CODE
+
+MAX_REPLAY_ID_LENGTH = 128
+MAX_PLAYER_ID_LENGTH = 32
+MAX_NAME_LENGTH = 64
+PLATFORMS = frozenset({"pc", "ps", "xbox"})
+FLOORS = frozenset({*range(1, 11), 99})
+# Times outside this window are typos or unit mistakes (milliseconds), not games.
+EARLIEST = datetime(2000, 1, 1, tzinfo=UTC)
+LATEST = datetime(2100, 1, 1, tzinfo=UTC)
+_EARLIEST_EPOCH = int(EARLIEST.timestamp())
+_LATEST_EPOCH = int(LATEST.timestamp())
+_REJECTED_NAME_CATEGORIES = frozenset({"Cc", "Cs", "Zl", "Zp"})
+
+
+class InvalidReplay(ValueError):
+    """A replay that breaks a rule of section 5; ``reason`` is short and human."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+@dataclass(frozen=True, slots=True)
+class ReplayPlayer:
+    id: str
+    name: str
+    character_id: int
+    platform: str  # "pc", "ps", "xbox", or "" when the source did not say
+
+
+@dataclass(frozen=True, slots=True)
+class ParsedReplay:
+    source_replay_id: str
+    played_at: datetime  # aware, UTC
+    time_corrected: bool  # True when a future time was replaced by the ingestion time
+    floor: int | None
+    players: tuple[ReplayPlayer, ReplayPlayer]
+    winner: int  # 0 or 1: index into players
+
+
+def _show(value: object) -> str:
+    """A bounded repr for reasons, so hostile input cannot bloat the rejection log."""
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _is_int(value: object) -> bool:
+    # bool is an int subclass, and JSON true must not pass for 1.
+    return type(value) is int
+
+
+def _replay_id(obj: dict) -> str:
+    value = obj.get("id")
+    if value is None:
+        raise InvalidReplay("missing id")
+    if _is_int(value):
+        return str(value)
+    if not isinstance(value, str):
+        raise InvalidReplay(f"id must be a string or integer, not {type(value).__name__}")
+    value = value.strip()
+    if not value:
+        raise InvalidReplay("id is empty")
+    if len(value) > MAX_REPLAY_ID_LENGTH:
+        raise InvalidReplay(f"id longer than {MAX_REPLAY_ID_LENGTH} characters")
+    if not value.isprintable():
+        raise InvalidReplay("id holds unprintable characters")
+    return value
+
+
+def _played_at(obj: dict) -> datetime:
+    value = obj.get("played_at")
+    if value is None:
+        raise InvalidReplay("missing played_at")
+    if _is_int(value):
+        if not _EARLIEST_EPOCH <= value < _LATEST_EPOCH:
+            raise InvalidReplay(f"played_at out of range: {_show(value)}")
+        return datetime.fromtimestamp(value, UTC)
+    if not isinstance(value, str):
+        raise InvalidReplay("played_at must be ISO 8601 text or integer epoch seconds")
+    try:
+        moment = datetime.fromisoformat(value)
+    except ValueError:
+        raise InvalidReplay(f"played_at is not ISO 8601: {_show(value)}") from None
+    if moment.tzinfo is None:
+        raise InvalidReplay("played_at has no UTC offset")
+    # An offset such as +14:00 can push a year-1 or year-9999 time past datetime's range.
+    try:
+        moment = moment.astimezone(UTC)
+    except OverflowError:
+        raise InvalidReplay(f"played_at out of range: {_show(value)}") from None
+    if not EARLIEST <= moment < LATEST:
+        raise InvalidReplay(f"played_at out of range: {_show(value)}")
+    return moment
+
+
+def _floor(obj: dict) -> int | None:
+    value = obj.get("floor")
+    if value is None:
+        return None
+    if not _is_int(value) or value not in FLOORS:
+        raise InvalidReplay(f"floor must be 1-10 or 99, not {_show(value)}")
+    return value
+
+
+def _winner(obj: dict) -> int:
+    value = obj.get("winner")
+    if value is None:
+        raise InvalidReplay("missing winner")
+    if not _is_int(value) or value not in (1, 2):
+        raise InvalidReplay("winner must be 1 or 2")
+    return value - 1
+
+
+def _player_id(value: object, side: int) -> str:
+    if _is_int(value) and value >= 0:
+        value = str(value)
+    if value is None or value == "":
+        raise InvalidReplay(f"player {side}: missing id")
+    if not isinstance(value, str) or not (value.isascii() and value.isdigit()):
+        raise InvalidReplay(f"player {side}: id must be digits, not {_show(value)}")
+    if len(value) > MAX_PLAYER_ID_LENGTH:
+        raise InvalidReplay(f"player {side}: id longer than {MAX_PLAYER_ID_LENGTH} digits")
+    return value
+
+
+def _name(value: object, side: int) -> str:
+    if value is None:
+        raise InvalidReplay(f"player {side}: missing name")
+    if not isinstance(value, str):
+        raise InvalidReplay(f"player {side}: name must be a string")
+    name = value.strip()
+    if not name:
+        raise InvalidReplay(f"player {side}: name is empty")
+    if len(name) > MAX_NAME_LENGTH:
+        raise InvalidReplay(f"player {side}: name longer than {MAX_NAME_LENGTH} characters")
+    # isprintable() is a fast C check that passes nearly every real name; only names it
+    # fails (spaces other than U+0020, format marks, private use...) are looked at closely.
+    if not value.isprintable():
+        for char in value:
+            category = unicodedata.category(char)
+            if category in _REJECTED_NAME_CATEGORIES:
+                what = "invalid unicode" if category == "Cs" else "control characters"
+                raise InvalidReplay(f"player {side}: name holds {what}")
+    return name
+
+
+def _character(value: object, side: int) -> int:
+    if isinstance(value, str):
+        character = CODE_TO_ID.get(value.strip().upper())
+        if character is not None:
+            return character
+    elif _is_int(value) and value in ID_TO_CODE:
+        return value
+    if value is None:
+        raise InvalidReplay(f"player {side}: missing character")
+    raise InvalidReplay(f"unknown character {_show(value)}")
+
+
+def _platform(value: object, side: int) -> str:
+    if value is None or value == "":
+        return ""
+    if isinstance(value, str):
+        platform = value.lower()
+        if platform in PLATFORMS:
+            return platform
+    raise InvalidReplay(f"player {side}: unknown platform {_show(value)}")
+
+
+def _player(value: object, side: int) -> ReplayPlayer:
+    if not isinstance(value, dict):
+        raise InvalidReplay(f"player {side} is not an object")
+    get = value.get
+    return ReplayPlayer(
+        id=_player_id(get("id"), side),
+        name=_name(get("name"), side),
+        character_id=_character(get("character"), side),
+        platform=_platform(get("platform"), side),
+    )
+
+
+def parse_replay(
+    obj: object, *, now: datetime, max_clock_skew: timedelta = timedelta(minutes=5)
+) -> ParsedReplay:
+    """Check one decoded replay object and return it typed, or raise InvalidReplay.
+
+    A time further in the future than ``max_clock_skew`` past ``now`` is replaced by
+    ``now`` and flagged: the game's servers have been seen to report future times,
+    and dropping those games would lose real results.
+    """
+    if not isinstance(obj, dict):
+        raise InvalidReplay("replay is not an object")
+    replay_id = _replay_id(obj)
+    played_at = _played_at(obj)
+    floor = _floor(obj)
+    winner = _winner(obj)
+    players = obj.get("players")
+    if not isinstance(players, list | tuple) or len(players) != 2:
+        raise InvalidReplay("players must be a list of two")
+    first = _player(players[0], 1)
+    second = _player(players[1], 2)
+    if first.id == second.id:
+        raise InvalidReplay("player plays against themself")
+    time_corrected = played_at > now + max_clock_skew
+    return ParsedReplay(
+        source_replay_id=replay_id,
+        played_at=now.astimezone(UTC) if time_corrected else played_at,
+        time_corrected=time_corrected,
+        floor=floor,
+        players=(first, second),
+        winner=winner,
+    )

@@ -1,0 +1,404 @@
+"""A deterministic simulated league that plays games in the replay format of section 5.
+
+It stands in for the game's servers: development data, load tests, the live
+'simulator' source and the HTTP feed, and it lets rating systems be scored against
+the hidden true skills that produced the results.
+
+Determinism and resuming: game ``i`` is played at ``start + i / rate`` (whole seconds)
+and is a pure function of the constructor arguments and ``i``. Games are drawn in
+chunks of CHUNK_GAMES, each from its own random generator seeded by (seed, chunk),
+and the weekly activity tables from (seed, week), so ``seek(i)`` costs at most one
+chunk of replay. A live source therefore persists only its constructor arguments and
+``position`` (the number of games produced so far).
+
+The model: each player has a base skill ~ Normal(1500, 250), a main character (drawn
+from a Zipf-like popularity over the roster) and 0-3 secondaries, each weaker than the
+main; characters have small strength offsets. Activity is a per-player weight that
+changes every week; some players take breaks of several weeks, so rating decay shows.
+About 1% of players change their name once during the first season. Matchmaking
+mostly pairs players of similar skill, as the game's floors do, and games come in
+sets of one to five between the same pair, a few minutes apart. Outcomes follow
+P(A wins) = 1 / (1 + 10^(-(skill A - skill B) / 400)).
+"""
+
+from __future__ import annotations
+
+import bisect
+import csv
+import gzip
+import itertools
+import json
+import math
+import random
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+from players.roster import ROSTER
+
+CHUNK_GAMES = 4096
+DEFAULT_RATE = 0.1  # games per second of simulated time: 8,640 a day
+DEFAULT_START = datetime(2026, 1, 5, tzinfo=UTC)  # fixed, so that files are reproducible
+DEFAULT_DAYS = 90.0  # one season
+WEEK_SECONDS = 7 * 86400
+SEASON_SECONDS = 90 * 86400
+SET_GAP_SECONDS = 150  # about one game's length: the next game of a set comes no sooner
+NEIGHBOUR_SHARE = 0.85  # the share of encounters between players close in skill
+RENAME_SHARE = 0.01
+POPULARITY_EXPONENT = 0.7  # the most played character about 10 times the least
+
+_CODES = tuple(code for _, code, _ in ROSTER)
+_PLATFORMS = ("pc", "ps", "xbox")
+_PLATFORM_WEIGHTS = (0.55, 0.35, 0.10)
+_SET_LENGTHS = (1, 2, 3, 4, 5)
+_SET_LENGTH_WEIGHTS = (0.3, 0.25, 0.25, 0.1, 0.1)
+_SECONDARY_COUNTS = (0, 1, 2, 3)
+_SECONDARY_COUNT_WEIGHTS = (0.35, 0.35, 0.2, 0.1)
+_WORDS = (
+    "Sol", "Badguy", "Main", "Dragon", "Install", "Shadow", "Neo", "Zero", "Crimson",
+    "Roman", "Cancel", "Gatling", "Dust", "Blitz", "Tiger", "Fox", "Moon", "Star",
+    "Salty", "Daisy", "Potato", "Gamer", "Pixel", "Onion", "Panda", "Ninja", "Ronin",
+    "Kaiser", "Vortex", "Wakeup", "Reversal", "Frame", "Trap", "Okizeme", "Drifter",
+)  # fmt: skip
+_UNICODE_WORDS = (
+    "ソル使い", "カイ", "ちびっこ", "ゆうき", "사쿠라", "김민수", "Дмитрий", "Łukasz",
+    "Zé", "Ægir", "Müller", "Ñandú", "ζήτα", "محمد", "שלום", "李小龙", "Café", "Ōkami",
+    "🔥", "★", "♥", "naïve",
+)  # fmt: skip
+
+
+@dataclass(slots=True)
+class _Player:
+    """A simulated player; characters[0] is the main, skills align with characters."""
+
+    id: str
+    name: str
+    new_name: str  # the name after renamed_at (seconds from the start), if ever
+    renamed_at: float
+    platform: str
+    characters: tuple[int, ...]
+    skills: tuple[float, ...]
+    activity: float
+    break_period: int  # weeks; 0 = never takes a break
+    break_length: int
+    break_phase: int
+    floor: int = 0  # set once every player's skill is known
+
+    def name_at(self, offset: float) -> str:
+        return self.name if offset < self.renamed_at else self.new_name
+
+
+@dataclass(slots=True)
+class _Set:
+    """Games between the same two players on the same characters, a few minutes apart."""
+
+    a: int  # player indices, and the index of each one's character in their characters
+    a_character: int
+    b: int
+    b_character: int
+    games_left: int
+    last_offset: int  # seconds from the start to the set's latest game
+
+
+def _random_name(rng: random.Random) -> str:
+    """Varied names, a fifth of them with non-Latin scripts or symbols."""
+    word = rng.choice(_WORDS)
+    form = rng.randrange(8)
+    if form == 0:
+        return word + rng.choice(_WORDS)
+    if form == 1:
+        return f"{word} {rng.choice(_WORDS)}"
+    if form == 2:
+        return word.lower()
+    if form == 3:
+        return f"{word}{rng.randrange(1, 10000)}"
+    if form == 4:
+        return f"xX_{word}_Xx"
+    if form == 5:
+        return rng.choice(_UNICODE_WORDS) + rng.choice(("", "", str(rng.randrange(100))))
+    if form == 6:
+        return f"{word} {rng.choice(_UNICODE_WORDS)}"
+    return f"{word}_{rng.choice(_WORDS).lower()}"
+
+
+class LeagueSimulator:
+    """A league of ``players`` players whose games are a pure function of ``seed``."""
+
+    def __init__(
+        self,
+        players: int,
+        seed: int,
+        start: datetime = DEFAULT_START,
+        *,
+        rate: float = DEFAULT_RATE,
+        position: int = 0,
+    ) -> None:
+        if players < 2:
+            raise ValueError("a league needs at least two players")
+        if not rate > 0:
+            raise ValueError("rate must be positive")
+        if start.tzinfo is None:
+            raise ValueError("start must be an aware datetime")
+        self.seed = seed
+        self.rate = rate
+        self.start = start
+        self._start_ts = start.timestamp()
+        self._start_second = math.floor(self._start_ts)
+        rng = random.Random(f"{seed}:league")
+        ranks = list(range(len(_CODES)))
+        rng.shuffle(ranks)  # ranks[c]: how popular character c is, 0 = most
+        # Zipf-like: the k-th most popular character is picked in proportion to (k+1)^-s.
+        self._character_cum = list(
+            itertools.accumulate((rank + 1) ** -POPULARITY_EXPONENT for rank in ranks)
+        )
+        self._strength = [rng.gauss(0, 40) for _ in _CODES]
+        self._players = self._make_players(rng, players)
+        by_skill = sorted(range(players), key=lambda p: self._players[p].skills[0])
+        self._by_skill = by_skill
+        self._rank = [0] * players
+        for rank, p in enumerate(by_skill):
+            self._rank[p] = rank
+            share = rank / players
+            self._players[p].floor = 99 if share >= 0.97 else min(10, 1 + int(share * 10))
+        self._neighbours = max(3, players // 50)
+        # Enough interleaved sets that a slot comes round about once per set gap.
+        self._slots = max(4, min(64, math.ceil(SET_GAP_SECONDS * rate)))
+        self._week = -1
+        self._week_weights: list[float] = []
+        self._week_cum: list[float] = []
+        self.seek(position)
+
+    def _pick_character(self, rng: random.Random) -> int:
+        return bisect.bisect(self._character_cum, rng.random() * self._character_cum[-1])
+
+    def _make_players(self, rng: random.Random, count: int) -> list[_Player]:
+        players = []
+        ids: set[str] = set()
+        for _ in range(count):
+            player_id = str(rng.randrange(10**17, 10**18))
+            while player_id in ids:
+                player_id = str(rng.randrange(10**17, 10**18))
+            ids.add(player_id)
+            main = self._pick_character(rng)
+            characters = [main]
+            wanted = 1 + rng.choices(_SECONDARY_COUNTS, _SECONDARY_COUNT_WEIGHTS)[0]
+            while len(characters) < wanted:
+                character = self._pick_character(rng)
+                if character not in characters:
+                    characters.append(character)
+            base = rng.gauss(1500, 250)
+            main_skill = base + self._strength[main]
+            skills = [main_skill] + [
+                min(base + self._strength[c] - abs(rng.gauss(150, 100)), main_skill - 25)
+                for c in characters[1:]
+            ]
+            has_breaks = rng.random() < 0.35
+            period = rng.randint(4, 16) if has_breaks else 0
+            renamed = rng.random() < RENAME_SHARE
+            players.append(
+                _Player(
+                    id=player_id,
+                    name=_random_name(rng),
+                    new_name=_random_name(rng) if renamed else "",
+                    renamed_at=rng.uniform(0, SEASON_SECONDS) if renamed else math.inf,
+                    platform=rng.choices(_PLATFORMS, _PLATFORM_WEIGHTS)[0],
+                    characters=tuple(characters),
+                    skills=tuple(skills),
+                    activity=rng.lognormvariate(0, 1),
+                    break_period=period,
+                    break_length=rng.randint(1, period // 2) if has_breaks else 0,
+                    break_phase=rng.randrange(period) if has_breaks else 0,
+                )
+            )
+        return players
+
+    # -- time and position -------------------------------------------------------
+
+    @property
+    def position(self) -> int:
+        """How many games have been produced: the index of the next game."""
+        return self._position
+
+    def _second(self, index: int) -> int:
+        """The epoch second of game ``index``: non-decreasing in index."""
+        return math.floor(self._start_ts + index / self.rate)
+
+    def time_of(self, index: int) -> datetime:
+        """When game ``index`` is played."""
+        return datetime.fromtimestamp(self._second(index), UTC)
+
+    def seek(self, position: int) -> None:
+        """Continue from game ``position``, e.g. a count persisted by a live source."""
+        if position < 0:
+            raise ValueError("position must not be negative")
+        self._position = position
+        self._rng: random.Random | None = None  # set up again by the next game
+        self._open_sets: list[_Set | None] = []
+
+    # -- playing -----------------------------------------------------------------
+
+    def _load_week(self, week: int) -> None:
+        """Weights for picking who plays this week: zero while on a break."""
+        rng = random.Random(f"{self.seed}:week:{week}")
+        lognormal = rng.lognormvariate
+        weights = []
+        for player in self._players:
+            factor = lognormal(0, 0.6)  # drawn for everyone, so that the stream is stable
+            period = player.break_period
+            idle = period and (week + player.break_phase) % period < player.break_length
+            weights.append(0.0 if idle else player.activity * factor)
+        if not any(weights):  # everyone on a break at once: a tiny league, nobody rests
+            weights = [player.activity for player in self._players]
+        self._week = week
+        self._week_weights = weights
+        self._week_cum = list(itertools.accumulate(weights))
+
+    def _pick_active(self, rng: random.Random, other: int = -1) -> int:
+        cum = self._week_cum
+        for _ in range(8):
+            player = bisect.bisect(cum, rng.random() * cum[-1])
+            if player != other:
+                return player
+        # Hardly anyone but ``other`` plays this week: take anybody else.
+        player = rng.randrange(len(cum) - 1)
+        return player + (player >= other)
+
+    def _pick_opponent(self, rng: random.Random, player: int) -> int:
+        if rng.random() < NEIGHBOUR_SHARE:
+            rank = self._rank[player]
+            for _ in range(10):
+                other_rank = rank + rng.randint(-self._neighbours, self._neighbours)
+                if 0 <= other_rank < len(self._by_skill) and other_rank != rank:
+                    other = self._by_skill[other_rank]
+                    if self._week_weights[other] > 0:
+                        return other
+        return self._pick_active(rng, player)
+
+    def _choose_character(self, rng: random.Random, player: _Player) -> int:
+        if len(player.characters) == 1 or rng.random() < 0.75:
+            return 0
+        return rng.randrange(1, len(player.characters))
+
+    def _encounter(self, rng: random.Random, offset: int) -> _Set:
+        week = offset // WEEK_SECONDS
+        if week != self._week:
+            self._load_week(week)
+        a = self._pick_active(rng)
+        b = self._pick_opponent(rng, a)
+        return _Set(
+            a=a,
+            a_character=self._choose_character(rng, self._players[a]),
+            b=b,
+            b_character=self._choose_character(rng, self._players[b]),
+            games_left=rng.choices(_SET_LENGTHS, _SET_LENGTH_WEIGHTS)[0],
+            last_offset=offset,
+        )
+
+    def _play(self, index: int) -> dict:
+        if self._rng is None or index % CHUNK_GAMES == 0:
+            chunk_start = index - index % CHUNK_GAMES
+            self._rng = random.Random(f"{self.seed}:games:{chunk_start // CHUNK_GAMES}")
+            self._open_sets = [None] * self._slots
+            for skipped in range(chunk_start, index):
+                self._play_game(skipped)
+        return self._play_game(index)
+
+    def _play_game(self, index: int) -> dict:
+        rng = self._rng
+        second = self._second(index)
+        offset = second - self._start_second
+        slot = rng.randrange(self._slots)
+        current = self._open_sets[slot]
+        if current is None:
+            current = self._encounter(rng, offset)
+            self._open_sets[slot] = current
+        elif offset - current.last_offset >= SET_GAP_SECONDS:
+            current.last_offset = offset
+        else:  # the set in this slot is between games: this is a one-off game
+            current = self._encounter(rng, offset)
+            current.games_left = 1
+        current.games_left -= 1
+        if current.games_left == 0 and self._open_sets[slot] is current:
+            self._open_sets[slot] = None
+        a = self._players[current.a]
+        b = self._players[current.b]
+        a_slot = current.a_character
+        b_slot = current.b_character
+        expected = 1 / (1 + 10 ** ((b.skills[b_slot] - a.skills[a_slot]) / 400))
+        winner = 1 if rng.random() < expected else 2
+        played_at = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(second))
+        return {
+            "id": f"sim-{self.seed}-{index}",
+            "played_at": played_at,
+            "floor": a.floor,
+            "winner": winner,
+            "players": [
+                {"id": a.id, "name": a.name_at(offset), "character": _CODES[a.characters[a_slot]],
+                 "platform": a.platform},
+                {"id": b.id, "name": b.name_at(offset), "character": _CODES[b.characters[b_slot]],
+                 "platform": b.platform},
+            ],
+        }  # fmt: skip
+
+    def _next(self) -> dict:
+        game = self._play(self._position)
+        self._position += 1
+        return game
+
+    def games(self, count: int) -> Iterator[dict]:
+        """The next ``count`` games, in time order (lazily; ``position`` follows)."""
+        for _ in range(count):
+            yield self._next()
+
+    def games_until(self, moment: datetime, limit: int | None = None) -> list[dict]:
+        """The games played after ``position`` up to ``moment``, at most ``limit``:
+        the live mode, called again with a later moment to continue."""
+        end = moment.timestamp()
+        games = []
+        while (limit is None or len(games) < limit) and self._second(self._position) <= end:
+            games.append(self._next())
+        return games
+
+    def true_skills(self) -> dict[tuple[str, int], float]:
+        """The hidden skill of each (player id, character id) the league plays."""
+        return {
+            (player.id, character): skill
+            for player in self._players
+            for character, skill in zip(player.characters, player.skills, strict=True)
+        }
+
+
+def write_league(
+    path: str | Path,
+    players: int,
+    games: int,
+    seed: int,
+    *,
+    start: datetime = DEFAULT_START,
+    days: float = DEFAULT_DAYS,
+) -> int:
+    """Write ``games`` games spread over ``days`` to .jsonl or .jsonl.gz, and the hidden
+    skills to ``<path>.skills.csv``; the same arguments give byte-identical files."""
+    path = Path(path)
+    if not path.name.endswith((".jsonl", ".jsonl.gz")):
+        raise ValueError(f"league files are .jsonl or .jsonl.gz, not {path.name!r}")
+    league = LeagueSimulator(players, seed, start, rate=max(games, 1) / (days * 86400))
+    dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+    with path.open("wb") as raw:
+        # mtime=0 and no file name in the header keep gzipped output reproducible.
+        stream = (
+            gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0, compresslevel=6)
+            if path.name.endswith(".gz")
+            else raw
+        )
+        with stream:
+            for game in league.games(games):
+                stream.write(dumps(game).encode() + b"\n")
+    with open(f"{path}.skills.csv", "w", encoding="utf-8", newline="") as skills_file:
+        writer = csv.writer(skills_file, lineterminator="\n")
+        writer.writerow(("player_id", "character", "skill"))
+        for (player_id, character), skill in league.true_skills().items():
+            writer.writerow((player_id, _CODES[character], f"{skill:.2f}"))
+    return games
