@@ -19,8 +19,9 @@ from django.db import connection, transaction
 from django.db.models import Q, QuerySet
 from django.utils import timezone
 
+from matches.generation import bump_generation
 from matches.models import CharacterMatchup, Match
-from matches.ratings.glicko import GlickoParams
+from matches.ratings.glicko import GlickoParams, decay
 from matches.ratings.ledger import (
     BRACKETS,
     Game,
@@ -386,6 +387,8 @@ def rate_pending_matches(
         rated += len(results)
         counted += sum(r.counted for r in results)
         batches += 1
+    if rated:
+        bump_generation()
     return RatingRun(rated, counted, batches)
 
 
@@ -409,7 +412,10 @@ def _reset_derived_tables() -> None:
             m._meta.db_table for m in (RatingSnapshot, PlayerMatchup, CharacterMatchup, Rating)
         ]
         with connection.cursor() as cursor:
+            # TRUNCATE refuses to run while deferred foreign-key checks are pending.
+            cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
             cursor.execute(f"TRUNCATE {', '.join(tables)}")
+            cursor.execute("SET CONSTRAINTS ALL DEFERRED")
         return
     for model in (RatingSnapshot, PlayerMatchup, CharacterMatchup, Rating):
         model.objects.all()._raw_delete(model.objects.db)
@@ -448,6 +454,7 @@ def recompute_all_ratings(
         _write_ledger(ledger)
         refresh_ranks()
         rebuild_bracket_matchups()
+    bump_generation()
     return RatingRun(rated, counted, batches)
 
 
@@ -471,3 +478,24 @@ def rebuild_bracket_matchups() -> None:
             ledger.apply_character_matchups(game)
     CharacterMatchup.objects.exclude(bracket=CharacterMatchup.Bracket.ALL).delete()
     _write_matchups(ledger)
+
+
+def decay_all_ratings(now: datetime | None = None) -> int:
+    """Grow the deviation of every idle rating below the cap up to `now`; returns how many changed.
+
+    Runs under the rating writer lock, so it never overwrites a batch's fresh ratings.
+    """
+    params = glicko_params()
+    moment = (now or timezone.now()).timestamp()
+    with transaction.atomic():
+        _acquire_writer_lock(wait=True)
+        rows = []
+        for rating_id, deviation, last_decay_at in Rating.objects.filter(
+            deviation__lt=params.maximum_deviation, last_decay_at__isnull=False
+        ).values_list("id", "deviation", "last_decay_at"):
+            new_deviation, new_last_decay = decay(
+                deviation, last_decay_at.timestamp(), moment, params
+            )
+            if new_last_decay != last_decay_at.timestamp():
+                rows.append((rating_id, new_deviation, _moment(new_last_decay)))
+        return bulk.update(Rating, "id", ("deviation", "last_decay_at"), rows) if rows else 0

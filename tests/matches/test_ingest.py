@@ -1,0 +1,170 @@
+"""Storing replays: each game once, every rejection kept with its reason, names remembered."""
+
+from __future__ import annotations
+
+import csv
+import gzip
+import json
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+from django.core.management import CommandError, call_command
+from django.utils import timezone
+
+from matches.models import IngestRun, Match, RejectedReplay
+from matches.replays.readers import iter_replay_payloads
+from matches.services.ingest import file_import_source, store_replays
+from players.models import Player, PlayerName
+from tests.factories import BASE_TIME, replay
+
+pytestmark = pytest.mark.django_db
+
+CSV_HEADER = (
+    "id,played_at,floor,winner,p1_id,p1_name,p1_character,p1_platform,"
+    "p2_id,p2_name,p2_character,p2_platform"
+).split(",")
+P1, P2, P3 = "230129212655563979", "210611080522104011", "300000000000000003"
+
+
+def store(replays: list[object]):
+    return store_replays(source=file_import_source(), replays=iter_replay_payloads(replays))
+
+
+def write_jsonl(path: Path, replays: list[object], compress: bool = False) -> Path:
+    text = "".join(json.dumps(r) + "\n" for r in replays)
+    if compress:
+        path.write_bytes(gzip.compress(text.encode()))
+    else:
+        path.write_text(text)
+    return path
+
+
+def test_a_replay_is_stored_once_with_sides_in_id_order():
+    result = store([replay(1, P1, P2, winner=1), replay(1, P1, P2, winner=1)])
+    assert (result.read, result.new, result.duplicate, result.rejected) == (2, 1, 1, 0)
+    match = Match.objects.get()
+    # P2 has the smaller id, so it is side A; P1 (player 1 in the replay) won, i.e. side B.
+    assert (match.player_a_id, match.player_b_id, match.winner) == (P2, P1, "B")
+    assert (match.character_a.code, match.character_b.code) == ("KY", "SO")
+    assert (match.platform_a, match.platform_b) == ("ps", "pc")
+
+
+def test_the_same_game_from_another_source_with_sides_swapped_is_a_duplicate():
+    store([replay(1, P1, P2)])
+    swapped = replay(1, P2, P1, winner=2, characters=("KY", "SO"))
+    swapped["id"] = "another-id"
+    result = store_replays(source=file_import_source(), replays=iter_replay_payloads([swapped]))
+    assert (result.new, result.duplicate) == (0, 1)
+    assert Match.objects.count() == 1
+
+
+def test_invalid_replays_are_rejected_with_reasons_and_the_rest_goes_on():
+    bad = [
+        replay(2, P1, P2, winner=3),
+        replay(3, P1, P1),
+        replay(4, P1, P2, characters=("ZZ", "SO")),
+        {"players": []},
+        "not an object",
+    ]
+    result = store([replay(1, P1, P2), *bad, replay(5, P1, P3)])
+    assert (result.read, result.new, result.rejected) == (7, 2, 5)
+    reasons = set(RejectedReplay.objects.values_list("reason", flat=True))
+    assert len(reasons) == 5
+    assert any("winner" in r for r in reasons)
+    assert any("ZZ" in r for r in reasons)
+    assert all(r.raw for r in RejectedReplay.objects.all())
+
+
+def test_a_rejected_replay_delivered_again_is_kept_once():
+    store([replay(1, P1, P2, winner=0)])
+    store([replay(1, P1, P2, winner=0)])
+    assert RejectedReplay.objects.count() == 1
+
+
+def test_players_keep_their_latest_name_and_every_name_they_used():
+    store(
+        [
+            replay(1, P1, P2, names=("Old Name", "kyo")),
+            replay(3, P1, P2, names=("New Name", "kyo")),
+            replay(2, P1, P2, names=("Middle Name", "kyo")),  # arrives late
+        ]
+    )
+    player = Player.objects.get(id=P1)
+    assert player.name == "New Name"
+    assert player.first_seen == BASE_TIME + timedelta(minutes=1)
+    assert player.last_seen == BASE_TIME + timedelta(minutes=3)
+    assert set(PlayerName.objects.filter(player=player).values_list("name", flat=True)) == {
+        "Old Name",
+        "Middle Name",
+        "New Name",
+    }
+    store([replay(4, P1, P2, names=("Old Name", "kyo"))])
+    old = PlayerName.objects.get(player=player, name="Old Name")
+    assert old.last_seen == BASE_TIME + timedelta(minutes=4)
+    assert Player.objects.get(id=P1).name == "Old Name"
+
+
+def test_hostile_names_are_rejected_or_stored_exactly():
+    script, rtl = "<script>alert(1)</script>", "abc\u202edef"
+    result = store(
+        [
+            replay(1, P1, P2, names=(script, rtl)),
+            replay(2, P1, P3, names=("x" * 10_000, "ok")),
+            replay(3, P1, P3, names=("nul\x00byte", "ok")),
+        ]
+    )
+    assert (result.new, result.rejected) == (1, 2)
+    assert Player.objects.get(id=P1).name == script
+    assert Player.objects.get(id=P2).name == rtl
+    assert RejectedReplay.objects.filter(raw__contains="x" * 1000).exists()
+
+
+def test_a_game_reported_in_the_future_is_stored_now_and_flagged():
+    future = timezone.now() + timedelta(days=2)
+    store([replay(1, P1, P2, played_at=future)])
+    match = Match.objects.get()
+    assert match.time_corrected
+    assert match.played_at < future - timedelta(days=1)
+
+
+def test_import_command_reads_jsonl_gzip_and_csv_and_is_idempotent(tmp_path, capsys):
+    plain = write_jsonl(tmp_path / "a.jsonl", [replay(1, P1, P2), replay(2, P1, P2)])
+    packed = write_jsonl(tmp_path / "b.jsonl.gz", [replay(3, P1, P3), "garbage"], compress=True)
+    table = tmp_path / "c.csv"
+    with table.open("w", newline="") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(
+            [
+                "id",
+                "played_at",
+                "floor",
+                "winner",
+                "p1_id",
+                "p1_name",
+                "p1_character",
+                "p1_platform",
+                "p2_id",
+                "p2_name",
+                "p2_character",
+                "p2_platform",
+            ]
+        )
+        writer.writerow(
+            ["c-1", "2026-11-21T14:03:11Z", 7, 2, P2, "kyo", 1, "ps", P3, "three", "SO", ""]
+        )
+
+    call_command("import_replays", str(plain), str(packed), str(table))
+    assert capsys.readouterr().out.strip().endswith("read 5, new 4, duplicate 0, rejected 1")
+    call_command("import_replays", str(plain), str(packed), str(table))
+    assert capsys.readouterr().out.strip().endswith("read 5, new 0, duplicate 4, rejected 1")
+    assert Match.objects.count() == 4
+    assert RejectedReplay.objects.count() == 1
+    assert IngestRun.objects.count() == 6
+    from_csv = Match.objects.get(source_replay_id="c-1")
+    assert from_csv.floor == 7 and from_csv.winner == "B"
+
+
+def test_import_command_refuses_a_missing_file(tmp_path):
+    with pytest.raises(CommandError, match="no such file"):
+        call_command("import_replays", str(tmp_path / "missing.jsonl"))

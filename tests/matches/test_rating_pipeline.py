@@ -1,0 +1,307 @@
+"""The rating pipeline against the real database: reference numbers, rules, exactly once."""
+
+from __future__ import annotations
+
+import random
+from datetime import timedelta
+
+import pytest
+
+from matches.models import CharacterMatchup, Match
+from matches.replays.readers import iter_replay_payloads
+from matches.services.ingest import file_import_source, store_replays
+from matches.services.rating import decay_all_ratings, rate_pending_matches, recompute_all_ratings
+from matches.services.statistics import refresh_ranks
+from players.models import Character, Player, PlayerMatchup, Rating, RatingSnapshot
+from tests.factories import BASE_TIME, PlayerFactory, RatingFactory, replay
+
+pytestmark = pytest.mark.django_db
+
+A, B, C = "100000000000000001", "100000000000000002", "100000000000000003"
+
+
+def store(replays):
+    return store_replays(source=file_import_source(), replays=iter_replay_payloads(replays))
+
+
+def rating(player_id: str, code: str = "SO") -> Rating:
+    return Rating.objects.get(player_id=player_id, character__code=code)
+
+
+def seed_rating(player_id: str, value: float, deviation: float, code: str = "SO") -> Rating:
+    """A rating whose decay clock stands at game 1's time, so that game sees it unchanged."""
+    player = PlayerFactory(id=player_id)
+    return RatingFactory(
+        player=player,
+        character=Character.objects.get(code=code),
+        value=value,
+        deviation=deviation,
+        last_decay_at=BASE_TIME + timedelta(minutes=1),
+    )
+
+
+def test_first_game_between_new_players_gives_the_reference_numbers():
+    store([replay(1, A, B, winner=1, characters=("SO", "SO"))])
+    run = rate_pending_matches()
+    assert (run.rated, run.counted) == (1, 1)
+    assert rating(A).value == pytest.approx(1662.2120, abs=1e-3)
+    assert rating(A).deviation == pytest.approx(290.2305, abs=1e-3)
+    assert rating(B).value == pytest.approx(1337.7880, abs=1e-3)
+    match = Match.objects.get()
+    assert (match.value_a, match.deviation_a, match.counted) == (1500.0, 350.0, True)
+    assert match.change_a == pytest.approx(162.2120, abs=1e-3)
+    assert match.change_b == pytest.approx(-162.2120, abs=1e-3)
+    assert (rating(A).wins, rating(A).losses, rating(B).wins, rating(B).losses) == (1, 0, 0, 1)
+
+
+@pytest.mark.parametrize(
+    ("a_before", "b_before", "a_won", "a_after", "b_after"),
+    [
+        ((1700, 80), (1500, 200), False, (1678.0926, 78.8224), (1636.5075, 180.2274)),
+        ((1500, 200), (1400, 30), True, (1563.4320, 175.2202), (1398.3425, 29.9251)),
+        ((1500, 200), (1550, 100), False, (1426.8389, 175.7192), (1570.1876, 97.2117)),
+    ],
+)
+def test_reference_table_through_the_database(a_before, b_before, a_won, a_after, b_after):
+    seed_rating(A, *a_before)
+    seed_rating(B, *b_before)
+    store([replay(1, A, B, winner=1 if a_won else 2, characters=("SO", "SO"))])
+    rate_pending_matches()
+    assert (rating(A).value, rating(A).deviation) == pytest.approx(a_after, abs=1e-3)
+    assert (rating(B).value, rating(B).deviation) == pytest.approx(b_after, abs=1e-3)
+
+
+def test_both_sides_are_decayed_to_the_game_time_first():
+    seed_rating(A, 1500, 50)
+    Rating.objects.filter(player_id=A).update(
+        last_decay_at=BASE_TIME - timedelta(hours=720, minutes=29)
+    )
+    seed_rating(B, 1500, 300)
+    Rating.objects.filter(player_id=B).update(
+        last_decay_at=BASE_TIME - timedelta(hours=720, minutes=29)
+    )
+    store([replay(1, A, B, characters=("SO", "SO"))])
+    rate_pending_matches()
+    match = Match.objects.get()
+    assert match.deviation_a == pytest.approx(97.0526, abs=1e-3)
+    assert match.deviation_b == pytest.approx(311.3185, abs=1e-3)
+    # The half hour left over carries to the next decay.
+    assert rating(A).last_decay_at == BASE_TIME - timedelta(minutes=29)
+
+
+def test_lopsided_games_between_established_players_are_stored_but_do_not_count():
+    seed_rating(A, 2000, 30)
+    seed_rating(B, 1400, 30)
+    store(
+        [
+            replay(1, A, B, characters=("SO", "SO")),
+            replay(2, A, B, winner=2, characters=("SO", "SO")),
+        ]
+    )
+    run = rate_pending_matches()
+    assert (run.rated, run.counted) == (2, 0)
+    assert rating(A).value == 2000 and rating(A).wins == 10
+    assert list(Match.objects.values_list("counted", "change_a", flat=False)) == [(False, 0.0)] * 2
+
+
+def test_an_uncertain_pair_counts_even_when_lopsided():
+    seed_rating(A, 2000, 100)
+    seed_rating(B, 1400, 30)  # rms of 100 and 30 is 73.8 >= 50
+    store([replay(1, A, B, characters=("SO", "SO"))])
+    assert rate_pending_matches().counted == 1
+
+
+@pytest.mark.parametrize("flag", ["cheater", "hidden"])
+def test_games_of_cheaters_and_hidden_players_never_move_ratings(flag):
+    store([replay(1, A, B), replay(2, A, C)])
+    Player.objects.filter(id=A).update(**{flag: True})
+    run = rate_pending_matches()
+    assert (run.rated, run.counted) == (2, 0)
+    assert rating(B, "KY").value == 1500 and rating(B, "KY").losses == 0
+    assert Match.objects.filter(counted=False).count() == 2
+
+
+def test_peaks_and_best_wins_count_only_below_the_low_deviation():
+    seed_rating(A, 1500, 60)
+    seed_rating(B, 1600, 60)
+    seed_rating(C, 1700, 200)
+    store(
+        [
+            replay(1, A, B, characters=("SO", "SO")),  # beats an established 1600
+            replay(2, A, C, characters=("SO", "SO")),  # beats an uncertain 1700: not a best win
+        ]
+    )
+    rate_pending_matches()
+    a = rating(A)
+    assert a.best_win_value == pytest.approx(1600)
+    assert a.best_win_opponent_id == B and a.best_win_at == BASE_TIME + timedelta(minutes=1)
+    assert a.peak_value == pytest.approx(a.value) and a.peak_deviation < 75
+    c = rating(C)
+    assert c.peak_value is None  # its deviation stayed above 75
+
+
+def test_snapshots_and_matchups_follow_counted_games():
+    store(
+        [
+            replay(1, A, B, characters=("SO", "KY")),
+            replay(2, A, B, characters=("SO", "KY")),
+            replay(24 * 60 + 1, A, B, winner=2, characters=("SO", "KY")),
+        ]
+    )
+    rate_pending_matches()
+    a = rating(A)
+    snapshots = list(RatingSnapshot.objects.filter(rating=a).order_by("day"))
+    assert [s.day for s in snapshots] == [BASE_TIME.date(), BASE_TIME.date() + timedelta(days=1)]
+    assert snapshots[-1].value == pytest.approx(a.value)
+    matchup = PlayerMatchup.objects.get(rating=a, opponent_character__code="KY")
+    assert (matchup.wins, matchup.losses) == (2, 1)
+    sol_vs_ky = CharacterMatchup.objects.get(
+        bracket="all", character__code="SO", opponent__code="KY"
+    )
+    ky_vs_sol = CharacterMatchup.objects.get(
+        bracket="all", character__code="KY", opponent__code="SO"
+    )
+    assert (sol_vs_ky.wins, sol_vs_ky.losses, ky_vs_sol.wins, ky_vs_sol.losses) == (2, 1, 1, 2)
+    # Both sides start equal and move in step, so their changes mirror each other.
+    assert sol_vs_ky.value - 1500 == pytest.approx(1500 - ky_vs_sol.value)
+    assert sol_vs_ky.deviation == pytest.approx(ky_vs_sol.deviation)
+    assert sol_vs_ky.deviation < 350
+    assert not CharacterMatchup.objects.exclude(bracket="all").exists()  # nobody is ranked yet
+
+
+def test_every_match_is_rated_exactly_once():
+    store([replay(n, A, B) for n in range(1, 30)])
+    assert rate_pending_matches(batch_size=7).rated == 29
+    assert rate_pending_matches().rated == 0
+    store([replay(n, A, B) for n in range(25, 40)])
+    assert rate_pending_matches().rated == 10
+    assert rating(A).wins == 39
+
+
+def random_league(games: int, seed: int = 7) -> list[dict]:
+    rng = random.Random(seed)
+    players = [str(100000000000000000 + n) for n in range(8)]
+    codes = ["SO", "KY", "MA"]
+    out = []
+    for n in range(games):
+        p1, p2 = rng.sample(players, 2)
+        out.append(
+            replay(
+                n * 37 + rng.randrange(30),
+                p1,
+                p2,
+                winner=rng.choice([1, 2]),
+                characters=(rng.choice(codes), rng.choice(codes)),
+            )
+        )
+    return out
+
+
+def state() -> dict:
+    return {
+        "ratings": sorted(
+            Rating.objects.values_list(
+                "player_id",
+                "character_id",
+                "value",
+                "deviation",
+                "wins",
+                "losses",
+                "peak_value",
+                "best_win_value",
+                "last_decay_at",
+            )
+        ),
+        "matches": sorted(
+            Match.objects.values_list(
+                "id", "counted", "value_a", "deviation_a", "change_a", "change_b"
+            )
+        ),
+        "snapshots": sorted(
+            RatingSnapshot.objects.values_list(
+                "rating__player_id", "rating__character_id", "day", "value"
+            )
+        ),
+        "player_matchups": sorted(
+            PlayerMatchup.objects.values_list(
+                "rating__player_id",
+                "rating__character_id",
+                "opponent_character_id",
+                "wins",
+                "value",
+            )
+        ),
+        "character_matchups": sorted(
+            CharacterMatchup.objects.filter(bracket="all").values_list(
+                "character_id", "opponent_id", "wins", "losses", "value"
+            )
+        ),
+    }
+
+
+def assert_same_state(left: dict, right: dict) -> None:
+    assert left.keys() == right.keys()
+    for key in left:
+        assert len(left[key]) == len(right[key]), key
+        for row_left, row_right in zip(left[key], right[key], strict=True):
+            for v_left, v_right in zip(row_left, row_right, strict=True):
+                if isinstance(v_left, float):
+                    assert v_left == pytest.approx(v_right, abs=1e-9), key
+                else:
+                    assert v_left == v_right, key
+
+
+@pytest.mark.parametrize("batch_size", [1, 3, 17, 1000])
+def test_recompute_equals_incremental_rating_in_any_batch_size(batch_size):
+    store(random_league(120))
+    rate_pending_matches(batch_size=batch_size)
+    incremental = state()
+    recompute_all_ratings(chunk_size=50)
+    assert_same_state(incremental, state())
+
+
+def test_recompute_after_marking_a_cheater_rebuilds_everyone_without_their_games():
+    store(random_league(60))
+    rate_pending_matches()
+    cheater = Player.objects.order_by("id").first()
+    Player.objects.filter(id=cheater.id).update(cheater=True)
+    recompute_all_ratings()
+    assert not Match.objects.filter(counted=True).filter(player_a=cheater).exists()
+    assert not Match.objects.filter(counted=True).filter(player_b=cheater).exists()
+    assert Match.objects.filter(rated_at__isnull=True).count() == 0
+
+
+def test_ranks_skip_uncertain_hidden_and_cheating_players():
+    ranked = [seed_rating(str(200 + n), 1500 + n * 10, 50) for n in range(4)]
+    seed_rating("300", 2500, 80)  # too uncertain
+    Player.objects.filter(id=ranked[3].player_id).update(hidden=True)
+    Player.objects.filter(id=ranked[2].player_id).update(cheater=True)
+    assert refresh_ranks() == 2
+    assert rating(ranked[1].player_id).global_rank == 1
+    assert rating(ranked[0].player_id).character_rank == 2
+    assert rating("300").global_rank is None
+
+
+def test_recompute_fills_the_top_brackets_from_the_new_ranks():
+    rng = random.Random(3)
+    games = [
+        replay(n, A, B, winner=rng.choice([1, 2]), characters=("SO", "KY")) for n in range(1, 80)
+    ]
+    store(games)
+    recompute_all_ratings()
+    assert rating(A).character_rank == 1 and rating(B, "KY").character_rank == 1
+    top100 = CharacterMatchup.objects.get(
+        bracket="top100", character__code="SO", opponent__code="KY"
+    )
+    everyone = CharacterMatchup.objects.get(
+        bracket="all", character__code="SO", opponent__code="KY"
+    )
+    assert top100.wins + top100.losses == everyone.wins + everyone.losses == 79
+
+
+def test_periodic_decay_grows_idle_deviations_from_the_last_decay():
+    seed_rating(A, 1500, 50)
+    Rating.objects.filter(player_id=A).update(last_decay_at=BASE_TIME)
+    assert decay_all_ratings(BASE_TIME + timedelta(hours=720, minutes=20)) == 1
+    assert rating(A).deviation == pytest.approx(97.0526, abs=1e-3)
+    assert rating(A).last_decay_at == BASE_TIME + timedelta(hours=720)
