@@ -1,1 +1,61 @@
-urlpatterns: list = []
+"""The server-rendered pages (DESIGN.md section 6).
+
+Pages that show ratings are cached whole, keyed on their URL, with the ratings
+generation as the cache version: a page is rendered again only after ratings (or the
+statistics derived from them) changed, or after the timeout.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable
+from functools import wraps
+
+from django.core.cache import cache
+from django.http import HttpRequest, HttpResponse
+from django.urls import path
+
+from matches import views as match_views
+from matches.generation import current_generation
+from players import views as player_views
+
+PAGE_CACHE_SECONDS = 3600
+
+View = Callable[..., HttpResponse]
+
+
+def cached_by_generation(view: View) -> View:
+    """Serve a successful GET of `view` from the cache while the generation holds."""
+
+    @wraps(view)
+    def cached_view(request: HttpRequest, *args: object, **kwargs: object) -> HttpResponse:
+        if request.method not in ("GET", "HEAD"):
+            return view(request, *args, **kwargs)
+        digest = hashlib.sha256(request.get_full_path().encode()).hexdigest()
+        key, version = f"page:{view.__module__}.{view.__name__}:{digest}", current_generation()
+        content = cache.get(key, version=version)
+        if content is not None:
+            return HttpResponse(content)
+        response = view(request, *args, **kwargs)
+        if response.status_code == 200 and not response.streaming:
+            cache.set(key, response.content, PAGE_CACHE_SECONDS, version=version)
+        return response
+
+    return cached_view
+
+
+urlpatterns = [
+    path("", cached_by_generation(match_views.top), name="top"),
+    path("top/<str:code>", cached_by_generation(match_views.top), name="top-character"),
+    path("search", cached_by_generation(player_views.search), name="search"),
+    path("player/<str:player_id>", cached_by_generation(player_views.player), name="player"),
+    path(
+        "player/<str:player_id>/<str:code>",
+        cached_by_generation(match_views.profile),
+        name="profile",
+    ),
+    path("matchups", cached_by_generation(match_views.matchups), name="matchups"),
+    path("calculator", match_views.calculator, name="calculator"),
+    path("stats", cached_by_generation(match_views.stats), name="stats"),
+    path("about", match_views.about, name="about"),
+]

@@ -1,0 +1,169 @@
+"""Charts drawn on the server as inline SVG, so pages need no JavaScript to show them.
+
+Colours come from CSS classes (light and dark themes); every chart has a title and
+a description for screen readers, and every mark a <title> tooltip. All text that
+goes into the markup is escaped here.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Protocol
+
+from django.utils.html import escape
+from django.utils.safestring import SafeString, mark_safe
+
+WIDTH, HEIGHT = 640, 280
+LEFT, RIGHT, TOP, BOTTOM = 58, 14, 14, 40
+# The band around the rating is drawn at most this far out, so that a new player's
+# ±700 does not flatten the rest of the chart (it is clipped, not rescaled).
+MAX_BAND_SHOWN = 250.0
+# Above this many points the line has no dots (each dot carries a tooltip).
+MAX_DOTS = 160
+
+
+class RatingPoint(Protocol):
+    at: datetime
+    value: float
+    deviation: float
+
+
+@dataclass(frozen=True)
+class Bar:
+    label: str  # under the axis, for some of the bars
+    value: float
+    tooltip: str
+
+
+def _fmt(number: float) -> str:
+    return f"{number:.1f}".rstrip("0").rstrip(".")
+
+
+def nice_ticks(low: float, high: float, count: int = 5) -> list[float]:
+    """Round tick values (1, 2 or 5 times a power of ten apart) covering low..high."""
+    if high <= low:
+        high = low + 1.0
+    raw = (high - low) / count
+    magnitude = 10 ** math.floor(math.log10(raw))
+    step = next(m * magnitude for m in (1, 2, 5, 10) if m * magnitude >= raw)
+    first = math.ceil(low / step) * step
+    return [first + i * step for i in range(int((high - first) / step + 1e-9) + 1)]
+
+
+def _time_label(moment: datetime, span: timedelta) -> str:
+    if span <= timedelta(days=2):
+        return moment.strftime("%H:%M")
+    if span <= timedelta(days=300):
+        return moment.strftime("%b %d").replace(" 0", " ")
+    return moment.strftime("%b %Y")
+
+
+def _svg(chart_id: str, title: str, description: str, body: list[str]) -> SafeString:
+    # Every piece of text is escaped where it is built.
+    return mark_safe(
+        f'<svg class="chart" viewBox="0 0 {WIDTH} {HEIGHT}" role="img" '
+        f'aria-labelledby="{chart_id}-title {chart_id}-desc" id="{chart_id}">'
+        f'<title id="{chart_id}-title">{escape(title)}</title>'
+        f'<desc id="{chart_id}-desc">{escape(description)}</desc>' + "".join(body) + "</svg>"
+    )
+
+
+def _y_axis(ticks: list[float], y: Callable[[float], float]) -> list[str]:
+    parts = []
+    for tick in ticks:
+        py = y(tick)
+        parts.append(
+            f'<line class="chart-grid" x1="{LEFT}" x2="{WIDTH - RIGHT}" y1="{py:.1f}" '
+            f'y2="{py:.1f}"/><text class="chart-label" x="{LEFT - 6}" y="{py + 5:.1f}" '
+            f'text-anchor="end">{_fmt(tick)}</text>'
+        )
+    return parts
+
+
+def _x_label(px: float, text: str) -> str:
+    return (
+        f'<text class="chart-label" x="{px:.1f}" y="{HEIGHT - BOTTOM + 22}" '
+        f'text-anchor="middle">{escape(text)}</text>'
+    )
+
+
+def rating_chart(chart_id: str, points: Sequence[RatingPoint], *, title: str) -> SafeString:
+    """A rating over time: the line, dots with tooltips, and the ± band (2 deviations)."""
+    if not points:
+        return _svg(chart_id, title, "No games in this range.", [])
+    start, end = points[0].at, points[-1].at
+    if end <= start:
+        start, end = start - timedelta(hours=1), end + timedelta(hours=1)
+    span = end - start
+    low = min(p.value - min(2 * p.deviation, MAX_BAND_SHOWN) for p in points)
+    high = max(p.value + min(2 * p.deviation, MAX_BAND_SHOWN) for p in points)
+    ticks = nice_ticks(low, high)
+    low, high = min(low, ticks[0]), max(high, ticks[-1])
+    plot_w, plot_h = WIDTH - LEFT - RIGHT, HEIGHT - TOP - BOTTOM
+
+    def x(moment: datetime) -> float:
+        return LEFT + (moment - start) / span * plot_w
+
+    def y(value: float) -> float:
+        return TOP + (high - value) / (high - low) * plot_h
+
+    upper = " ".join(f"{x(p.at):.1f},{y(p.value + 2 * p.deviation):.1f}" for p in points)
+    lower = " ".join(f"{x(p.at):.1f},{y(p.value - 2 * p.deviation):.1f}" for p in reversed(points))
+    line = " ".join(f"{x(p.at):.1f},{y(p.value):.1f}" for p in points)
+    body = [
+        f'<clipPath id="{chart_id}-clip"><rect x="{LEFT}" y="{TOP}" width="{plot_w}" '
+        f'height="{plot_h}"/></clipPath>',
+        *_y_axis(ticks, y),
+        f'<g clip-path="url(#{chart_id}-clip)">'
+        f'<polygon class="chart-band" points="{upper} {lower}"/>'
+        f'<polyline class="chart-line" points="{line}"/>',
+    ]
+    if len(points) <= MAX_DOTS:
+        body += [
+            f'<circle class="chart-dot" cx="{x(p.at):.1f}" cy="{y(p.value):.1f}" r="3">'
+            f"<title>{p.at:%Y-%m-%d %H:%M} UTC: {p.value:.0f} ±{2 * p.deviation:.0f}</title>"
+            "</circle>"
+            for p in points
+        ]
+    body.append("</g>")
+    moments = [start + span * i / 4 for i in range(5)]
+    body += [_x_label(x(moment), _time_label(moment, span)) for moment in moments]
+    first, last = points[0], points[-1]
+    description = (
+        f"From {first.value:.0f} ±{2 * first.deviation:.0f} on {first.at:%Y-%m-%d} "
+        f"to {last.value:.0f} ±{2 * last.deviation:.0f} on {last.at:%Y-%m-%d}, "
+        f"{len(points)} points."
+    )
+    return _svg(chart_id, title, description, body)
+
+
+def bar_chart(chart_id: str, bars: Sequence[Bar], *, title: str, labels: int = 8) -> SafeString:
+    """Bars from zero, with about `labels` of their labels under the axis."""
+    if not bars:
+        return _svg(chart_id, title, "No data yet.", [])
+    ticks = nice_ticks(0.0, max(bar.value for bar in bars) or 1.0)
+    high = ticks[-1]
+    plot_w, plot_h = WIDTH - LEFT - RIGHT, HEIGHT - TOP - BOTTOM
+    slot = plot_w / len(bars)
+    gap = min(slot * 0.15, 4.0)
+
+    def y(value: float) -> float:
+        return TOP + (high - value) / high * plot_h
+
+    body = _y_axis(ticks, y)
+    every = max(1, math.ceil(len(bars) / labels))
+    for i, bar in enumerate(bars):
+        left = LEFT + i * slot
+        body.append(
+            f'<rect class="chart-bar" x="{left + gap / 2:.1f}" y="{y(bar.value):.1f}" '
+            f'width="{max(slot - gap, 1.0):.1f}" height="{y(0) - y(bar.value):.1f}">'
+            f"<title>{escape(bar.tooltip)}</title></rect>"
+        )
+        if i % every == 0:
+            body.append(_x_label(left + slot / 2, bar.label))
+    largest = max(bars, key=lambda bar: bar.value)
+    description = f"{len(bars)} bars; the largest is {largest.tooltip}."
+    return _svg(chart_id, title, description, body)

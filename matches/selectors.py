@@ -1,0 +1,554 @@
+"""Reads for the pages (and the API) that involve matches and site statistics.
+
+One function per page: `ranking_page`, `rating_profile`, `matchup_matrix`,
+`win_forecast` (the calculator), `site_statistics`; the parts they are built from
+(`rating_history`, `match_sets`, `ranks_refreshed_at`) are public too. Each does a
+fixed number of queries whatever the size of the data, on indexed columns only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import UTC, datetime, time, timedelta
+from typing import Any
+
+from django.db.models import Q
+
+from matches.models import CharacterMatchup, Match, SiteStatistic
+from matches.ratings.glicko import game_counts, rate_game, update, win_probability
+from matches.services.rating import glicko_params
+from players.models import Character, Player, Rating
+from players.selectors import (
+    RatingOverview,
+    characters,
+    ranked_ratings,
+    rating_overview,
+)
+
+RANKING_SIZE = 100
+GAMES_PER_PAGE = 50
+# Per-game history points for the short ranges; beyond this the chart shows the latest.
+HISTORY_GAME_POINTS = 1000
+HISTORY_RANGES: dict[str, timedelta | None] = {
+    "7d": timedelta(days=7),
+    "30d": timedelta(days=30),
+    "all": None,  # daily snapshots
+}
+DEFAULT_HISTORY_RANGE = "30d"
+
+
+# --- Rankings -------------------------------------------------------------------------
+
+
+def ranks_refreshed_at() -> datetime | None:
+    """When ranks were last computed (the refresh writes it as a site statistic)."""
+    statistic = SiteStatistic.objects.filter(key="ranks_refreshed_at")
+    data = statistic.values_list("data", flat=True).first()
+    return datetime.fromisoformat(data["at"]) if data else None
+
+
+@dataclass(frozen=True)
+class RankingPage:
+    character: Character | None  # None: overall
+    characters: list[Character]
+    rows: list[tuple[int, Rating]]  # (rank shown, rating)
+    one_per_player: bool
+    refreshed_at: datetime | None
+
+
+def ranking_page(character_code: str | None, *, one_per_player: bool = False) -> RankingPage | None:
+    """The top 100 overall or of one character (None for an unknown code); three queries.
+
+    Overall, each player can appear once (their best-ranked rating, numbered by
+    position) or with every ranked character (numbered by global rank).
+    """
+    roster = characters()
+    character = None
+    if character_code is not None:
+        character = next((c for c in roster if c.code.upper() == character_code.upper()), None)
+        if character is None:
+            return None
+    one_per_player = one_per_player and character is None
+    ratings = list(ranked_ratings(character, one_per_player=one_per_player)[:RANKING_SIZE])
+    if character is not None:
+        rows = [(rating.character_rank, rating) for rating in ratings]
+    elif one_per_player:
+        rows = list(enumerate(ratings, start=1))
+    else:
+        rows = [(rating.global_rank, rating) for rating in ratings]
+    return RankingPage(character, roster, rows, one_per_player, ranks_refreshed_at())
+
+
+# --- A rating's profile: history and sets ---------------------------------------------
+
+
+@dataclass(frozen=True)
+class GameCursor:
+    """Where a page of match history ends: games strictly older than this one follow."""
+
+    played_at: datetime
+    match_id: int
+
+    def __str__(self) -> str:
+        seconds = self.played_at.timestamp()
+        return f"{round(seconds * 1_000_000)}-{self.match_id}"
+
+    @classmethod
+    def parse(cls, text: str) -> GameCursor:
+        """The cursor `str()` wrote; ValueError for anything else."""
+        micros, _, match_id = text.partition("-")
+        moment = datetime.fromtimestamp(int(micros) / 1_000_000, UTC)
+        return cls(moment, int(match_id))
+
+
+@dataclass(frozen=True)
+class RatedGame:
+    """One game seen from one rating's side."""
+
+    match: Match
+    won: bool
+    value: float | None  # this side's rating before the game (None until rated)
+    deviation: float | None
+    change: float | None
+    opponent: Player
+    opponent_character: Character
+    opponent_value: float | None
+    opponent_deviation: float | None
+
+    @property
+    def played_at(self) -> datetime:
+        return self.match.played_at
+
+    @property
+    def counted(self) -> bool:
+        return bool(self.match.counted)
+
+
+def _rated_game(match: Match, player_id: str, character_id: int) -> RatedGame:
+    on_a = match.player_a_id == player_id and match.character_a_id == character_id
+    if on_a:
+        return RatedGame(
+            match, match.winner == Match.Winner.A, match.value_a, match.deviation_a,
+            match.change_a, match.player_b, match.character_b, match.value_b, match.deviation_b,
+        )  # fmt: skip
+    return RatedGame(
+        match, match.winner == Match.Winner.B, match.value_b, match.deviation_b,
+        match.change_b, match.player_a, match.character_a, match.value_a, match.deviation_a,
+    )  # fmt: skip
+
+
+def _rating_games(rating: Rating, condition: Q, limit: int) -> list[RatedGame]:
+    """The rating's visible games meeting `condition`, newest first, at most `limit`.
+
+    One query per side of the match, each ordered along its own (player, character,
+    played_at) index, merged here: cheaper than one OR query sorting every game.
+    """
+    player_id, character_id = rating.player_id, rating.character_id
+    matches: list[Match] = []
+    for side in (
+        Q(player_a_id=player_id, character_a_id=character_id),
+        Q(player_b_id=player_id, character_b_id=character_id),
+    ):
+        matches += (
+            Match.objects.visible()
+            .filter(side, condition)
+            .select_related("player_a", "player_b", "character_a", "character_b")
+            .order_by("-played_at", "-id")[:limit]
+        )
+    matches.sort(key=lambda match: (match.played_at, match.id), reverse=True)
+    return [_rated_game(match, player_id, character_id) for match in matches[:limit]]
+
+
+@dataclass(frozen=True)
+class HistoryPoint:
+    at: datetime
+    value: float
+    deviation: float
+
+
+def _points_after_games(games: list[RatedGame]) -> list[HistoryPoint]:
+    """The rating before the first game, then after each rated game (oldest first)."""
+    params = glicko_params()
+    rated = [game for game in reversed(games) if game.change is not None]
+    if not rated:
+        return []
+    first = rated[0]
+    points = [HistoryPoint(first.played_at, first.value, first.deviation)]
+    for game in rated:
+        deviation = game.deviation
+        if game.counted:
+            deviation = update(
+                game.value, game.deviation, game.opponent_value, game.opponent_deviation,
+                1.0 if game.won else 0.0, params,
+            )[1]  # fmt: skip
+        points.append(HistoryPoint(game.played_at, game.value + game.change, deviation))
+    return points
+
+
+def rating_history(
+    rating: Rating, history_range: str = DEFAULT_HISTORY_RANGE
+) -> list[HistoryPoint]:
+    """Points for the rating chart, oldest first, over a range ending at the last game.
+
+    Short ranges have a point per game (the rating after it, from the match rows);
+    'all' has one per day played (daily snapshots). One or two queries.
+    """
+    span = HISTORY_RANGES[history_range]
+    if span is None:
+        return [
+            HistoryPoint(datetime.combine(day, time(23, 59), UTC), value, deviation)
+            for day, value, deviation in rating.snapshots.order_by("day").values_list(
+                "day", "value", "deviation"
+            )
+        ]
+    if rating.last_played_at is None:
+        return []
+    since = rating.last_played_at - span
+    return _points_after_games(_rating_games(rating, Q(played_at__gte=since), HISTORY_GAME_POINTS))
+
+
+@dataclass(frozen=True)
+class GameSet:
+    """Consecutive games against the same opponent and characters; games newest first."""
+
+    games: list[RatedGame]
+
+    @property
+    def first(self) -> RatedGame:
+        return self.games[-1]
+
+    @property
+    def last(self) -> RatedGame:
+        return self.games[0]
+
+    @property
+    def opponent(self) -> Player:
+        return self.last.opponent
+
+    @property
+    def opponent_character(self) -> Character:
+        return self.last.opponent_character
+
+    @property
+    def wins(self) -> int:
+        return sum(game.won for game in self.games)
+
+    @property
+    def losses(self) -> int:
+        return len(self.games) - self.wins
+
+    @property
+    def change(self) -> float | None:
+        """The set's total rating change (None while a game is still unrated)."""
+        changes = [game.change for game in self.games]
+        return None if None in changes else sum(changes)
+
+    @property
+    def uncounted(self) -> int:
+        return sum(not game.counted for game in self.games if game.change is not None)
+
+    @property
+    def games_oldest_first(self) -> list[RatedGame]:
+        return self.games[::-1]
+
+
+def _group_sets(games: Iterable[RatedGame]) -> list[GameSet]:
+    sets: list[GameSet] = []
+    for game in games:
+        previous = sets[-1].games[-1] if sets else None
+        if (
+            previous is not None
+            and previous.opponent.id == game.opponent.id
+            and previous.opponent_character.id == game.opponent_character.id
+        ):
+            sets[-1].games.append(game)
+        else:
+            sets.append(GameSet([game]))
+    return sets
+
+
+@dataclass(frozen=True)
+class MatchSetPage:
+    sets: list[GameSet]
+    next_cursor: GameCursor | None  # None on the last page
+
+
+def match_sets(
+    rating: Rating, *, before: GameCursor | None = None, games: int = GAMES_PER_PAGE
+) -> MatchSetPage:
+    """A page of the rating's match history grouped in sets, newest first; two queries.
+
+    A page holds about `games` games and never cuts a set in two (unless one set
+    alone is longer than a page); the next page starts after its last game.
+    """
+    condition = Q()
+    if before is not None:
+        condition = Q(played_at__lt=before.played_at) | Q(
+            played_at=before.played_at, id__lt=before.match_id
+        )
+    rows = _rating_games(rating, condition, games + 1)
+    sets = _group_sets(rows)
+    if len(rows) <= games:
+        return MatchSetPage(sets, None)
+    if len(sets) > 1:
+        sets.pop()  # holds the extra game: it may go on past this page
+    else:
+        sets[0].games.pop()
+    last = sets[-1].games[-1]
+    return MatchSetPage(sets, GameCursor(last.played_at, last.match.id))
+
+
+@dataclass(frozen=True)
+class RatingProfile:
+    overview: RatingOverview
+    history_range: str
+    history: list[HistoryPoint]
+    matches: MatchSetPage
+
+    @property
+    def rating(self) -> Rating:
+        return self.overview.rating
+
+
+def rating_profile(
+    player_id: str,
+    character_code: str,
+    *,
+    history_range: str = DEFAULT_HISTORY_RANGE,
+    before: GameCursor | None = None,
+) -> RatingProfile | None:
+    """Everything the profile page shows (None if the player or rating is unknown or hidden)."""
+    overview = rating_overview(player_id, character_code)
+    if overview is None:
+        return None
+    rating = overview.rating
+    return RatingProfile(
+        overview,
+        history_range,
+        rating_history(rating, history_range),
+        match_sets(rating, before=before),
+    )
+
+
+# --- Character matchups ---------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class MatchupCell:
+    opponent: Character
+    probability: float | None  # P(row character beats column character); None: no games
+    wins: int
+    losses: int
+
+    @property
+    def games(self) -> int:
+        return self.wins + self.losses
+
+
+@dataclass(frozen=True)
+class MatchupRow:
+    character: Character
+    cells: list[MatchupCell]
+
+    @property
+    def average(self) -> float | None:
+        """The mean win probability over the opponents with games (mirror excluded)."""
+        known = [
+            cell.probability
+            for cell in self.cells
+            if cell.probability is not None and cell.opponent.id != self.character.id
+        ]
+        return sum(known) / len(known) if known else None
+
+
+@dataclass(frozen=True)
+class MatchupMatrix:
+    bracket: str
+    rows: list[MatchupRow]  # strongest first; columns come in the same order
+
+    @property
+    def columns(self) -> list[Character]:
+        return [row.character for row in self.rows]
+
+
+BRACKETS = tuple(CharacterMatchup.Bracket)
+
+
+def matchup_matrix(bracket: str = CharacterMatchup.Bracket.ALL) -> MatchupMatrix:
+    """P(X beats Y) for every pair of characters in a bracket, from the two matchup
+    ratings (X vs Y) and (Y vs X); two queries."""
+    roster = characters()
+    ratings = {
+        (m.character_id, m.opponent_id): m for m in CharacterMatchup.objects.filter(bracket=bracket)
+    }
+    rows = []
+    for character in roster:
+        cells = []
+        for opponent in roster:
+            mine, theirs = (
+                ratings.get((character.id, opponent.id)),
+                ratings.get((opponent.id, character.id)),
+            )
+            if mine is None or theirs is None or mine.wins + mine.losses == 0:
+                cells.append(MatchupCell(opponent, None, 0, 0))
+                continue
+            probability = win_probability(
+                mine.value, mine.deviation, theirs.value, theirs.deviation
+            )
+            cells.append(MatchupCell(opponent, probability, mine.wins, mine.losses))
+        rows.append(MatchupRow(character, cells))
+    order = sorted(
+        range(len(rows)),
+        key=lambda i: (rows[i].average is None, -(rows[i].average or 0.0), rows[i].character.id),
+    )
+    return MatchupMatrix(
+        bracket, [MatchupRow(rows[i].character, [rows[i].cells[j] for j in order]) for i in order]
+    )
+
+
+# --- Calculator -----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Contender:
+    """One side of the calculator: typed-in numbers, or a player's rating."""
+
+    value: float
+    deviation: float
+    rating: Rating | None = None
+
+    @classmethod
+    def of(cls, rating: Rating) -> Contender:
+        return cls(rating.value, rating.deviation, rating)
+
+    @property
+    def eligible(self) -> bool:
+        """Cheaters' games never move ratings."""
+        return self.rating is None or not self.rating.player.cheater
+
+
+@dataclass(frozen=True)
+class Outcome:
+    value: float
+    deviation: float
+    change: float
+    counts: bool  # False: the game would be stored but move no rating
+
+
+@dataclass(frozen=True)
+class SideForecast:
+    contender: Contender
+    win_probability: float
+    after_win: Outcome
+    after_loss: Outcome
+
+
+@dataclass(frozen=True)
+class Forecast:
+    a: SideForecast
+    b: SideForecast
+
+    @property
+    def sides(self) -> tuple[SideForecast, SideForecast]:
+        return self.a, self.b
+
+
+def win_forecast(a: Contender, b: Contender) -> Forecast:
+    """P(A wins) and both sides' ratings after either result, by the site's own rules."""
+    params = glicko_params()
+    probability = win_probability(a.value, a.deviation, b.value, b.deviation)
+    eligible = a.eligible and b.eligible
+    outcomes: dict[bool, tuple[Outcome, Outcome]] = {}
+    for a_won in (True, False):
+        counts = eligible and game_counts(a.value, a.deviation, b.value, b.deviation, a_won, params)
+        if counts:
+            va, da, vb, db = rate_game(
+                a.value, a.deviation, b.value, b.deviation, 1.0 if a_won else 0.0, params
+            )
+        else:
+            va, da, vb, db = a.value, a.deviation, b.value, b.deviation
+        outcomes[a_won] = (
+            Outcome(va, da, va - a.value, counts),
+            Outcome(vb, db, vb - b.value, counts),
+        )
+    return Forecast(
+        SideForecast(a, probability, outcomes[True][0], outcomes[False][0]),
+        SideForecast(b, 1.0 - probability, outcomes[False][1], outcomes[True][1]),
+    )
+
+
+# --- Site statistics ------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SiteStatistics:
+    """The precomputed statistics (matches.services.statistics); empty before the first
+    refresh."""
+
+    totals: dict[str, int] | None
+    games_per_day: list[dict[str, Any]]
+    rating_distribution: dict[str, Any] | None
+    floor_distribution: list[dict[str, int]]
+    popularity: dict[str, Any] | None
+    computed_at: datetime | None
+
+
+STATISTIC_KEYS = (
+    "totals",
+    "games_per_day",
+    "rating_distribution",
+    "floor_distribution",
+    "popularity",
+)
+
+
+def site_statistics() -> SiteStatistics:
+    """Every statistic the stats page shows, in one query."""
+    rows = {row.key: row for row in SiteStatistic.objects.filter(key__in=STATISTIC_KEYS)}
+    data = {key: rows[key].data if key in rows else None for key in STATISTIC_KEYS}
+    return SiteStatistics(
+        totals=data["totals"],
+        games_per_day=data["games_per_day"] or [],
+        rating_distribution=data["rating_distribution"],
+        floor_distribution=data["floor_distribution"] or [],
+        popularity=data["popularity"],
+        computed_at=max((row.computed_at for row in rows.values()), default=None),
+    )
+
+
+# --- API-only reads -------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class GamePage:
+    games: list[RatedGame]  # newest first
+    next_cursor: GameCursor | None  # None on the last page
+
+
+def rating_games(
+    rating: Rating,
+    *,
+    before: GameCursor | None = None,
+    opponent_id: str | None = None,
+    since: datetime | None = None,
+    games: int = GAMES_PER_PAGE,
+) -> GamePage:
+    """A page of the rating's visible games, newest first, optionally only against one
+    opponent or from a moment on; two queries. The next page starts after its last game."""
+    condition = Q()
+    if before is not None:
+        condition &= Q(played_at__lt=before.played_at) | Q(
+            played_at=before.played_at, id__lt=before.match_id
+        )
+    if opponent_id == rating.player_id:
+        return GamePage([], None)  # nobody plays themself
+    if opponent_id is not None:
+        condition &= Q(player_a_id=opponent_id) | Q(player_b_id=opponent_id)
+    if since is not None:
+        condition &= Q(played_at__gte=since)
+    rows = _rating_games(rating, condition, games + 1)
+    if len(rows) <= games:
+        return GamePage(rows, None)
+    last = rows[games - 1]
+    return GamePage(rows[:games], GameCursor(last.played_at, last.match.id))

@@ -1,0 +1,84 @@
+"""Filters that format ratings the same way on every page."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from django import template
+
+from players.models import Player
+
+register = template.Library()
+
+MINUS = "\u2212"
+
+
+@register.filter
+def rating(value: float | None, deviation: float | None) -> str:
+    """`{{ r.value|rating:r.deviation }}` → '1623 ±120' (the ± is two deviations, 95%)."""
+    if value is None or deviation is None:
+        return ""
+    return f"{value:.0f} ±{2 * deviation:.0f}"
+
+
+@register.filter
+def signed(change: float | None, digits: int = 0) -> str:
+    """A rating change with its sign: '+12', '-8' (with a true minus sign), '0'."""
+    if change is None:
+        return ""
+    text = f"{abs(change):.{digits}f}"
+    if float(text) == 0:
+        return text
+    return ("+" if change > 0 else MINUS) + text
+
+
+@register.filter
+def percent(share: float | None, digits: int = 1) -> str:
+    """0.5421 → '54.2%'."""
+    if share is None:
+        return ""
+    return f"{100 * share:.{digits}f}%"
+
+
+@register.filter
+def win_rate(record: Any) -> str:
+    """Wins over games of anything with `wins` and `losses`, as a whole percent."""
+    games = record.wins + record.losses
+    return f"{100 * record.wins / games:.0f}%" if games else ""
+
+
+@register.filter
+def top_percent(share: float | None) -> str:
+    """A percentile as players say it: 'top 4%', 'top 0.3%' (never 'top 0%')."""
+    if share is None:
+        return ""
+    if share >= 10:
+        return f"top {math.ceil(share)}%"
+    return f"top {max(math.ceil(share * 10) / 10, 0.1):g}%"
+
+
+@register.filter
+def heat(probability: float | None) -> str:
+    """The colour class of a win probability: heat-0 (0-5%) … heat-10 (95-100%)."""
+    if probability is None:
+        return "heat-none"
+    return f"heat-{round(probability * 10)}"
+
+
+@register.filter
+def platform_name(code: str) -> str:
+    return Player.Platform(code).label if code in Player.Platform.values else code
+
+
+@register.filter
+def floor_name(floor: int | None) -> str:
+    if floor is None:
+        return ""
+    return "Celestial" if floor == 99 else f"Floor {floor}"
+
+
+@register.filter
+def get_item(mapping: dict[str, Any], key: str) -> Any:
+    """`{{ shares|get_item:bracket.key }}`: a dictionary value by a computed key."""
+    return mapping.get(key)
