@@ -175,6 +175,9 @@ CELERY_BROKER_TRANSPORT_OPTIONS = (
     if CELERY_BROKER_URL.startswith("filesystem")
     else {"visibility_timeout": env_int("CELERY_VISIBILITY_TIMEOUT", 3600)}
 )
+if CELERY_BROKER_URL.startswith("filesystem"):
+    for _folder in ("broker", "broker-processed"):
+        (VAR_DIR / _folder).mkdir(exist_ok=True)
 CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER", False)
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
@@ -184,6 +187,19 @@ CELERY_TIMEZONE = "UTC"
 CELERY_PULL_SECONDS = env_float("CELERY_PULL_SECONDS", 60.0)
 CELERY_RATE_SECONDS = env_float("CELERY_RATE_SECONDS", 60.0)
 CELERY_REFRESH_SECONDS = env_float("CELERY_REFRESH_SECONDS", 3600.0)
+# Several sites (or test runs) can share one Redis by giving each its own queue.
+CELERY_TASK_DEFAULT_QUEUE = env_str("CELERY_QUEUE", "celery")
+# A beat message not started within its interval is dropped: the next one does its work,
+# so a worker that was down does not come back to a pile of identical tasks.
+CELERY_BEAT_SCHEDULE = {
+    name: {"task": f"matches.tasks.{name}", "schedule": seconds, "options": {"expires": seconds}}
+    for name, seconds in (
+        ("pull_replays", CELERY_PULL_SECONDS),
+        ("rate_matches", CELERY_RATE_SECONDS),
+        ("refresh_statistics", CELERY_REFRESH_SECONDS),
+    )
+}
+CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
 
 # --- API ------------------------------------------------------------------------------
 REST_FRAMEWORK = {
@@ -212,3 +228,13 @@ CORS_URLS_REGEX = r"^/api/.*$"
 CORS_ALLOW_ALL_ORIGINS = True
 CORS_ALLOW_METHODS = ["GET", "HEAD", "OPTIONS"]
 CORS_ALLOW_CREDENTIALS = False
+
+# --- Rating lab, fair opponents and rank tiers (issue 6) ------------------------------
+# Fair opponents are drawn from ratings played within this many days.
+FAIR_OPPONENT_DAYS = env_int("FAIR_OPPONENT_DAYS", 14)
+# Rank tiers beside ratings as "minimum:name" items, ascending, e.g.
+# "0:Bronze,1400:Silver,1600:Gold" (the first also takes every lower rating); "off" shows
+# none; unset: matches.ratings.matchmaking.DEFAULT_TIERS. Read by matches.services.tiers.
+RATING_TIERS = env_list("RATING_TIERS", [])
+# How often the periodic task re-runs the lab evaluation (a minute per million games).
+CELERY_LAB_SECONDS = env_float("CELERY_LAB_SECONDS", 86400.0)

@@ -1,0 +1,76 @@
+"""The `simulator` source: a live simulated league that plays games as real time passes.
+
+The league is a pure function of its settings (matches.simulation.league), so the
+source keeps only those settings and, as its cursor, the number of games stored so
+far. Building a large league takes a moment, so each process keeps the leagues it
+built.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+from datetime import datetime
+from functools import lru_cache
+
+from django.utils import timezone
+
+from matches.models import IngestRun, ReplaySource
+from matches.replays.readers import iter_replay_payloads
+from matches.services.ingest import IngestResult
+from matches.simulation.league import LeagueSimulator
+from matches.sources.base import store_page
+
+
+@dataclass(frozen=True)
+class SimulatorSettings:
+    start: str  # ISO 8601 with an offset: when game 0 is played
+    players: int = 2000
+    seed: int = 1
+    rate: float = 0.2  # games per second
+    page_size: int = 5000  # games per transaction
+    max_games: int = 50_000  # per run
+
+    def validate(self) -> None:
+        if self.players < 2 or not self.rate > 0 or self.page_size < 1 or self.max_games < 1:
+            raise ValueError("players must be at least 2 and rate, page_size, max_games positive")
+        self.start_time()
+
+    def start_time(self) -> datetime:
+        moment = datetime.fromisoformat(self.start)
+        if moment.tzinfo is None:
+            raise ValueError(f"start needs an offset: {self.start!r}")
+        return moment
+
+
+_lock = threading.Lock()  # a league is stateful: one pull at a time per process uses it
+
+
+@lru_cache(maxsize=4)
+def league(players: int, seed: int, start: datetime, rate: float) -> LeagueSimulator:
+    return LeagueSimulator(players, seed, start, rate=rate)
+
+
+def pull(
+    source: ReplaySource, settings: SimulatorSettings, run: IngestRun, result: IngestResult
+) -> str:
+    simulator = league(settings.players, settings.seed, settings.start_time(), settings.rate)
+    now = timezone.now()
+    with _lock:
+        while result.read < settings.max_games:
+            after = source.cursor or "0"
+            if simulator.position != int(after):
+                simulator.seek(int(after))
+            games = simulator.games_until(now, settings.page_size)
+            if not games:
+                break
+            result.add(
+                store_page(
+                    source=source,
+                    run=run,
+                    replays=iter_replay_payloads(games),
+                    after=source.cursor,
+                    next_cursor=str(simulator.position),
+                )
+            )
+    return ""

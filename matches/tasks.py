@@ -1,0 +1,41 @@
+"""Celery tasks: a few lines each around the services (DESIGN.md section 4.6).
+
+Beat sends all three on the schedule in settings (CELERY_BEAT_SCHEDULE); a pull that
+stored new games also sends ``rate_matches`` once its transaction has committed.
+Tasks are acknowledged late (settings), so a worker that dies mid-task has the task
+delivered again; every task is safe to run twice or side by side.
+"""
+
+from __future__ import annotations
+
+from celery import shared_task
+from django.db import InterfaceError, OperationalError
+
+from matches.services.rating import ClaimLost, rate_pending_matches
+from matches.services.sources import pull_enabled_sources
+from matches.services.statistics import refresh_statistics as refresh_statistics_service
+
+# The database restarting or a concurrent writer: worth another try a little later.
+_TRANSIENT = (OperationalError, InterfaceError)
+_RETRY = {"retry_backoff": 2, "retry_backoff_max": 60, "retry_jitter": True, "max_retries": 8}
+
+
+@shared_task(autoretry_for=_TRANSIENT, **_RETRY)
+def pull_replays() -> int:
+    """Pull every enabled source; returns how many new games were stored."""
+    new = sum(run.new for run in pull_enabled_sources())
+    if new:
+        rate_matches.delay_on_commit()
+    return new
+
+
+@shared_task(autoretry_for=(*_TRANSIENT, ClaimLost), **_RETRY)
+def rate_matches() -> int:
+    """Rate every pending match; returns how many were rated (0 when another writer is busy)."""
+    return rate_pending_matches().rated
+
+
+@shared_task(autoretry_for=_TRANSIENT, **_RETRY)
+def refresh_statistics() -> None:
+    """Decay idle ratings, re-rank, recompute the site statistics."""
+    refresh_statistics_service()
