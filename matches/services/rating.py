@@ -392,7 +392,7 @@ def rate_pending_matches(
     return RatingRun(rated, counted, batches)
 
 
-def _matches_in_order(matches: QuerySet[Match], chunk_size: int = 50_000) -> Iterator[list[Game]]:
+def matches_in_order(matches: QuerySet[Match], chunk_size: int = 50_000) -> Iterator[list[Game]]:
     """The matches in (played_at, id) order, a chunk at a time (keyset pages, no open cursor)."""
     queryset = matches.order_by("played_at", "id").values_list(*MATCH_COLUMNS)
     page = list(queryset[:chunk_size])
@@ -443,7 +443,7 @@ def recompute_all_ratings(
         ledger = _new_ledger(excluded, {})
         ledger.brackets = BRACKETS[:1]
         rated_at = timezone.now()
-        for games in _matches_in_order(Match.objects.all(), chunk_size):
+        for games in matches_in_order(Match.objects.all(), chunk_size):
             results = [ledger.apply(game) for game in games]
             _write_results(results, rated_at, claim=False)
             rated += len(results)
@@ -473,7 +473,7 @@ def rebuild_bracket_matchups() -> None:
     }
     ledger = _new_ledger((), ranks)
     ledger.brackets = BRACKETS[1:]
-    for games in _matches_in_order(Match.objects.filter(counted=True)):
+    for games in matches_in_order(Match.objects.filter(counted=True)):
         for game in games:
             ledger.apply_character_matchups(game)
     CharacterMatchup.objects.exclude(bracket=CharacterMatchup.Bracket.ALL).delete()
