@@ -1,4 +1,8 @@
+from django import forms
 from django.contrib import admin
+from django.http import HttpRequest
+from django.template.response import TemplateResponse
+from django.urls import URLPattern, path
 
 from matches.models import (
     CharacterMatchup,
@@ -8,14 +12,52 @@ from matches.models import (
     ReplaySource,
     SiteStatistic,
 )
+from matches.operations import operations_overview
+from matches.services.sources import KINDS, validate_settings
+
+
+class ReplaySourceForm(forms.ModelForm):
+    class Meta:
+        model = ReplaySource
+        fields = ("name", "kind", "settings", "cursor", "enabled")
+
+    def clean(self) -> dict:
+        cleaned = super().clean()
+        kind, settings = cleaned.get("kind"), cleaned.get("settings")
+        if kind in KINDS and isinstance(settings, dict):
+            try:
+                cleaned["settings"] = validate_settings(kind, settings)
+            except ValueError as error:
+                self.add_error("settings", str(error))
+        return cleaned
 
 
 @admin.register(ReplaySource)
 class ReplaySourceAdmin(admin.ModelAdmin):
+    form = ReplaySourceForm
     list_display = ("name", "kind", "enabled", "cursor", "created_at")
     list_editable = ("enabled",)
     list_filter = ("kind", "enabled")
     search_fields = ("name",)
+    change_list_template = "admin/matches/replaysource/change_list.html"
+
+    def get_urls(self) -> list[URLPattern]:
+        operations = path(
+            "operations/",
+            self.admin_site.admin_view(self.operations_view),
+            name="matches_operations",
+        )
+        return [operations, *super().get_urls()]
+
+    def operations_view(self, request: HttpRequest) -> TemplateResponse:
+        """Sources with their latest runs, pending matches and the latest rejected replays."""
+        context = {
+            **self.admin_site.each_context(request),
+            "title": "Operations",
+            "opts": self.model._meta,
+            "operations": operations_overview(),
+        }
+        return TemplateResponse(request, "admin/matches/operations.html", context)
 
 
 @admin.register(Match)
