@@ -54,7 +54,13 @@ class Match(models.Model):
         A = "A", "Side A"
         B = "B", "Side B"
 
-    source = models.ForeignKey(ReplaySource, on_delete=models.PROTECT, related_name="matches")
+    # Foreign keys carry no index of their own here: the composite indexes and unique
+    # constraints below lead with them, and every index costs each of millions of inserts.
+    # Characters are checked against the roster at ingestion and never deleted, so their
+    # keys also skip the database's per-row constraint check.
+    source = models.ForeignKey(
+        ReplaySource, on_delete=models.PROTECT, related_name="matches", db_index=False
+    )
     source_replay_id = models.CharField(max_length=128)
     played_at = models.DateTimeField()
     time_corrected = models.BooleanField(
@@ -62,11 +68,15 @@ class Match(models.Model):
     )
     ingested_at = models.DateTimeField()
     floor = models.PositiveSmallIntegerField(null=True, blank=True)
-    player_a = models.ForeignKey(Player, on_delete=models.CASCADE, related_name="+")
-    character_a = models.ForeignKey(Character, on_delete=models.PROTECT, related_name="+")
+    player_a = models.ForeignKey(Player, on_delete=models.CASCADE, related_name="+", db_index=False)
+    character_a = models.ForeignKey(
+        Character, on_delete=models.PROTECT, related_name="+", db_index=False, db_constraint=False
+    )
     platform_a = models.CharField(max_length=4, blank=True, default="")
-    player_b = models.ForeignKey(Player, on_delete=models.CASCADE, related_name="+")
-    character_b = models.ForeignKey(Character, on_delete=models.PROTECT, related_name="+")
+    player_b = models.ForeignKey(Player, on_delete=models.CASCADE, related_name="+", db_index=False)
+    character_b = models.ForeignKey(
+        Character, on_delete=models.PROTECT, related_name="+", db_index=False, db_constraint=False
+    )
     platform_b = models.CharField(max_length=4, blank=True, default="")
     winner = models.CharField(max_length=1, choices=Winner.choices)
     # Filled in by the rating pipeline, once.
@@ -100,7 +110,6 @@ class Match(models.Model):
                 name="match_pending_idx",
                 condition=Q(rated_at__isnull=True),
             ),
-            models.Index(fields=["played_at", "id"], name="match_played_at_idx"),
             models.Index(fields=["player_a", "character_a", "played_at"], name="match_side_a_idx"),
             models.Index(fields=["player_b", "character_b", "played_at"], name="match_side_b_idx"),
         ]

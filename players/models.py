@@ -58,7 +58,10 @@ class Player(models.Model):
 class PlayerName(models.Model):
     """Every name a player has used, so that search finds old names too."""
 
-    player = models.ForeignKey(Player, on_delete=models.CASCADE, related_name="names")
+    # Indexed by the unique (player, name) constraint, which leads with it.
+    player = models.ForeignKey(
+        Player, on_delete=models.CASCADE, related_name="names", db_index=False
+    )
     name = models.CharField(max_length=64)
     first_seen = models.DateTimeField()
     last_seen = models.DateTimeField()
@@ -77,7 +80,9 @@ class PlayerName(models.Model):
 class Rating(models.Model):
     """A player's rating on one character, with the records the profile shows."""
 
-    player = models.ForeignKey(Player, on_delete=models.CASCADE, related_name="ratings")
+    player = models.ForeignKey(
+        Player, on_delete=models.CASCADE, related_name="ratings", db_index=False
+    )  # indexed by unique (player, character)
     character = models.ForeignKey(Character, on_delete=models.PROTECT, related_name="ratings")
     value = models.FloatField()
     deviation = models.FloatField()
@@ -130,7 +135,9 @@ class Rating(models.Model):
 class RatingSnapshot(models.Model):
     """A rating at the end of a day it was played, for long history charts."""
 
-    rating = models.ForeignKey(Rating, on_delete=models.CASCADE, related_name="snapshots")
+    rating = models.ForeignKey(
+        Rating, on_delete=models.CASCADE, related_name="snapshots", db_index=False
+    )  # indexed by unique (rating, day)
     day = models.DateField()
     value = models.FloatField()
     deviation = models.FloatField()
@@ -145,7 +152,9 @@ class RatingSnapshot(models.Model):
 class PlayerMatchup(models.Model):
     """How one rating fares against one opposing character, as a Glicko rating of its own."""
 
-    rating = models.ForeignKey(Rating, on_delete=models.CASCADE, related_name="matchups")
+    rating = models.ForeignKey(
+        Rating, on_delete=models.CASCADE, related_name="matchups", db_index=False
+    )  # indexed by unique (rating, opponent_character)
     opponent_character = models.ForeignKey(Character, on_delete=models.PROTECT, related_name="+")
     wins = models.PositiveIntegerField(default=0)
     losses = models.PositiveIntegerField(default=0)
