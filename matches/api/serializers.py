@@ -1,0 +1,282 @@
+"""How histories, games, matchups, forecasts and statistics look in the API (read-only)."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from ratingsite.api import RatingField
+from rest_framework import serializers
+
+from matches.models import CharacterMatchup
+from matches.selectors import HISTORY_RANGES, GameCursor
+from players.api.serializers import CharacterSerializer, PlayerSummarySerializer
+
+# --- Query parameters --------------------------------------------------------------------
+
+
+class HistoryQuery(serializers.Serializer):
+    daily = serializers.BooleanField(
+        default=False,
+        help_text="`1`: one point a day played, the whole history (daily snapshots). "
+        "Otherwise one point per game over `range`.",
+    )
+    range = serializers.ChoiceField(
+        choices=[key for key, span in HISTORY_RANGES.items() if span is not None],
+        default="30d",
+        help_text="For per-game history: how far back from the latest game (at most the "
+        "latest 1000 games).",
+    )
+
+
+class CursorField(serializers.CharField):
+    default_error_messages = {"invalid_cursor": "Not a cursor this API gave out."}
+
+    def to_internal_value(self, data: Any) -> GameCursor:
+        try:
+            return GameCursor.parse(super().to_internal_value(data))
+        except (ValueError, OverflowError, OSError):
+            self.fail("invalid_cursor")
+
+
+class MatchesQuery(serializers.Serializer):
+    cursor = CursorField(
+        required=False, help_text="Where to go on from: the `next` link carries it."
+    )
+    page_size = serializers.IntegerField(
+        min_value=1, max_value=200, default=50, help_text="Games per page (1-200)."
+    )
+    opponent = serializers.CharField(
+        required=False, max_length=32, help_text="Only games against this player id."
+    )
+    since = serializers.DateTimeField(
+        required=False,
+        help_text="Only games played at or after this ISO 8601 time (UTC if no offset given).",
+    )
+
+
+class MatchupsQuery(serializers.Serializer):
+    bracket = serializers.ChoiceField(
+        choices=CharacterMatchup.Bracket.values,
+        default=CharacterMatchup.Bracket.ALL,
+        help_text="Which games: `all`, or those where both players are in the `top1000` or "
+        "`top100` of their character.",
+    )
+
+
+class ContenderField(serializers.CharField):
+    """`VALUE,DEVIATION` or `PLAYER_ID:CHARACTER`: ("numbers", value, deviation) or
+    ("rating", player id, character key)."""
+
+    default_error_messages = {
+        "format": "Expected `value,deviation` (e.g. `1700,80`) or `player_id:character` "
+        "(e.g. `230129212655563979:SO`).",
+        "range": "The value must lie within 0-5000 and the deviation within 1-350.",
+    }
+
+    def to_internal_value(self, data: Any) -> tuple[str, Any, Any]:
+        text = super().to_internal_value(data)
+        player_id, colon, character = text.partition(":")
+        if colon:
+            if not player_id or not character:
+                self.fail("format")
+            return ("rating", player_id, character)
+        value_text, comma, deviation_text = text.partition(",")
+        try:
+            value, deviation = float(value_text), float(deviation_text)
+        except ValueError:
+            self.fail("format")
+        if not comma or not (math.isfinite(value) and math.isfinite(deviation)):
+            self.fail("format")
+        if not (0 <= value <= 5000 and 1 <= deviation <= 350):
+            self.fail("range")
+        return ("numbers", value, deviation)
+
+
+class ProbabilityQuery(serializers.Serializer):
+    a = ContenderField(
+        max_length=64,
+        help_text="Side A: `value,deviation` (`1700,80`) or a player's rating "
+        "`player_id:character` (`230129212655563979:SO`).",
+    )
+    b = ContenderField(max_length=64, help_text="Side B, in the same forms as `a`.")
+
+
+# --- Responses ---------------------------------------------------------------------------
+
+
+class HistoryPointSerializer(serializers.Serializer):
+    at = serializers.DateTimeField(
+        help_text="The game's time (per game; the first point is the rating before the first "
+        "game), or 23:59 UTC of the day (daily)."
+    )
+    rating = RatingField(help_text="The rating after that game, or at the end of that day.")
+
+
+class RatingHistorySerializer(serializers.Serializer):
+    player = PlayerSummarySerializer(source="rating.player", help_text="Whose history.")
+    character = CharacterSerializer(source="rating.character", help_text="Played as.")
+    daily = serializers.BooleanField(help_text="Whether points are daily snapshots.")
+    points = HistoryPointSerializer(many=True, help_text="Oldest first.")
+
+
+class GameSerializer(serializers.Serializer):
+    """One game seen from the rating's side."""
+
+    id = serializers.IntegerField(source="match.id", help_text="The game's id on this site.")
+    played_at = serializers.DateTimeField(help_text="When it was played (UTC).")
+    floor = serializers.IntegerField(
+        source="match.floor", allow_null=True, help_text="The floor: 1-10, 99 = Celestial."
+    )
+    won = serializers.BooleanField(help_text="Whether this rating's player won.")
+    counted = serializers.BooleanField(
+        source="match.counted",
+        allow_null=True,
+        help_text="Whether the game moved ratings (lopsided games between established players "
+        "and games with cheaters do not); null until rated.",
+    )
+    rating = RatingField(
+        allow_null=True, help_text="This side's rating before the game; null until rated."
+    )
+    change = serializers.FloatField(
+        allow_null=True, help_text="How much the game moved this side's rating; null until rated."
+    )
+    opponent = PlayerSummarySerializer(help_text="Who the opponent was.")
+    opponent_character = CharacterSerializer(help_text="The opponent's character.")
+    opponent_rating = RatingField(
+        prefix="opponent_",
+        allow_null=True,
+        help_text="The opponent's rating before the game; null until rated.",
+    )
+
+
+class GamePageSerializer(serializers.Serializer):
+    next = serializers.URLField(
+        allow_null=True, help_text="The next (older) page; null on the last page."
+    )
+    results = GameSerializer(many=True, help_text="Newest first.")
+
+
+class MatchupCellSerializer(serializers.Serializer):
+    opponent = serializers.CharField(source="opponent.code", help_text="The column character.")
+    probability = serializers.FloatField(
+        allow_null=True, help_text="P(row character beats column character); null: no games."
+    )
+    wins = serializers.IntegerField(help_text="Games the row character won.")
+    losses = serializers.IntegerField(help_text="Games the row character lost.")
+    games = serializers.IntegerField(help_text="Counted games between the two.")
+
+
+class MatchupRowSerializer(serializers.Serializer):
+    character = CharacterSerializer(help_text="The row character.")
+    average = serializers.FloatField(
+        allow_null=True,
+        help_text="The mean of its win probabilities over the opponents with games, mirror "
+        "excluded.",
+    )
+    cells = MatchupCellSerializer(many=True, help_text="One per column, in `characters` order.")
+
+
+class MatchupMatrixSerializer(serializers.Serializer):
+    bracket = serializers.CharField(help_text="`all`, `top1000` or `top100`.")
+    characters = CharacterSerializer(
+        source="columns", many=True, help_text="Rows and columns, strongest first."
+    )
+    rows = MatchupRowSerializer(many=True, help_text="One per character, strongest first.")
+
+
+class OutcomeSerializer(serializers.Serializer):
+    rating = RatingField(help_text="The rating after the game.")
+    change = serializers.FloatField(help_text="The change of the value.")
+    counts = serializers.BooleanField(
+        help_text="Whether such a game would move ratings at all (see `GameSerializer.counted`)."
+    )
+
+
+class ForecastSideSerializer(serializers.Serializer):
+    player = PlayerSummarySerializer(
+        source="contender.rating.player",
+        allow_null=True,
+        help_text="The player, when given as `player_id:character`.",
+    )
+    character = CharacterSerializer(
+        source="contender.rating.character",
+        allow_null=True,
+        help_text="Their character, when given as `player_id:character`.",
+    )
+    rating = RatingField(source="contender", help_text="The rating going into the game.")
+    win_probability = serializers.FloatField(help_text="P(this side wins).")
+    after_win = OutcomeSerializer(help_text="This side's rating if it wins.")
+    after_loss = OutcomeSerializer(help_text="This side's rating if it loses.")
+
+
+class ForecastSerializer(serializers.Serializer):
+    a = ForecastSideSerializer(help_text="Side A.")
+    b = ForecastSideSerializer(help_text="Side B.")
+
+
+class TotalsSerializer(serializers.Serializer):
+    games = serializers.IntegerField(help_text="Games stored (hidden players' excluded).")
+    players = serializers.IntegerField(help_text="Players seen (hidden excluded).")
+    ratings = serializers.IntegerField(help_text="(player, character) ratings.")
+    ranked = serializers.IntegerField(help_text="Ranked ratings.")
+    games_24h = serializers.IntegerField(help_text="Games in the 24 hours before the refresh.")
+
+
+class GamesOnDaySerializer(serializers.Serializer):
+    day = serializers.DateField(help_text="A day (UTC).")
+    games = serializers.IntegerField(help_text="Games played that day.")
+
+
+class RatingBinSerializer(serializers.Serializer):
+    def get_fields(self) -> dict[str, serializers.Field]:
+        # `from` is a Python keyword, so the fields are declared here.
+        return {
+            "from": serializers.FloatField(help_text="The bin's lowest value (inclusive)."),
+            "to": serializers.FloatField(help_text="The bin's highest value (exclusive)."),
+            "count": serializers.IntegerField(help_text="Ranked ratings in the bin."),
+        }
+
+
+class RatingDistributionSerializer(serializers.Serializer):
+    bin_width = serializers.IntegerField(help_text="The width of every bin.")
+    bins = RatingBinSerializer(many=True, help_text="Bins with ratings, lowest first.")
+
+
+class FloorCountSerializer(serializers.Serializer):
+    floor = serializers.IntegerField(help_text="A floor: 1-10, 99 = Celestial.")
+    players = serializers.IntegerField(help_text="Players whose latest game was on it.")
+
+
+class PopularityBracketSerializer(serializers.Serializer):
+    key = serializers.CharField(help_text="The key used in `shares`.")
+    label = serializers.CharField(help_text="A label for people.")
+
+
+class PopularityRowSerializer(serializers.Serializer):
+    character = serializers.CharField(help_text="The character's code.")
+    name = serializers.CharField(help_text="The character's name.")
+    shares = serializers.DictField(
+        child=serializers.FloatField(),
+        help_text="Per bracket key: the character's share (0-1) of the games played there.",
+    )
+
+
+class PopularitySerializer(serializers.Serializer):
+    brackets = PopularityBracketSerializer(many=True, help_text="The rating brackets.")
+    rows = PopularityRowSerializer(many=True, help_text="One per character.")
+
+
+class SiteStatisticsSerializer(serializers.Serializer):
+    computed_at = serializers.DateTimeField(
+        allow_null=True, help_text="When the statistics were last refreshed; null: never yet."
+    )
+    totals = TotalsSerializer(allow_null=True, help_text="Site totals; null before a refresh.")
+    games_per_day = GamesOnDaySerializer(many=True, help_text="The last 90 days, oldest first.")
+    rating_distribution = RatingDistributionSerializer(
+        allow_null=True, help_text="Ranked ratings by value."
+    )
+    floor_distribution = FloorCountSerializer(many=True, help_text="Players by floor.")
+    popularity = PopularitySerializer(
+        allow_null=True, help_text="Character shares of games, overall and per rating bracket."
+    )

@@ -1,0 +1,174 @@
+"""How players, characters and ratings look in the API (read-only; the shapes are the contract)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from drf_spectacular.utils import extend_schema_field
+from ratingsite.api import RatingField
+from rest_framework import serializers
+
+from players.models import Player, Rating
+
+
+class CharacterSerializer(serializers.Serializer):
+    id = serializers.IntegerField(help_text="The character's numeric id (stable).")
+    code = serializers.CharField(
+        help_text="The short code used in URLs (any case is accepted there): SO, KY..."
+    )
+    name = serializers.CharField(help_text="The character's name.")
+
+
+class PlayerSummarySerializer(serializers.Serializer):
+    id = serializers.CharField(help_text="The game's player id (a 64-bit number, as a string).")
+    name = serializers.CharField(help_text="The name the player uses now.")
+    platform = serializers.CharField(help_text='`pc`, `ps`, `xbox`, or "" when unknown.')
+
+
+class RatingSummarySerializer(serializers.Serializer):
+    """One of a player's ratings, in lists."""
+
+    character = CharacterSerializer(help_text="The character this rating is for.")
+    rating = RatingField(help_text="The current rating.")
+    wins = serializers.IntegerField(help_text="Counted games won.")
+    losses = serializers.IntegerField(help_text="Counted games lost.")
+    last_played_at = serializers.DateTimeField(
+        allow_null=True, help_text="When this character was last played (UTC)."
+    )
+    global_rank = serializers.IntegerField(
+        allow_null=True,
+        help_text="Rank among all ranked ratings; null when unranked (deviation 75 or more, "
+        "or a cheater).",
+    )
+    character_rank = serializers.IntegerField(
+        allow_null=True, help_text="Rank among this character's ranked ratings; null when unranked."
+    )
+
+
+class PlayerHitSerializer(serializers.Serializer):
+    """A search result."""
+
+    id = serializers.CharField(source="player_id", help_text="The game's player id.")
+    name = serializers.CharField(help_text="The name the player uses now.")
+    platform = serializers.CharField(help_text='`pc`, `ps`, `xbox`, or "" when unknown.')
+    matched_name = serializers.CharField(
+        help_text="The name that matched the search: the current one or a past one."
+    )
+    ratings = RatingSummarySerializer(many=True, help_text="Every rating, most played first.")
+
+
+class PlayerSearchSerializer(serializers.Serializer):
+    results = PlayerHitSerializer(
+        many=True,
+        help_text="Up to `limit` players, best match first: exact names, then current names, "
+        "then the closest.",
+    )
+
+
+class PastNameSerializer(serializers.Serializer):
+    name = serializers.CharField(help_text="A name the player used before.")
+    first_seen = serializers.DateTimeField(help_text="When the name was first seen (UTC).")
+    last_seen = serializers.DateTimeField(help_text="When the name was last seen (UTC).")
+
+
+class PlayerDetailSerializer(serializers.Serializer):
+    id = serializers.CharField(source="player.id", help_text="The game's player id.")
+    name = serializers.CharField(source="player.name", help_text="The name the player uses now.")
+    platform = serializers.CharField(
+        source="player.platform", help_text='`pc`, `ps`, `xbox`, or "" when unknown.'
+    )
+    floor = serializers.IntegerField(
+        source="player.floor",
+        allow_null=True,
+        help_text="The floor of the latest game: 1-10, 99 = Celestial; null when unknown.",
+    )
+    first_seen = serializers.DateTimeField(
+        source="player.first_seen", help_text="The player's first game seen (UTC)."
+    )
+    last_seen = serializers.DateTimeField(
+        source="player.last_seen", help_text="The player's latest game seen (UTC)."
+    )
+    supporter = serializers.BooleanField(source="player.supporter", help_text="Supports the site.")
+    cheater = serializers.BooleanField(
+        source="player.cheater",
+        help_text="Marked as a cheater: shown, but never ranked and never moving anyone's rating.",
+    )
+    ratings = RatingSummarySerializer(many=True, help_text="Every rating, most played first.")
+    past_names = PastNameSerializer(many=True, help_text="Earlier names, latest first.")
+
+
+class PeakSerializer(serializers.Serializer):
+    rating = RatingField(prefix="peak_", help_text="The highest rating reached (deviation < 75).")
+    at = serializers.DateTimeField(source="peak_at", help_text="When it was reached (UTC).")
+
+
+class BestWinSerializer(serializers.Serializer):
+    opponent = serializers.SerializerMethodField(
+        help_text="Who was beaten; null when that player has since hidden themself."
+    )
+    character = CharacterSerializer(
+        source="best_win_character", help_text="The character they played."
+    )
+    rating = RatingField(prefix="best_win_", help_text="Their rating before that game.")
+    at = serializers.DateTimeField(source="best_win_at", help_text="When (UTC).")
+
+    @extend_schema_field(PlayerSummarySerializer(allow_null=True))
+    def get_opponent(self, rating: Rating) -> dict[str, Any] | None:
+        opponent: Player | None = rating.best_win_opponent
+        if opponent is None or opponent.hidden:
+            return None
+        return PlayerSummarySerializer(opponent).data
+
+
+class RatingDetailSerializer(RatingSummarySerializer):
+    """One rating with its records."""
+
+    player = PlayerSummarySerializer(help_text="Whose rating this is.")
+    peak = serializers.SerializerMethodField(
+        help_text="The highest rating reached while the deviation was below 75; null if never."
+    )
+    best_win = serializers.SerializerMethodField(
+        help_text="The highest-rated opponent beaten (their deviation below 75); null if none."
+    )
+
+    @extend_schema_field(PeakSerializer(allow_null=True))
+    def get_peak(self, rating: Rating) -> dict[str, Any] | None:
+        return None if rating.peak_value is None else PeakSerializer(rating).data
+
+    @extend_schema_field(BestWinSerializer(allow_null=True))
+    def get_best_win(self, rating: Rating) -> dict[str, Any] | None:
+        return None if rating.best_win_value is None else BestWinSerializer(rating).data
+
+
+class PlayerMatchupSerializer(serializers.Serializer):
+    opponent_character = CharacterSerializer(help_text="The opposing character.")
+    wins = serializers.IntegerField(help_text="Counted games won against this character.")
+    losses = serializers.IntegerField(help_text="Counted games lost against this character.")
+    rating = RatingField(
+        help_text="A Glicko rating of this player against this character only: it starts at "
+        "the player's rating with deviation 350 and moves with each counted game."
+    )
+
+
+class RatingMatchupsSerializer(serializers.Serializer):
+    player = PlayerSummarySerializer(source="rating.player", help_text="Whose matchups.")
+    character = CharacterSerializer(source="rating.character", help_text="Played as.")
+    matchups = PlayerMatchupSerializer(
+        many=True, help_text="One row per opposing character met, by character id."
+    )
+
+
+class RankingRowSerializer(serializers.Serializer):
+    rank = serializers.SerializerMethodField(
+        help_text="The rank: overall in `rankings/`, within the character in "
+        "`rankings/{character}/`."
+    )
+    player = PlayerSummarySerializer(help_text="Who.")
+    character = CharacterSerializer(help_text="Playing which character.")
+    rating = RatingField(help_text="The rating.")
+    wins = serializers.IntegerField(help_text="Counted games won.")
+    losses = serializers.IntegerField(help_text="Counted games lost.")
+
+    def get_rank(self, rating: Rating) -> int:
+        by_character = self.context.get("by_character", False)
+        return rating.character_rank if by_character else rating.global_rank
