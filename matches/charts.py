@@ -17,7 +17,7 @@ from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
 WIDTH, HEIGHT = 640, 280
-LEFT, RIGHT, TOP, BOTTOM = 58, 14, 14, 40
+LEFT, RIGHT, TOP, BOTTOM = 66, 24, 14, 44
 # The band around the rating is drawn at most this far out, so that a new player's
 # ±700 does not flatten the rest of the chart (it is clipped, not rescaled).
 MAX_BAND_SHOWN = 250.0
@@ -85,7 +85,7 @@ def _y_axis(ticks: list[float], y: Callable[[float], float]) -> list[str]:
 
 def _x_label(px: float, text: str) -> str:
     return (
-        f'<text class="chart-label" x="{px:.1f}" y="{HEIGHT - BOTTOM + 22}" '
+        f'<text class="chart-label" x="{px:.1f}" y="{HEIGHT - BOTTOM + 28}" '
         f'text-anchor="middle">{escape(text)}</text>'
     )
 

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from datetime import datetime
-
 import pytest
 
 from tests.players.league import SeededLeague, seed_league
+
+# Enough for an N+1 query to show: a full-ish top 100, 50-game history pages, 27 matchups.
+QUERY_LIMIT = 10
 
 
 @pytest.fixture(autouse=True)
@@ -22,13 +22,5 @@ def _plain_static_files(settings) -> None:
 
 @pytest.fixture
 def league(db) -> SeededLeague:
-    """2,000 rated games among 80 simulated players, with ranks and statistics."""
-    return seed_league(players=80, games=2000)
-
-
-@pytest.fixture
-def seed() -> Callable[..., SeededLeague]:
-    return seed_league
-
-
-__all__ = ["datetime"]
+    """3,000 rated games among 120 simulated players, with ranks and statistics."""
+    return seed_league(players=120, games=3000)

@@ -1,0 +1,307 @@
+"""`make bench-web`: server time of every page with 10,000 and 1,000,000 games in PostgreSQL.
+
+For each size, a database `bench_web_<games>` is built once (simulated league →
+import_replays → recompute_ratings → refresh_statistics) and reused while it holds
+that many games. A child process per size then requests each page 200 times through
+Django's test client, in-process (no network), twice: with the page cache off (every
+request renders from the database) and on (the generation-keyed page cache, in local
+memory). A trivial view in the same run gives the floor. Results are appended to
+BENCHMARKS.md.
+
+    python -m bench.web [--games 10000 1000000] [--requests 200]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from django.http import HttpRequest, HttpResponse
+from django.urls import include, path
+
+from bench.report import append_section, machine_description
+
+ROOT = Path(__file__).resolve().parent.parent
+OUT = ROOT / "bench" / "out"
+POSTGRES_SERVER = os.environ.get("BENCH_POSTGRES_SERVER", "postgres://postgres@127.0.0.1:5432")
+SEED = 2026
+WARMUP = 5
+
+
+def trivial(request: HttpRequest) -> HttpResponse:
+    return HttpResponse("ok")
+
+
+def __getattr__(name: str) -> list:
+    """`urlpatterns`, built on first use: the child process serves the site under this
+    URLconf, with the trivial view added (the orchestrator never sets Django up)."""
+    if name == "urlpatterns":
+        return [path("bench/trivial", trivial), path("", include("ratingsite.urls"))]
+    raise AttributeError(name)
+
+
+def players_for(games: int) -> int:
+    return min(100_000, max(500, games // 10))
+
+
+def _psql(database: str, statement: str) -> str:
+    result = subprocess.run(
+        ["psql", f"{POSTGRES_SERVER}/{database}", "-tAq", "-c", statement],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    return result.stdout.strip() if result.returncode == 0 else ""
+
+
+def _manage(arguments: list[str], database_url: str) -> None:
+    started = time.perf_counter()
+    subprocess.run(
+        [sys.executable, str(ROOT / "manage.py"), *arguments],
+        env={**os.environ, "DATABASE_URL": database_url},
+        check=True,
+    )
+    print(f"  {arguments[0]}: {time.perf_counter() - started:.0f} s", flush=True)
+
+
+def ensure_database(games: int) -> str:
+    """The URL of a database holding a rated league of `games` games (built if needed)."""
+    name = f"bench_web_{games}"
+    url = f"{POSTGRES_SERVER}/{name}"
+    if _psql(name, "SELECT count(*) FROM matches_match") == str(games) and _psql(
+        name, "SELECT count(*) FROM matches_sitestatistic WHERE key = 'totals'"
+    ):
+        print(f"[{games:,} games] reusing database {name}", flush=True)
+        return url
+    print(f"[{games:,} games] building database {name}", flush=True)
+    _psql("postgres", f"DROP DATABASE IF EXISTS {name}")
+    _psql("postgres", f"CREATE DATABASE {name}")
+    OUT.mkdir(parents=True, exist_ok=True)
+    players = players_for(games)
+    league = OUT / f"league-{players}-{games}-{SEED}.jsonl.gz"
+    if not league.exists():
+        _manage(
+            [
+                "simulate_league",
+                *("--players", str(players), "--games", str(games)),
+                *("--seed", str(SEED), "--out", str(league)),
+            ],
+            url,
+        )
+    _manage(["migrate", "--no-input", "-v0"], url)
+    _manage(["import_replays", str(league)], url)
+    _manage(["recompute_ratings"], url)
+    subprocess.run([sys.executable, "-m", "bench.web", "--refresh"], env=_env(url), check=True)
+    return url
+
+
+def _env(database_url: str) -> dict[str, str]:
+    return {
+        **os.environ,
+        "DATABASE_URL": database_url,
+        "DJANGO_SETTINGS_MODULE": "ratingsite.settings",
+    }
+
+
+# --- In the child process (Django set up against one database) --------------------------
+
+
+def _setup() -> None:
+    import django
+
+    django.setup()
+
+
+def refresh() -> None:
+    """Site statistics as of the league's last game (so that ratings are not decayed away)."""
+    _setup()
+    from django.db.models import Max
+
+    from matches.models import Match
+    from matches.services.statistics import refresh_statistics
+
+    started = time.perf_counter()
+    refresh_statistics(now=Match.objects.aggregate(last=Max("played_at"))["last"])
+    print(f"  refresh_statistics: {time.perf_counter() - started:.0f} s", flush=True)
+
+
+def _pages() -> dict[str, str]:
+    """The pages to time, with real ids and names from the database."""
+    from players.models import Rating
+
+    busiest = (
+        Rating.objects.filter(global_rank__isnull=False)
+        .select_related("player", "character")
+        .order_by("-wins")
+        .first()
+    )
+    player, code = busiest.player_id, busiest.character.code
+    name = busiest.player.name
+    fragment = name[len(name) // 4 : len(name) // 4 + 4]
+    return {
+        "trivial view": "/bench/trivial",
+        "top 100": "/",
+        "top 100, one per player": "/?per=player",
+        "top 100 of a character": f"/top/{code}",
+        "search": f"/search?name={fragment}",
+        "player → best character": f"/player/{player}",
+        "profile (30 days)": f"/player/{player}/{code}",
+        "profile (all, page 2)": f"/player/{player}/{code}?range=all&before="
+        + _second_page_cursor(busiest),
+        "matchups": "/matchups?bracket=top1000",
+        "calculator (two players)": f"/calculator?a-player={player}&a-character={code}"
+        f"&b-rating=1700&b-uncertainty=120",
+        "stats": "/stats",
+        "about": "/about",
+    }
+
+
+def _second_page_cursor(rating: object) -> str:
+    from matches.selectors import match_sets
+
+    return str(match_sets(rating).next_cursor)
+
+
+def _timings(client: object, url: str, requests: int) -> list[float]:
+    for _ in range(WARMUP):
+        client.get(url)
+    times = []
+    for _ in range(requests):
+        started = time.perf_counter()
+        response = client.get(url)
+        times.append((time.perf_counter() - started) * 1000)
+        if response.status_code not in (200, 302):
+            raise RuntimeError(f"{url} answered {response.status_code}")
+    return times
+
+
+def _summary(times: list[float]) -> dict[str, float]:
+    ordered = sorted(times)
+    return {
+        "median": statistics.median(ordered),
+        "p95": ordered[min(len(ordered) - 1, round(0.95 * len(ordered)) - 1)],
+    }
+
+
+def measure(requests: int) -> dict[str, dict]:
+    _setup()
+    from django.db import connection
+    from django.test import Client, override_settings
+    from django.test.utils import CaptureQueriesContext
+
+    plain_static = {
+        "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+        "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
+    }
+    caches = {
+        "off": {"default": {"BACKEND": "django.core.cache.backends.dummy.DummyCache"}},
+        "on": {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}},
+    }
+    results: dict[str, dict] = {}
+    with override_settings(ROOT_URLCONF="bench.web", STORAGES=plain_static):
+        pages = _pages()
+        client = Client()
+        for mode, cache in caches.items():
+            with override_settings(CACHES=cache):
+                for label, url in pages.items():
+                    entry = results.setdefault(label, {"url": url})
+                    if mode == "off":
+                        with CaptureQueriesContext(connection) as queries:
+                            client.get(url)
+                        entry["queries"] = len(queries)
+                    entry[mode] = _summary(_timings(client, url, requests))
+    return results
+
+
+# --- The orchestrator -------------------------------------------------------------------
+
+
+def _cell(entry: dict, mode: str) -> str:
+    return f"{entry[mode]['median']:.2f} / {entry[mode]['p95']:.2f}"
+
+
+def report(runs: dict[int, dict[str, dict]], requests: int) -> list[str]:
+    sizes = sorted(runs)
+    header = "| page | queries |" + "".join(
+        f" {games:,} games: no cache | {games:,}: cached |" for games in sizes
+    )
+    lines = [
+        machine_description(),
+        "",
+        f"Command: `make bench-web` (`python -m bench.web`). Median / p95 server time in ms "
+        f"over {requests} requests per page, through Django's test client in one process "
+        f"(middleware, view, queries, template; no network), after {WARMUP} warm-up requests. "
+        "'No cache': the page cache is off, every request renders from PostgreSQL. "
+        "'Cached': the generation-keyed page cache in local memory (Redis in production).",
+        "",
+        header,
+        "|---|---:|" + "---:|---:|" * len(sizes),
+    ]
+    for label in runs[sizes[0]]:
+        row = f"| {label} | {runs[sizes[-1]][label]['queries']} |"
+        row += "".join(
+            f" {_cell(runs[g][label], 'off')} | {_cell(runs[g][label], 'on')} |" for g in sizes
+        )
+        lines.append(row)
+    if len(sizes) > 1:
+        small, large = runs[sizes[0]], runs[sizes[-1]]
+        trivial_median = large["trivial view"]["off"]["median"]
+        lines += [
+            "",
+            f"Ratios of medians, {sizes[-1]:,} against {sizes[0]:,} games (target ≤ 1.5) "
+            "and against the trivial view at the larger size (target ≤ 3), without the cache:",
+            "",
+            "| page | large / small | large / trivial |",
+            "|---|---:|---:|",
+        ]
+        for label in large:
+            if label == "trivial view":
+                continue
+            ratio = large[label]["off"]["median"] / small[label]["off"]["median"]
+            trivial_ratio = large[label]["off"]["median"] / trivial_median
+            lines.append(f"| {label} | {ratio:.2f} | {trivial_ratio:.1f} |")
+    return lines
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--games", type=int, nargs="+", default=[10_000, 1_000_000])
+    parser.add_argument("--requests", type=int, default=200)
+    parser.add_argument("--measure", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--refresh", action="store_true", help=argparse.SUPPRESS)
+    options = parser.parse_args()
+    if options.refresh:
+        refresh()
+        return
+    if options.measure:
+        print(json.dumps(measure(options.requests)))
+        return
+    runs = {}
+    for games in options.games:
+        url = ensure_database(games)
+        print(f"[{games:,} games] timing {options.requests} requests per page", flush=True)
+        child = subprocess.run(
+            [sys.executable, "-m", "bench.web", "--measure", "--requests", str(options.requests)],
+            env=_env(url),
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        runs[games] = json.loads(child.stdout.strip().splitlines()[-1])
+        for label, entry in runs[games].items():
+            print(f"  {label:28} {_cell(entry, 'off'):>16} ms  cached {_cell(entry, 'on'):>14} ms")
+    lines = report(runs, options.requests)
+    print("\n".join(lines))
+    append_section(
+        "Web pages: " + ", ".join(f"{games:,}" for games in sorted(runs)) + " games", lines
+    )
+
+
+if __name__ == "__main__":
+    main()
