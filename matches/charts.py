@@ -43,14 +43,15 @@ def _fmt(number: float) -> str:
 
 
 def nice_ticks(low: float, high: float, count: int = 5) -> list[float]:
-    """Round tick values (1, 2 or 5 times a power of ten apart) covering low..high."""
+    """About `count` round tick values (1, 2 or 5 times a power of ten apart) in low..high."""
     if high <= low:
         high = low + 1.0
-    raw = (high - low) / count
-    magnitude = 10 ** math.floor(math.log10(raw))
-    step = next(m * magnitude for m in (1, 2, 5, 10) if m * magnitude >= raw)
+    magnitude = 10 ** math.floor(math.log10((high - low) / count))
+    step = min(
+        (m * magnitude for m in (1, 2, 5, 10)), key=lambda step: abs((high - low) / step - count)
+    )
     first = math.ceil(low / step) * step
-    return [first + i * step for i in range(int((high - first) / step + 1e-9) + 1)]
+    return [round(first + i * step, 10) for i in range(int((high - first) / step + 1e-9) + 1)]
 
 
 def _time_label(moment: datetime, span: timedelta) -> str:

@@ -433,7 +433,6 @@ class Outcome:
     value: float
     deviation: float
     change: float
-    counts: bool  # False: the game would be stored but move no rating
 
 
 @dataclass(frozen=True)
@@ -448,6 +447,9 @@ class SideForecast:
 class Forecast:
     a: SideForecast
     b: SideForecast
+    # False: the game would be stored but move no rating (a flagged player, or a lopsided
+    # game between established players: then neither result counts, upset or not).
+    counts: bool
 
     @property
     def sides(self) -> tuple[SideForecast, SideForecast]:
@@ -458,23 +460,23 @@ def win_forecast(a: Contender, b: Contender) -> Forecast:
     """P(A wins) and both sides' ratings after either result, by the site's own rules."""
     params = glicko_params()
     probability = win_probability(a.value, a.deviation, b.value, b.deviation)
-    eligible = a.eligible and b.eligible
-    outcomes: dict[bool, tuple[Outcome, Outcome]] = {}
+    counts = (
+        a.eligible
+        and b.eligible
+        and game_counts(a.value, a.deviation, b.value, b.deviation, True, params)
+    )
+    after: dict[bool, tuple[Outcome, Outcome]] = {}
     for a_won in (True, False):
-        counts = eligible and game_counts(a.value, a.deviation, b.value, b.deviation, a_won, params)
-        if counts:
-            va, da, vb, db = rate_game(
-                a.value, a.deviation, b.value, b.deviation, 1.0 if a_won else 0.0, params
-            )
-        else:
-            va, da, vb, db = a.value, a.deviation, b.value, b.deviation
-        outcomes[a_won] = (
-            Outcome(va, da, va - a.value, counts),
-            Outcome(vb, db, vb - b.value, counts),
+        va, da, vb, db = (
+            rate_game(a.value, a.deviation, b.value, b.deviation, float(a_won), params)
+            if counts
+            else (a.value, a.deviation, b.value, b.deviation)
         )
+        after[a_won] = (Outcome(va, da, va - a.value), Outcome(vb, db, vb - b.value))
     return Forecast(
-        SideForecast(a, probability, outcomes[True][0], outcomes[False][0]),
-        SideForecast(b, 1.0 - probability, outcomes[False][1], outcomes[True][1]),
+        SideForecast(a, probability, after[True][0], after[False][0]),
+        SideForecast(b, 1.0 - probability, after[False][1], after[True][1]),
+        counts,
     )
 
 

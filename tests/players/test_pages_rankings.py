@@ -17,7 +17,9 @@ def profile_links(html: str) -> list[tuple[str, str]]:
     return re.findall(r'<th scope="row"><a href="/player/(\d+)/([A-Z]{2})">', html)
 
 
-def test_overall_top_lists_ranked_ratings_by_global_rank(client, league, django_assert_max_num_queries):
+def test_overall_top_lists_ranked_ratings_by_global_rank(
+    client, league, django_assert_max_num_queries
+):
     with django_assert_max_num_queries(QUERY_LIMIT):
         html = client.get("/").content.decode()
     ranked = list(
@@ -34,14 +36,18 @@ def test_overall_top_lists_ranked_ratings_by_global_rank(client, league, django_
     assert f'datetime="{refreshed[:19]}' in html
 
 
-def test_one_row_per_player_keeps_each_players_best_rating(client, league, django_assert_max_num_queries):
+def test_one_row_per_player_keeps_each_players_best_rating(
+    client, league, django_assert_max_num_queries
+):
     with django_assert_max_num_queries(QUERY_LIMIT):
         html = client.get("/?per=player").content.decode()
     rows = profile_links(html)
     players = [player for player, _ in rows]
     assert len(players) == len(set(players)) > 20
     for player, code in rows:
-        best = Rating.objects.filter(player_id=player, global_rank__isnull=False).order_by("global_rank")[0]
+        best = Rating.objects.filter(player_id=player, global_rank__isnull=False).order_by(
+            "global_rank"
+        )[0]
         assert best.character.code == code
     ranks = re.findall(r'<td class="num rank" data-sort="(\d+)">', html)
     assert ranks[: len(rows)] == [str(i) for i in range(1, len(rows) + 1)]
@@ -49,7 +55,9 @@ def test_one_row_per_player_keeps_each_players_best_rating(client, league, djang
     assert len(rows) < several.count()  # someone has two ranked characters in this league
 
 
-def test_character_top_lists_that_character_by_character_rank(client, league, django_assert_max_num_queries):
+def test_character_top_lists_that_character_by_character_rank(
+    client, league, django_assert_max_num_queries
+):
     character = Rating.objects.get(global_rank=1).character
     with django_assert_max_num_queries(QUERY_LIMIT):
         html = client.get(f"/top/{character.code.lower()}").content.decode()
