@@ -123,11 +123,17 @@ def broker(tmp_path: Path) -> Iterator[Broker]:
         broker_transport_options=broker.options,
         task_default_queue=broker.queue,
     )
-    app.close()  # forget connections to the previous broker
+    _forget_connections_and_queues()
     yield broker
     broker.purge()
     app.conf.update(saved)
+    _forget_connections_and_queues()
+
+
+def _forget_connections_and_queues() -> None:
+    """Celery caches the broker pool and the queue declarations on first use."""
     app.close()
+    app.__dict__.pop("amqp", None)
 
 
 @pytest.fixture
