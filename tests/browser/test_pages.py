@@ -71,6 +71,9 @@ def test_search_profile_history_matchups_calculator(live_server, seeded, page):
     page.wait_for_url(re.compile(rf"/player/{busiest.player_id}/[A-Z]{{2}}$"))
     assert name in page.locator("h1").inner_text()
     shoot(page, "profile")
+    page.emulate_media(color_scheme="dark")
+    shoot(page, "profile-dark")
+    page.emulate_media(color_scheme="light")
 
     page.goto(f"{live_server.url}/player/{busiest.player_id}/{busiest.character.code}")
     first_set = page.locator("table.sets tbody tr").first.inner_text()
