@@ -23,9 +23,11 @@ import pytest
 from celery.contrib.testing.worker import start_worker
 from django.conf import settings
 from django.db import connection
+from django.db.models import F, Sum
 from ratingsite.celery import app
 
-from matches.models import ReplaySource
+from matches.models import Match, ReplaySource
+from players.models import Rating
 from tests.worker.fakefeed import FakeFeed
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -48,6 +50,16 @@ def wait_for(condition: Callable[[], Any], *, timeout: float = 30.0, message: st
         if time.monotonic() > deadline:
             pytest.fail(f"timed out after {timeout} s waiting for {message or condition}")
         time.sleep(0.02)
+
+
+def rated_count() -> int:
+    return Match.objects.count() - Match.objects.pending().count()
+
+
+def games_counted_twice() -> int:
+    """Each counted game adds one win and one loss: W-L sums are twice the counted games."""
+    totals = Rating.objects.aggregate(games=Sum(F("wins") + F("losses")))["games"] or 0
+    return totals - 2 * Match.objects.filter(counted=True).count()
 
 
 @pytest.fixture

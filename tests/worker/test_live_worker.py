@@ -6,7 +6,6 @@ import threading
 from datetime import timedelta
 
 import pytest
-from django.db.models import F, Sum
 from django.utils import timezone
 
 from matches.models import IngestRun, Match
@@ -15,7 +14,7 @@ from matches.sources.feed import LeagueFeed, feed_server
 from matches.tasks import pull_replays
 from players.models import Rating
 from tests.factories import BASE_TIME, replay
-from tests.worker.conftest import http_source, wait_for
+from tests.worker.conftest import games_counted_twice, http_source, wait_for
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("live_worker")]
 
@@ -24,12 +23,6 @@ A, B, C = "100000000000000001", "100000000000000002", "100000000000000003"
 
 def all_rated(count: int) -> bool:
     return Match.objects.count() == count and not Match.objects.pending().exists()
-
-
-def games_counted_twice() -> int:
-    """Each counted game adds one win and one loss: W-L sums are twice the counted games."""
-    totals = Rating.objects.aggregate(games=Sum(F("wins") + F("losses")))["games"] or 0
-    return totals - 2 * Match.objects.filter(counted=True).count()
 
 
 def test_a_pull_that_stores_games_has_them_rated(fake_feed):

@@ -11,7 +11,6 @@ import threading
 
 import pytest
 from django.db import connection
-from django.db.models import F, Sum
 
 from matches.models import Match
 from matches.replays.readers import iter_replay_payloads
@@ -21,7 +20,7 @@ from matches.simulation.league import LeagueSimulator
 from matches.tasks import rate_matches
 from players.models import Rating
 from tests.factories import BASE_TIME
-from tests.worker.conftest import postgres_only, wait_for
+from tests.worker.conftest import games_counted_twice, postgres_only, rated_count, wait_for
 
 pytestmark = [postgres_only, pytest.mark.django_db(transaction=True)]
 
@@ -32,10 +31,6 @@ WORKER_ENV = {"RATING_BATCH_SIZE": str(BATCH)}
 def store_league(games: int, *, skip: int = 0) -> None:
     league = LeagueSimulator(300, 11, BASE_TIME, rate=0.05, position=skip)
     store_replays(source=file_import_source(), replays=iter_replay_payloads(league.games(games)))
-
-
-def rated() -> int:
-    return Match.objects.filter(rated_at__isnull=False).count()
 
 
 def writer_lock_held() -> bool:
@@ -51,7 +46,7 @@ def writer_lock_held() -> bool:
 
 
 def mid_batch() -> bool:
-    return writer_lock_held() and rated() > 0
+    return writer_lock_held() and rated_count() > 0
 
 
 def results() -> tuple[dict, dict]:
@@ -76,8 +71,7 @@ def results() -> tuple[dict, dict]:
 
 def assert_rated_once_and_equal_to_a_recompute() -> None:
     assert not Match.objects.pending().exists()
-    games = Rating.objects.aggregate(games=Sum(F("wins") + F("losses")))["games"]
-    assert games == 2 * Match.objects.filter(counted=True).count()  # no game counted twice
+    assert games_counted_twice() == 0
     live_ratings, live_matches = results()
     recompute_all_ratings()
     ratings, matches = results()
@@ -95,12 +89,12 @@ def test_sigkill_in_the_middle_of_a_rating_batch(worker_processes):
     wait_for(mid_batch, timeout=60, message=f"a batch in progress\n{worker_processes.logs()}")
     worker_processes.kill(worker)
     wait_for(lambda: not writer_lock_held(), message="the killed worker's transaction to end")
-    done = rated()
+    done = rated_count()
     assert 0 < done < 10_000, "the worker was killed before the end of the run"
     assert done % BATCH == 0  # whole batches or nothing: the open batch rolled back
     worker_processes.start(**WORKER_ENV)
     rate_matches.delay()  # as beat would; the killed task's message is delivered again too
-    wait_for(lambda: rated() == 10_000, timeout=60, message=worker_processes.logs())
+    wait_for(lambda: rated_count() == 10_000, timeout=60, message=worker_processes.logs())
     assert_rated_once_and_equal_to_a_recompute()
 
 
@@ -115,7 +109,7 @@ def test_two_workers_rating_at_once_give_what_one_gives(worker_processes):
     local = threading.Thread(target=lambda: rate_pending_matches(batch_size=BATCH))
     local.start()
     local.join(timeout=60)
-    wait_for(lambda: rated() == 6_000, timeout=60, message=worker_processes.logs())
+    wait_for(lambda: rated_count() == 6_000, timeout=60, message=worker_processes.logs())
     wait_for(lambda: not writer_lock_held())
     assert_rated_once_and_equal_to_a_recompute()
 
@@ -138,10 +132,10 @@ def test_the_worker_reconnects_after_losing_its_database_connections(worker_proc
     wait_for(mid_batch, timeout=60, message=worker_processes.logs())
     assert terminate_worker_connections(worker_processes.application_name) >= 1
     # The task fails with OperationalError and is retried; the retry connects again.
-    wait_for(lambda: rated() == 8_000, timeout=90, message=worker_processes.logs())
+    wait_for(lambda: rated_count() == 8_000, timeout=90, message=worker_processes.logs())
     assert "OperationalError" in worker_processes.logs()
     # New work after the outage goes on as usual.
     store_league(500, skip=8_000)
     rate_matches.delay()
-    wait_for(lambda: rated() == 8_500, timeout=60, message=worker_processes.logs())
+    wait_for(lambda: rated_count() == 8_500, timeout=60, message=worker_processes.logs())
     assert_rated_once_and_equal_to_a_recompute()
