@@ -70,10 +70,10 @@ class MatchAdmin(admin.ModelAdmin):
         "player_b",
         "character_b",
         "winner",
-        "counted",
-        "rated_at",
+        "rating__counted",
+        "rating__rated_at",
     )
-    list_filter = ("counted", "time_corrected", "source")
+    list_filter = ("rating__counted", "time_corrected", "source")
     search_fields = ("source_replay_id", "player_a__id", "player_b__id")
     raw_id_fields = ("player_a", "player_b")
     date_hierarchy = "played_at"

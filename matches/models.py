@@ -30,7 +30,12 @@ class ReplaySource(models.Model):
 
 class MatchQuerySet(models.QuerySet["Match"]):
     def pending(self) -> MatchQuerySet:
-        return self.filter(rated_at__isnull=True)
+        """Stored but not rated yet."""
+        return self.filter(pending__isnull=False)
+
+    def with_rating(self) -> MatchQuerySet:
+        """With what rating did with each match (None for pending ones)."""
+        return self.select_related("rating")
 
     def visible(self) -> MatchQuerySet:
         """Matches that may be shown: hidden players' games are kept but never shown."""
@@ -44,10 +49,12 @@ class MatchQuerySet(models.QuerySet["Match"]):
 
 
 class Match(models.Model):
-    """One game, stored once whatever how often it is delivered.
+    """One game, stored once however often it is delivered; never changed afterwards.
 
     Side A is the player with the smaller id, so the same game reported by two
     sources with the sides swapped still meets the (played_at, A, B) constraint.
+    What rating made of the game lives in MatchRating (`match.rating`), which a
+    recompute rewrites wholesale without touching these rows.
     """
 
     class Winner(models.TextChoices):
@@ -79,15 +86,6 @@ class Match(models.Model):
     )
     platform_b = models.CharField(max_length=4, blank=True, default="")
     winner = models.CharField(max_length=1, choices=Winner.choices)
-    # Filled in by the rating pipeline, once.
-    rated_at = models.DateTimeField(null=True, blank=True)
-    counted = models.BooleanField(null=True, blank=True)
-    value_a = models.FloatField(null=True, blank=True, help_text="Side A's rating before the game")
-    deviation_a = models.FloatField(null=True, blank=True)
-    change_a = models.FloatField(null=True, blank=True)
-    value_b = models.FloatField(null=True, blank=True)
-    deviation_b = models.FloatField(null=True, blank=True)
-    change_b = models.FloatField(null=True, blank=True)
 
     objects = MatchQuerySet.as_manager()
 
@@ -105,17 +103,55 @@ class Match(models.Model):
             ),
         ]
         indexes = [
-            models.Index(
-                fields=["played_at", "id"],
-                name="match_pending_idx",
-                condition=Q(rated_at__isnull=True),
-            ),
             models.Index(fields=["player_a", "character_a", "played_at"], name="match_side_a_idx"),
             models.Index(fields=["player_b", "character_b", "played_at"], name="match_side_b_idx"),
         ]
 
     def __str__(self) -> str:
         return f"{self.player_a_id} vs {self.player_b_id} at {self.played_at:%Y-%m-%d %H:%M}"
+
+
+class MatchRating(models.Model):
+    """What rating made of a match: both sides' ratings before it, the changes, whether it counted.
+
+    Kept apart from Match because it is derived: rating writes it once per match with
+    a plain bulk insert, and recompute_ratings empties and refills it, which costs a
+    fraction of updating millions of indexed match rows in place.
+    """
+
+    match = models.OneToOneField(
+        Match, on_delete=models.CASCADE, primary_key=True, related_name="rating"
+    )
+    rated_at = models.DateTimeField()
+    counted = models.BooleanField()
+    value_a = models.FloatField(help_text="Side A's rating before the game")
+    deviation_a = models.FloatField()
+    change_a = models.FloatField()
+    value_b = models.FloatField()
+    deviation_b = models.FloatField()
+    change_b = models.FloatField()
+
+    def __str__(self) -> str:
+        return f"rating of match {self.match_id}"
+
+
+class PendingMatch(models.Model):
+    """The queue of stored matches waiting to be rated, in the order they will be rated.
+
+    Ingestion adds a row per new match; the rating writer claims a batch by deleting
+    its rows in the transaction that stores the batch's ratings.
+    """
+
+    match = models.OneToOneField(
+        Match, on_delete=models.CASCADE, primary_key=True, related_name="pending"
+    )
+    played_at = models.DateTimeField()
+
+    class Meta:
+        indexes = [models.Index(fields=["played_at", "match"], name="pending_order_idx")]
+
+    def __str__(self) -> str:
+        return f"match {self.match_id} waiting since {self.played_at:%Y-%m-%d %H:%M}"
 
 
 class CharacterMatchup(models.Model):

@@ -16,6 +16,7 @@ from django.db import connection, models
 
 Row = Sequence[Any]
 _temp_names = itertools.count()
+_SQLITE_MAX_VARIABLES = 32_000
 
 
 def _column_adapters(model: type[models.Model], columns: Sequence[str]) -> list[Callable | None]:
@@ -95,6 +96,43 @@ def insert(
             list(_adapted(rows, _column_adapters(model, columns))),
         )
         return max(cursor.rowcount, 0)
+
+
+def insert_returning(
+    model: type[models.Model],
+    columns: Sequence[str],
+    rows: Sequence[Row],
+    on_conflict: str,
+    returning: Sequence[str],
+) -> list[tuple]:
+    """Like `insert`, but returns the `returning` columns of the rows actually written."""
+    table = model._meta.db_table
+    column_list = ", ".join(columns)
+    returned = ", ".join(returning)
+    with connection.cursor() as cursor:
+        if connection.vendor == "postgresql":
+            temp = _copy_to_temp(cursor, table, columns, rows)
+            cursor.execute(
+                f"INSERT INTO {table} ({column_list}) SELECT {column_list} FROM {temp} "
+                f"{on_conflict} RETURNING {returned}"
+            )
+            written = cursor.fetchall()
+            cursor.execute(f"DROP TABLE {temp}")
+            return written
+        # SQLite: multi-row VALUES statements, each under its limit of bound variables.
+        written = []
+        adapted = list(_adapted(rows, _column_adapters(model, columns)))
+        per_statement = max(1, _SQLITE_MAX_VARIABLES // len(columns))
+        row_placeholder = f"({', '.join(['%s'] * len(columns))})"
+        for start in range(0, len(adapted), per_statement):
+            part = adapted[start : start + per_statement]
+            cursor.execute(
+                f"INSERT INTO {table} ({column_list}) VALUES "
+                f"{', '.join([row_placeholder] * len(part))} {on_conflict} RETURNING {returned}",
+                [value for row in part for value in row],
+            )
+            written += cursor.fetchall()
+        return written
 
 
 def upsert(

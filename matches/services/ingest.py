@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from itertools import islice
@@ -18,7 +19,7 @@ from django.conf import settings
 from django.db import connection, transaction
 from django.utils import timezone
 
-from matches.models import IngestRun, Match, RejectedReplay, ReplaySource
+from matches.models import IngestRun, Match, PendingMatch, RejectedReplay, ReplaySource
 from matches.replays.readers import RawReplay
 from matches.replays.validation import InvalidReplay, ParsedReplay, parse_replay
 from matches.services import bulk
@@ -169,7 +170,7 @@ def _upsert_players(replays: list[ParsedReplay]) -> None:
 
 
 def _insert_matches(source: ReplaySource, replays: list[ParsedReplay], now: datetime) -> int:
-    """Insert the games; returns how many were new (the rest were already stored)."""
+    """Insert the games and queue the new ones for rating; returns how many were new."""
     rows = []
     for replay in replays:
         side_a, side_b, winner = _sides(replay)
@@ -190,7 +191,18 @@ def _insert_matches(source: ReplaySource, replays: list[ParsedReplay], now: date
                 winner,
             )
         )
-    return bulk.insert(Match, MATCH_INSERT_COLUMNS, rows, "ON CONFLICT DO NOTHING")
+    inserted = bulk.insert_returning(
+        Match, MATCH_INSERT_COLUMNS, rows, "ON CONFLICT DO NOTHING", ("id", "source_replay_id")
+    )
+    played_at: dict[str, datetime] = {}
+    for replay in replays:  # the first of repeated ids is the one stored
+        played_at.setdefault(replay.source_replay_id, replay.played_at)
+    bulk.insert(
+        PendingMatch,
+        ("match_id", "played_at"),
+        [(match_id, played_at[replay_id]) for match_id, replay_id in inserted],
+    )
+    return len(inserted)
 
 
 def _reject(
@@ -212,29 +224,39 @@ def _reject(
     )
 
 
-@transaction.atomic
-def _store_chunk(
-    source: ReplaySource, run: IngestRun | None, chunk: list[RawReplay], now: datetime
-) -> IngestResult:
+@dataclass
+class _ParsedChunk:
+    read: int
+    valid: list[ParsedReplay]
+    rejected: list[tuple[str, str]]  # (raw text, reason)
+    parsed_at: datetime
+
+
+def _parse_chunk(chunk: list[RawReplay]) -> _ParsedChunk:
+    now = timezone.now()
     skew = timedelta(seconds=settings.REPLAY_MAX_CLOCK_SKEW_SECONDS)
-    valid: list[ParsedReplay] = []
-    rejected: list[tuple[str, str]] = []
+    parsed = _ParsedChunk(len(chunk), [], [], now)
     for item in chunk:
         if item.error is not None:
-            rejected.append((item.raw, item.error))
+            parsed.rejected.append((item.raw, item.error))
             continue
         try:
-            valid.append(parse_replay(item.payload, now=now, max_clock_skew=skew))
+            parsed.valid.append(parse_replay(item.payload, now=now, max_clock_skew=skew))
         except InvalidReplay as error:
-            rejected.append((item.raw, error.reason))
+            parsed.rejected.append((item.raw, error.reason))
+    return parsed
+
+
+@transaction.atomic
+def _store_chunk(source: ReplaySource, run: IngestRun | None, chunk: _ParsedChunk) -> IngestResult:
     new = 0
-    if valid:
-        _upsert_players(valid)
-        new = _insert_matches(source, valid, now)
-    if rejected:
-        _reject(source, run, rejected, now)
+    if chunk.valid:
+        _upsert_players(chunk.valid)
+        new = _insert_matches(source, chunk.valid, chunk.parsed_at)
+    if chunk.rejected:
+        _reject(source, run, chunk.rejected, chunk.parsed_at)
     return IngestResult(
-        read=len(chunk), new=new, duplicate=len(valid) - new, rejected=len(rejected)
+        read=chunk.read, new=new, duplicate=len(chunk.valid) - new, rejected=len(chunk.rejected)
     )
 
 
@@ -249,10 +271,21 @@ def store_replays(
 
     Called inside a transaction, the chunks become savepoints of it: a caller that
     saves a feed cursor in the same transaction commits cursor and data together.
+    The next chunk is read and validated on a helper thread while the database stores
+    the current one (pure Python there; the database work here releases the GIL).
     """
+    chunks = _chunks(replays, chunk_size)
+
+    def next_parsed() -> _ParsedChunk | None:
+        chunk = next(chunks, None)
+        return None if chunk is None else _parse_chunk(chunk)
+
     result = IngestResult()
-    for chunk in _chunks(replays, chunk_size):
-        result.add(_store_chunk(source, run, chunk, timezone.now()))
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="replay-parser") as parser:
+        pending = parser.submit(next_parsed)
+        while (parsed := pending.result()) is not None:
+            pending = parser.submit(next_parsed)
+            result.add(_store_chunk(source, run, parsed))
     return result
 
 

@@ -20,7 +20,7 @@ from django.db.models import Q, QuerySet
 from django.utils import timezone
 
 from matches.generation import bump_generation
-from matches.models import CharacterMatchup, Match
+from matches.models import CharacterMatchup, Match, MatchRating, PendingMatch
 from matches.ratings.glicko import GlickoParams, decay
 from matches.ratings.ledger import (
     BRACKETS,
@@ -319,11 +319,11 @@ def _write_snapshots(ledger: RatingLedger, snapshots: dict) -> None:
     )
 
 
-def _write_results(results: list[GameResult], rated_at: datetime, *, claim: bool) -> int:
-    return bulk.update(
-        Match,
-        "id",
+def _write_results(results: list[GameResult], rated_at: datetime) -> None:
+    bulk.insert(
+        MatchRating,
         (
+            "match_id",
             "rated_at",
             "counted",
             "value_a",
@@ -347,7 +347,15 @@ def _write_results(results: list[GameResult], rated_at: datetime, *, claim: bool
             )
             for r in results
         ),
-        where="rated_at IS NULL" if claim else "",
+    )
+
+
+def _claim(games: list[Game]) -> int:
+    """Take the batch off the pending queue; returns how many of its matches were still there."""
+    ids = [game.match_id for game in games]
+    return sum(
+        PendingMatch.objects.filter(match_id__in=chunk)._raw_delete(PendingMatch.objects.db)
+        for chunk in _chunks(ids)
     )
 
 
@@ -373,17 +381,18 @@ def rate_pending_matches(
             if not _acquire_writer_lock(wait=False):
                 return RatingRun(rated, counted, batches, busy=True)
             games = _games(
-                Match.objects.pending()
-                .order_by("played_at", "id")
-                .values_list(*MATCH_COLUMNS)[:batch_size]
+                PendingMatch.objects.order_by("played_at", "match_id").values_list(
+                    *(f"match__{column}" for column in MATCH_COLUMNS)
+                )[:batch_size]
             )
             if not games:
                 break
+            if _claim(games) != len(games):
+                raise ClaimLost("a concurrent writer rated part of this batch")
             ledger = _load_ledger(games)
             results = [ledger.apply(game) for game in games]
             _write_ledger(ledger)
-            if _write_results(results, timezone.now(), claim=True) != len(results):
-                raise ClaimLost("a concurrent writer rated part of this batch")
+            _write_results(results, timezone.now())
         rated += len(results)
         counted += sum(r.counted for r in results)
         batches += 1
@@ -406,18 +415,27 @@ def matches_in_order(matches: QuerySet[Match], chunk_size: int = 50_000) -> Iter
         )
 
 
+_DERIVED_MODELS = (
+    MatchRating,
+    PendingMatch,
+    RatingSnapshot,
+    PlayerMatchup,
+    CharacterMatchup,
+    Rating,
+)
+
+
 def _reset_derived_tables() -> None:
+    """Empty everything rating derives from matches, the pending queue included."""
     if connection.vendor == "postgresql":
-        tables = [
-            m._meta.db_table for m in (RatingSnapshot, PlayerMatchup, CharacterMatchup, Rating)
-        ]
+        tables = [model._meta.db_table for model in _DERIVED_MODELS]
         with connection.cursor() as cursor:
             # TRUNCATE refuses to run while deferred foreign-key checks are pending.
             cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
             cursor.execute(f"TRUNCATE {', '.join(tables)}")
             cursor.execute("SET CONSTRAINTS ALL DEFERRED")
         return
-    for model in (RatingSnapshot, PlayerMatchup, CharacterMatchup, Rating):
+    for model in _DERIVED_MODELS:
         model.objects.all()._raw_delete(model.objects.db)
 
 
@@ -445,7 +463,7 @@ def recompute_all_ratings(
         rated_at = timezone.now()
         for games in matches_in_order(Match.objects.all(), chunk_size):
             results = [ledger.apply(game) for game in games]
-            _write_results(results, rated_at, claim=False)
+            _write_results(results, rated_at)
             rated += len(results)
             counted += sum(r.counted for r in results)
             batches += 1
@@ -473,7 +491,7 @@ def rebuild_bracket_matchups() -> None:
     }
     ledger = _new_ledger((), ranks)
     ledger.brackets = BRACKETS[1:]
-    for games in matches_in_order(Match.objects.filter(counted=True)):
+    for games in matches_in_order(Match.objects.filter(rating__counted=True)):
         for game in games:
             ledger.apply_character_matchups(game)
     CharacterMatchup.objects.exclude(bracket=CharacterMatchup.Bracket.ALL).delete()

@@ -7,7 +7,7 @@ from datetime import timedelta
 
 import pytest
 
-from matches.models import CharacterMatchup, Match
+from matches.models import CharacterMatchup, Match, MatchRating, PendingMatch
 from matches.replays.readers import iter_replay_payloads
 from matches.services.ingest import file_import_source, store_replays
 from matches.services.rating import decay_all_ratings, rate_pending_matches, recompute_all_ratings
@@ -47,10 +47,11 @@ def test_first_game_between_new_players_gives_the_reference_numbers():
     assert rating(A).value == pytest.approx(1662.2120, abs=1e-3)
     assert rating(A).deviation == pytest.approx(290.2305, abs=1e-3)
     assert rating(B).value == pytest.approx(1337.7880, abs=1e-3)
-    match = Match.objects.get()
-    assert (match.value_a, match.deviation_a, match.counted) == (1500.0, 350.0, True)
-    assert match.change_a == pytest.approx(162.2120, abs=1e-3)
-    assert match.change_b == pytest.approx(-162.2120, abs=1e-3)
+    result = MatchRating.objects.get()
+    assert (result.value_a, result.deviation_a, result.counted) == (1500.0, 350.0, True)
+    assert result.change_a == pytest.approx(162.2120, abs=1e-3)
+    assert result.change_b == pytest.approx(-162.2120, abs=1e-3)
+    assert not PendingMatch.objects.exists()
     assert (rating(A).wins, rating(A).losses, rating(B).wins, rating(B).losses) == (1, 0, 0, 1)
 
 
@@ -82,9 +83,9 @@ def test_both_sides_are_decayed_to_the_game_time_first():
     )
     store([replay(1, A, B, characters=("SO", "SO"))])
     rate_pending_matches()
-    match = Match.objects.get()
-    assert match.deviation_a == pytest.approx(97.0526, abs=1e-3)
-    assert match.deviation_b == pytest.approx(311.3185, abs=1e-3)
+    result = MatchRating.objects.get()
+    assert result.deviation_a == pytest.approx(97.0526, abs=1e-3)
+    assert result.deviation_b == pytest.approx(311.3185, abs=1e-3)
     # The half hour left over carries to the next decay.
     assert rating(A).last_decay_at == BASE_TIME - timedelta(minutes=29)
 
@@ -101,7 +102,7 @@ def test_lopsided_games_between_established_players_are_stored_but_do_not_count(
     run = rate_pending_matches()
     assert (run.rated, run.counted) == (2, 0)
     assert rating(A).value == 2000 and rating(A).wins == 10
-    assert list(Match.objects.values_list("counted", "change_a", flat=False)) == [(False, 0.0)] * 2
+    assert list(MatchRating.objects.values_list("counted", "change_a")) == [(False, 0.0)] * 2
 
 
 def test_an_uncertain_pair_counts_even_when_lopsided():
@@ -118,7 +119,7 @@ def test_games_of_cheaters_and_hidden_players_never_move_ratings(flag):
     run = rate_pending_matches()
     assert (run.rated, run.counted) == (2, 0)
     assert rating(B, "KY").value == 1500 and rating(B, "KY").losses == 0
-    assert Match.objects.filter(counted=False).count() == 2
+    assert MatchRating.objects.filter(counted=False).count() == 2
 
 
 def test_peaks_and_best_wins_count_only_below_the_low_deviation():
@@ -213,8 +214,8 @@ def state() -> dict:
             )
         ),
         "matches": sorted(
-            Match.objects.values_list(
-                "id", "counted", "value_a", "deviation_a", "change_a", "change_b"
+            MatchRating.objects.values_list(
+                "match_id", "counted", "value_a", "deviation_a", "change_a", "change_b"
             )
         ),
         "snapshots": sorted(
@@ -266,9 +267,10 @@ def test_recompute_after_marking_a_cheater_rebuilds_everyone_without_their_games
     cheater = Player.objects.order_by("id").first()
     Player.objects.filter(id=cheater.id).update(cheater=True)
     recompute_all_ratings()
-    assert not Match.objects.filter(counted=True).filter(player_a=cheater).exists()
-    assert not Match.objects.filter(counted=True).filter(player_b=cheater).exists()
-    assert Match.objects.filter(rated_at__isnull=True).count() == 0
+    assert not Match.objects.filter(rating__counted=True, player_a=cheater).exists()
+    assert not Match.objects.filter(rating__counted=True, player_b=cheater).exists()
+    assert MatchRating.objects.count() == Match.objects.count() == 60
+    assert not Match.objects.pending().exists()
 
 
 def test_ranks_skip_uncertain_hidden_and_cheating_players():

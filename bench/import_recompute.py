@@ -1,0 +1,147 @@
+"""`make bench`: simulate a league, import it and recompute all ratings, on PostgreSQL and SQLite.
+
+Each step runs as its own `manage.py` process against a fresh database, timed from
+outside and measured for peak memory (its maximum resident set). The bare Glicko
+update loop runs in this process for comparison. Results are appended to BENCHMARKS.md.
+
+    python -m bench.import_recompute [--games N] [--players N] [--databases postgres,sqlite]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from bench.report import append_section, machine_description
+from matches.ratings.glicko import rate_game
+
+ROOT = Path(__file__).resolve().parent.parent
+OUT = ROOT / "bench" / "out"
+POSTGRES_SERVER = os.environ.get("BENCH_POSTGRES_SERVER", "postgres://postgres@127.0.0.1:5432")
+
+
+@dataclass
+class Step:
+    seconds: float
+    peak_mb: float
+    output: str
+
+
+def run_step(arguments: list[str], database_url: str) -> Step:
+    """Run one manage.py command; wall time and peak memory of that process alone."""
+    environment = {**os.environ, "DATABASE_URL": database_url}
+    started = time.perf_counter()
+    process = subprocess.Popen(
+        [sys.executable, str(ROOT / "manage.py"), *arguments],
+        env=environment,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    output = process.stdout.read() if process.stdout else ""
+    _, status, usage = os.wait4(process.pid, 0)
+    seconds = time.perf_counter() - started
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise RuntimeError(f"{' '.join(arguments)} failed:\n{output}")
+    return Step(seconds, usage.ru_maxrss / 1024, output.strip())
+
+
+def fresh_database(kind: str) -> str:
+    if kind == "postgres":
+        for statement in ("DROP DATABASE IF EXISTS bench_ratings", "CREATE DATABASE bench_ratings"):
+            subprocess.run(
+                ["psql", f"{POSTGRES_SERVER}/postgres", "-q", "-c", statement], check=True
+            )
+        return f"{POSTGRES_SERVER}/bench_ratings"
+    path = OUT / "bench.sqlite3"
+    for suffix in ("", "-wal", "-shm"):
+        Path(f"{path}{suffix}").unlink(missing_ok=True)
+    return f"sqlite:///{path}"
+
+
+def bare_update_loop(games: int) -> float:
+    """Games/s of the DESIGN 4.2 update alone, on plain floats."""
+    rng = random.Random(1)
+    states = [(rng.gauss(1500, 200), rng.uniform(30, 350)) for _ in range(1000)]
+    pairs = [(rng.randrange(1000), rng.randrange(1000), rng.random() < 0.5) for _ in range(games)]
+    started = time.perf_counter()
+    for a, b, a_won in pairs:
+        ra, da = states[a]
+        rb, db = states[b]
+        ra, da, rb, db = rate_game(ra, da, rb, db, 1.0 if a_won else 0.0)
+        states[a] = (ra, da)
+        states[b] = (rb, db)
+    return games / (time.perf_counter() - started)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--games", type=int, default=1_000_000)
+    parser.add_argument("--players", type=int, default=100_000)
+    parser.add_argument("--seed", type=int, default=2026)
+    parser.add_argument("--databases", default="postgres,sqlite")
+    options = parser.parse_args()
+    OUT.mkdir(parents=True, exist_ok=True)
+
+    league = OUT / f"league-{options.players}-{options.games}-{options.seed}.jsonl.gz"
+    if not league.exists():
+        print(f"simulating {options.games} games among {options.players} players ...", flush=True)
+        simulate = run_step(
+            [
+                "simulate_league",
+                "--players",
+                str(options.players),
+                "--games",
+                str(options.games),
+                "--seed",
+                str(options.seed),
+                "--out",
+                str(league),
+            ],
+            fresh_database("sqlite"),
+        )
+        print(f"  {simulate.seconds:.1f} s", flush=True)
+
+    rows = []
+    for kind in options.databases.split(","):
+        url = fresh_database(kind)
+        run_step(["migrate", "--no-input", "-v0"], url)
+        print(f"[{kind}] importing ...", flush=True)
+        imported = run_step(["import_replays", str(league)], url)
+        print(f"  {imported.output.splitlines()[-1]} in {imported.seconds:.1f} s", flush=True)
+        print(f"[{kind}] recomputing ...", flush=True)
+        recomputed = run_step(["recompute_ratings"], url)
+        print(f"  {recomputed.output.splitlines()[-1]}", flush=True)
+        rows.append(
+            f"| {kind} | {options.games / imported.seconds:,.0f} | {imported.peak_mb:,.0f} "
+            f"| {options.games / recomputed.seconds:,.0f} | {recomputed.peak_mb:,.0f} |"
+        )
+    loop = bare_update_loop(options.games)
+    print(f"bare update loop: {loop:,.0f} games/s")
+    append_section(
+        f"Import and recompute: {options.games:,} games, {options.players:,} players",
+        [
+            machine_description(),
+            "",
+            "Command: `make bench` (`python -m bench.import_recompute`). Each step is a separate "
+            "`manage.py` process on a fresh database; time is wall time of the whole command "
+            "(start-up included), memory its peak resident set.",
+            "",
+            "| database | import replays/s | import peak MB | recompute games/s "
+            "| recompute peak MB |",
+            "|---|---:|---:|---:|---:|",
+            *rows,
+            "",
+            f"Bare DESIGN 4.2 update loop in the same run: {loop:,.0f} games/s.",
+        ],
+    )
+
+
+if __name__ == "__main__":
+    main()
