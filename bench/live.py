@@ -121,9 +121,7 @@ def main() -> None:
     url = f"http://127.0.0.1:{port}/"
     celery = [sys.executable, "-m", "celery", "-A", "ratingsite"]
     try:
-        stack.manage(
-            "sources", "add", "feed", "http", "--set", f"url={url}", "--set", "page_size=5000"
-        )
+        stack.manage("sources", "add", "feed", "http", f"url={url}", "page_size=5000")
         stack.start(
             "feed",
             sys.executable, "manage.py", "serve_replay_feed", "--port", str(port),

@@ -100,14 +100,14 @@ def test_ensure_simulator_creates_one_source_once():
 
 def test_sources_command():
     out = StringIO()
-    call_command("sources", "add", "feed", "http", "--set", "url=http://127.0.0.1:9/", stdout=out)
-    call_command("sources", "add", "sim", "simulator", "--set", "start=2026-01-01T00:00:00+00:00")
+    call_command("sources", "add", "feed", "http", "url=http://127.0.0.1:9/", stdout=out)
+    call_command("sources", "add", "sim", "simulator", "start=2026-01-01T00:00:00+00:00")
     source = ReplaySource.objects.get(name="feed")
     assert source.settings["url"] == "http://127.0.0.1:9/" and source.settings["page_size"] == 1000
     with pytest.raises(CommandError, match="unknown settings"):
-        call_command("sources", "add", "x", "http", "--set", "url=http://h/", "--set", "pages=1")
+        call_command("sources", "add", "x", "http", "url=http://h/", "pages=1")
     with pytest.raises(CommandError, match="exists already"):
-        call_command("sources", "add", "feed", "http", "--set", "url=http://h/")
+        call_command("sources", "add", "feed", "http", "url=http://h/")
     call_command("sources", "disable", "feed")
     assert not ReplaySource.objects.get(name="feed").enabled
     call_command("sources", "enable", "feed")

@@ -47,7 +47,13 @@ def test_runstack_serves_pulls_rates_and_stops_on_ctrl_c(tmp_path: Path):
     }
     env.update(VAR_DIR=str(tmp_path), DEBUG="1", CELERY_PULL_SECONDS="1", CELERY_RATE_SECONDS="1")
     manage = [sys.executable, "manage.py"]
-    for command in (["migrate", "--no-input", "-v0"], ["sources", "ensure-simulator"]):
+    inbox = tmp_path / "inbox"
+    inbox.mkdir()
+    for command in (
+        ["migrate", "--no-input", "-v0"],
+        ["sources", "ensure-simulator"],
+        ["sources", "add", "drop", "directory", f"path={inbox}"],  # as typed in a shell
+    ):
         subprocess.run(manage + command, cwd=ROOT, env=env, check=True, timeout=120)
     port = free_port()
     log = tmp_path / "runstack.log"

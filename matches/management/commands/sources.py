@@ -26,21 +26,18 @@ class Command(BaseCommand):
     def add_arguments(self, parser: CommandParser) -> None:
         actions = parser.add_subparsers(dest="action", required=True)
         add = actions.add_parser(
-            "add",
-            help="add a source, e.g. `add feed http --set url=http://127.0.0.1:8765/`",
+            "add", help="add a source, e.g. `add feed http url=http://127.0.0.1:8765/`"
         )
         add.add_argument("name")
         add.add_argument("kind", choices=list(KINDS))
         add.add_argument(
-            "--set",
-            dest="settings",
-            action="append",
+            "values",  # not "settings": Django's --settings option already has that name
+            nargs="*",
             type=_setting,
-            default=[],
             metavar="KEY=VALUE",
-            help="a setting of the kind (http: url, page_size, max_replays, connect_timeout, "
-            "read_timeout, attempts, backoff; directory: path, max_files; simulator: start, "
-            "players, seed, rate, max_games)",
+            help="settings of the kind (http: url, page_size, max_replays, connect_timeout, "
+            "read_timeout, attempts, backoff, max_backoff; directory: path, max_files; "
+            "simulator: start, players, seed, rate, page_size, max_games)",
         )
         actions.add_parser("list", help="list the sources with their cursor")
         for action in ("enable", "disable"):
@@ -54,9 +51,9 @@ class Command(BaseCommand):
     def handle(self, *args, action: str, **options) -> None:
         getattr(self, "_" + action.replace("-", "_"))(**options)
 
-    def _add(self, *, name: str, kind: str, settings: list[tuple[str, str]], **_) -> None:
+    def _add(self, *, name: str, kind: str, values: list[tuple[str, str]], **_) -> None:
         try:
-            source = add_source(name=name, kind=kind, settings=dict(settings))
+            source = add_source(name=name, kind=kind, settings=dict(values))
         except ValueError as error:
             raise CommandError(str(error)) from None
         except IntegrityError:
