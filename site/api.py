@@ -307,6 +307,8 @@ def conditional(view: Callable[..., HttpResponse], *, max_age: int) -> Callable[
 
 def query_parameters(serializer_class: type[serializers.Serializer], request: Request) -> Any:
     """The request's query parameters, validated by a serializer (400 in the error shape)."""
-    serializer = serializer_class(data=request.query_params)
+    # A plain dict (the last value of each name), so that an empty value is a value to
+    # validate, not an absent one.
+    serializer = serializer_class(data=dict(request.query_params.items()))
     serializer.is_valid(raise_exception=True)
     return serializer.validated_data

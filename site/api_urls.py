@@ -7,19 +7,25 @@ error shape.
 
 from __future__ import annotations
 
-from django.urls import URLPattern, include, path, re_path
+from django.urls import URLPattern, include, path, re_path, register_converter
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 from ratingsite.api import conditional, not_found
 from rest_framework.views import APIView
 
 from matches.api import views as match_views
 from players.api import views as player_views
+from players.api.converters import CharacterConverter, PlayerIdConverter
 
 # Ratings change about once a minute; the roster only with a deployment.
 MAX_AGE = 60
 ROSTER_MAX_AGE = 3600
 
-RATING = "players/<str:player_id>/<str:character>/"
+register_converter(PlayerIdConverter, "player_id")
+register_converter(CharacterConverter, "character")
+
+CHARACTER = "<character:character>/"
+PLAYER = "players/<player_id:player_id>/"
+RATING = f"{PLAYER}{CHARACTER}"
 
 
 def endpoint(route: str, view: type[APIView], name: str, max_age: int = MAX_AGE) -> URLPattern:
@@ -29,13 +35,15 @@ def endpoint(route: str, view: type[APIView], name: str, max_age: int = MAX_AGE)
 v1 = [
     endpoint("characters/", player_views.CharacterList, "characters", ROSTER_MAX_AGE),
     endpoint("players/", player_views.PlayerSearch, "players"),
-    endpoint("players/<str:player_id>/", player_views.PlayerDetailView, "player"),
+    endpoint(PLAYER, player_views.PlayerDetailView, "player"),
     endpoint(RATING, player_views.RatingDetailView, "rating"),
     endpoint(f"{RATING}history/", match_views.RatingHistoryView, "rating-history"),
     endpoint(f"{RATING}matches/", match_views.RatingMatchesView, "rating-matches"),
     endpoint(f"{RATING}matchups/", player_views.RatingMatchupsView, "rating-matchups"),
     endpoint("rankings/", player_views.Rankings, "rankings"),
-    endpoint("rankings/<str:character>/", player_views.CharacterRankings, "character-rankings"),
+    endpoint(
+        "rankings/<character:character>/", player_views.CharacterRankings, "character-rankings"
+    ),
     endpoint("matchups/", match_views.CharacterMatchupsView, "matchups"),
     endpoint("probability/", match_views.ProbabilityView, "probability"),
     endpoint("stats/", match_views.StatisticsView, "stats"),

@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-import math
+import re
 from typing import Any
 
 from ratingsite.api import RatingField
 from rest_framework import serializers
 
 from matches.models import CharacterMatchup
-from matches.selectors import HISTORY_RANGES, GameCursor
+from matches.selectors import HISTORY_RANGES, GameCursor, RatedGame
+from players.api.converters import CharacterConverter, PlayerIdConverter
 from players.api.serializers import CharacterSerializer, PlayerSummarySerializer
 
 # --- Query parameters --------------------------------------------------------------------
@@ -29,14 +30,15 @@ class HistoryQuery(serializers.Serializer):
     )
 
 
-class CursorField(serializers.CharField):
-    default_error_messages = {"invalid_cursor": "Not a cursor this API gave out."}
+class CursorField(serializers.RegexField):
+    """The cursor of a `next` link: microseconds since the epoch and a game id."""
 
-    def to_internal_value(self, data: Any) -> GameCursor:
-        try:
-            return GameCursor.parse(super().to_internal_value(data))
-        except (ValueError, OverflowError, OSError):
-            self.fail("invalid_cursor")
+    def __init__(self, **kwargs: Any) -> None:
+        # At most 16 digits of microseconds (year 2286) and 18 of id (a bigint) always parse.
+        super().__init__(r"^[0-9]{1,16}-[0-9]{1,18}$", trim_whitespace=False, **kwargs)
+
+    def run_validation(self, data: Any = serializers.empty) -> GameCursor:
+        return GameCursor.parse(super().run_validation(data))
 
 
 class MatchesQuery(serializers.Serializer):
@@ -46,8 +48,11 @@ class MatchesQuery(serializers.Serializer):
     page_size = serializers.IntegerField(
         min_value=1, max_value=200, default=50, help_text="Games per page (1-200)."
     )
-    opponent = serializers.CharField(
-        required=False, max_length=32, help_text="Only games against this player id."
+    opponent = serializers.RegexField(
+        f"^{PlayerIdConverter.regex}$",
+        required=False,
+        trim_whitespace=False,
+        help_text="Only games against this player id.",
     )
     since = serializers.DateTimeField(
         required=False,
@@ -64,42 +69,35 @@ class MatchupsQuery(serializers.Serializer):
     )
 
 
-class ContenderField(serializers.CharField):
-    """`VALUE,DEVIATION` or `PLAYER_ID:CHARACTER`: ("numbers", value, deviation) or
-    ("rating", player id, character key)."""
+class ContenderField(serializers.RegexField):
+    """`VALUE,DEVIATION` (value 0-9999, deviation 1-999) or `PLAYER_ID:CHARACTER`; validated
+    to ("numbers", value, deviation) or ("rating", player id, character key)."""
 
+    PATTERN = re.compile(
+        r"^(?:(?P<value>[0-9]{1,4}(?:\.[0-9]{1,6})?),(?P<deviation>[1-9][0-9]{0,2}(?:\.[0-9]{1,6})?)"
+        f"|(?P<player>{PlayerIdConverter.regex}):(?P<character>{CharacterConverter.regex}))$"
+    )
     default_error_messages = {
-        "format": "Expected `value,deviation` (e.g. `1700,80`) or `player_id:character` "
-        "(e.g. `230129212655563979:SO`).",
-        "range": "The value must lie within 0-5000 and the deviation within 1-350.",
+        "invalid": "Expected `value,deviation` (e.g. `1700,80`) or `player_id:character` "
+        "(e.g. `230129212655563979:SO`)."
     }
 
-    def to_internal_value(self, data: Any) -> tuple[str, Any, Any]:
-        text = super().to_internal_value(data)
-        player_id, colon, character = text.partition(":")
-        if colon:
-            if not player_id or not character:
-                self.fail("format")
-            return ("rating", player_id, character)
-        value_text, comma, deviation_text = text.partition(",")
-        try:
-            value, deviation = float(value_text), float(deviation_text)
-        except ValueError:
-            self.fail("format")
-        if not comma or not (math.isfinite(value) and math.isfinite(deviation)):
-            self.fail("format")
-        if not (0 <= value <= 5000 and 1 <= deviation <= 350):
-            self.fail("range")
-        return ("numbers", value, deviation)
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(self.PATTERN.pattern, trim_whitespace=False, **kwargs)
+
+    def run_validation(self, data: Any = serializers.empty) -> tuple[str, Any, Any]:
+        parts = self.PATTERN.match(super().run_validation(data))
+        if parts["player"] is not None:
+            return ("rating", parts["player"], parts["character"])
+        return ("numbers", float(parts["value"]), float(parts["deviation"]))
 
 
 class ProbabilityQuery(serializers.Serializer):
     a = ContenderField(
-        max_length=64,
         help_text="Side A: `value,deviation` (`1700,80`) or a player's rating "
         "`player_id:character` (`230129212655563979:SO`).",
     )
-    b = ContenderField(max_length=64, help_text="Side B, in the same forms as `a`.")
+    b = ContenderField(help_text="Side B, in the same forms as `a`.")
 
 
 # --- Responses ---------------------------------------------------------------------------
@@ -129,11 +127,9 @@ class GameSerializer(serializers.Serializer):
         source="match.floor", allow_null=True, help_text="The floor: 1-10, 99 = Celestial."
     )
     won = serializers.BooleanField(help_text="Whether this rating's player won.")
-    counted = serializers.BooleanField(
-        source="match.counted",
-        allow_null=True,
+    counted = serializers.SerializerMethodField(
         help_text="Whether the game moved ratings (lopsided games between established players "
-        "and games with cheaters do not); null until rated.",
+        "and games with cheaters do not); null until rated."
     )
     rating = RatingField(
         allow_null=True, help_text="This side's rating before the game; null until rated."
@@ -148,6 +144,9 @@ class GameSerializer(serializers.Serializer):
         allow_null=True,
         help_text="The opponent's rating before the game; null until rated.",
     )
+
+    def get_counted(self, game: RatedGame) -> bool | None:
+        return None if game.change is None else game.counted
 
 
 class GamePageSerializer(serializers.Serializer):
@@ -188,9 +187,6 @@ class MatchupMatrixSerializer(serializers.Serializer):
 class OutcomeSerializer(serializers.Serializer):
     rating = RatingField(help_text="The rating after the game.")
     change = serializers.FloatField(help_text="The change of the value.")
-    counts = serializers.BooleanField(
-        help_text="Whether such a game would move ratings at all (see `GameSerializer.counted`)."
-    )
 
 
 class ForecastSideSerializer(serializers.Serializer):
@@ -213,6 +209,10 @@ class ForecastSideSerializer(serializers.Serializer):
 class ForecastSerializer(serializers.Serializer):
     a = ForecastSideSerializer(help_text="Side A.")
     b = ForecastSideSerializer(help_text="Side B.")
+    counts = serializers.BooleanField(
+        help_text="Whether the game would move ratings at all: not when a side is a cheater, "
+        "nor for a lopsided game between established players (then neither result counts)."
+    )
 
 
 class TotalsSerializer(serializers.Serializer):

@@ -12,6 +12,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from players.api import examples
+from players.api.converters import CharacterConverter, PlayerIdConverter
 from players.api.serializers import (
     CharacterSerializer,
     PlayerDetailSerializer,
@@ -37,6 +38,7 @@ PLAYER_ID = OpenApiParameter(
     str,
     OpenApiParameter.PATH,
     description="The game's player id, as a string of digits.",
+    pattern=f"^{PlayerIdConverter.regex}$",
     examples=[OpenApiExample("a player", value=examples.PLAYER_ID)],
 )
 CHARACTER = OpenApiParameter(
@@ -44,6 +46,7 @@ CHARACTER = OpenApiParameter(
     str,
     OpenApiParameter.PATH,
     description="A character's short code (any case, e.g. `SO` or `so`) or numeric id (`0`).",
+    pattern=f"^{CharacterConverter.regex}$",
     examples=[OpenApiExample("Sol", value="SO")],
 )
 
@@ -82,8 +85,10 @@ class CharacterList(APIView):
 
 
 class SearchQuery(serializers.Serializer):
-    name = serializers.CharField(
+    name = serializers.RegexField(
+        r"^[^\x00]+$",
         max_length=64,
+        trim_whitespace=False,
         help_text="Part of a current or past name, any case (at least one character).",
     )
     limit = serializers.IntegerField(
@@ -179,7 +184,7 @@ class Rankings(generics.ListAPIView):
         "cheater) by value, 100 a page. Ranks are refreshed periodically.",
         response=RankingRowSerializer(many=True),
         example=examples.RANKING_ROW,
-        errors=[404],
+        errors=[400, 404],
     )
     def get(self, request: Request) -> Response:
         return self.list(request)
@@ -198,7 +203,7 @@ class CharacterRankings(Rankings):
         parameters=[CHARACTER],
         response=RankingRowSerializer(many=True),
         example=examples.RANKING_ROW,
-        errors=[404],
+        errors=[400, 404],
     )
     def get(self, request: Request, character: str) -> Response:
         return self.list(request)

@@ -125,3 +125,41 @@ def test_schema_and_docs_are_served_without_a_cdn(api):
     html = docs.content.decode()
     assert "/static/drf_spectacular_sidecar/swagger-ui-dist/" in html
     assert "cdn" not in html.lower()
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "players/%00/",
+        "players/12a/",
+        f"players/{ALICE.id}/%00/",
+        f"players/{ALICE.id}/SOLBADGUY/",
+        "players/123456789012345678901234567890123/",
+        "rankings/S%20O/",
+    ],
+)
+def test_malformed_path_parameters_are_404s(api, path):
+    response = api.get(f"{V1}/{path}")
+
+    assert response.status_code == 404
+    assert response.json()["error"]["code"] == "not_found"
+
+
+@pytest.mark.parametrize(
+    ("path", "query"),
+    [
+        ("players/", {"name": "a\x00b"}),
+        (f"players/{ALICE.id}/SO/matches/", {"opponent": "12a"}),
+        (f"players/{ALICE.id}/SO/matches/", {"opponent": ""}),
+        (f"players/{ALICE.id}/SO/matches/", {"cursor": "1-99999999999999999999"}),
+        (f"players/{ALICE.id}/SO/history/", {"daily": ""}),
+        ("matchups/", {"bracket": ""}),
+        ("probability/", {"a": " 1700,80", "b": "1500,200"}),
+        ("probability/", {"a": "1700,0", "b": "1500,200"}),
+    ],
+)
+def test_malformed_query_parameters_are_400s(api, path, query):
+    response = api.get(f"{V1}/{path}", query)
+
+    assert response.status_code == 400
+    assert list(response.json()["error"]["fields"]) == list(query)[:1]

@@ -64,7 +64,7 @@ def test_matches_page_through_every_visible_game(api):
 
     assert [game["id"] for game in seen] == [match.id for match in expected]
     assert GHOST.id not in {game["opponent"]["id"] for game in seen}
-    match = expected[0]
+    match, result = expected[0], expected[0].rating
     on_a = match.player_a_id == ALICE.id
     opponent = match.player_b if on_a else match.player_a
     assert seen[0] == {
@@ -72,18 +72,18 @@ def test_matches_page_through_every_visible_game(api):
         "played_at": iso(match.played_at),
         "floor": match.floor,
         "won": match.winner == ("A" if on_a else "B"),
-        "counted": match.counted,
+        "counted": result.counted,
         "rating": {
-            "value": match.value_a if on_a else match.value_b,
-            "deviation": match.deviation_a if on_a else match.deviation_b,
+            "value": result.value_a if on_a else result.value_b,
+            "deviation": result.deviation_a if on_a else result.deviation_b,
             "display": seen[0]["rating"]["display"],
         },
-        "change": match.change_a if on_a else match.change_b,
+        "change": result.change_a if on_a else result.change_b,
         "opponent": {"id": opponent.id, "name": opponent.name, "platform": opponent.platform},
         "opponent_character": seen[0]["opponent_character"],
         "opponent_rating": {
-            "value": match.value_b if on_a else match.value_a,
-            "deviation": match.deviation_b if on_a else match.deviation_a,
+            "value": result.value_b if on_a else result.value_a,
+            "deviation": result.deviation_b if on_a else result.deviation_a,
             "display": seen[0]["opponent_rating"]["display"],
         },
     }
@@ -166,10 +166,21 @@ def test_probability_of_two_typed_ratings(api):
     assert loss["change"] == pytest.approx(1678.0926 - 1700, abs=1e-3)
     assert win["rating"]["value"] == pytest.approx(1636.5075, abs=1e-3)
     assert win["rating"]["deviation"] == pytest.approx(180.2274, abs=1e-3)
-    assert loss["counts"] and win["counts"]
+    assert body["counts"] is True
     after_a_wins = rate_game(1700, 80, 1500, 200, 1.0)
     assert body["a"]["after_win"]["rating"]["value"] == pytest.approx(after_a_wins[0])
     assert body["b"]["after_loss"]["rating"]["value"] == pytest.approx(after_a_wins[2])
+
+
+def test_probability_of_a_lopsided_game_that_would_not_count(api):
+    body = api.get(f"{V1}/probability/", {"a": "2400,30", "b": "1400,30"}).json()
+
+    assert body["counts"] is False
+    assert body["a"]["win_probability"] > 0.955
+    for side in ("a", "b"):
+        for outcome in ("after_win", "after_loss"):
+            assert body[side][outcome]["change"] == 0
+            assert body[side][outcome]["rating"] == body[side]["rating"]
 
 
 def test_probability_of_two_players_ratings(api):
