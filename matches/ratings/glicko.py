@@ -68,15 +68,17 @@ def update(
     params: GlickoParams = DEFAULT_PARAMS,
 ) -> tuple[float, float]:
     """One side's (rating, deviation) after one game; score is 1 win, 0 loss, 0.5 draw."""
-    g_o = g(opponent_deviation)
+    # g and E are written out here rather than called: this runs several times per game
+    # in every rating loop, and the calls cost more than the arithmetic.
+    g_o = 1.0 / math.sqrt(1.0 + _3Q2_OVER_PI2 * opponent_deviation * opponent_deviation)
     e = 1.0 / (
         1.0 + 10.0 ** (-g_o * (rating - opponent_rating) / 400.0 * (1.0 - params.update_damping))
     )
-    inverse_d2 = _Q2 * g_o * g_o * e * (1.0 - e)
-    denominator = 1.0 / (deviation * deviation) + inverse_d2
-    new_rating = rating + Q / denominator * g_o * (score - e)
-    new_deviation = max(math.sqrt(1.0 / denominator), params.minimum_deviation)
-    return new_rating, new_deviation
+    denominator = 1.0 / (deviation * deviation) + _Q2 * g_o * g_o * e * (1.0 - e)
+    new_deviation = math.sqrt(1.0 / denominator)
+    if new_deviation < params.minimum_deviation:
+        new_deviation = params.minimum_deviation
+    return rating + Q / denominator * g_o * (score - e), new_deviation
 
 
 def rate_game(
