@@ -26,7 +26,7 @@ from django.db import connection
 from django.db.models import F, Sum
 from ratingsite.celery import app
 
-from matches.models import Match, ReplaySource
+from matches.models import Match, MatchRating, ReplaySource
 from players.models import Rating
 from tests.worker.fakefeed import FakeFeed
 
@@ -59,7 +59,7 @@ def rated_count() -> int:
 def games_counted_twice() -> int:
     """Each counted game adds one win and one loss: W-L sums are twice the counted games."""
     totals = Rating.objects.aggregate(games=Sum(F("wins") + F("losses")))["games"] or 0
-    return totals - 2 * Match.objects.filter(counted=True).count()
+    return totals - 2 * MatchRating.objects.filter(counted=True).count()
 
 
 @pytest.fixture

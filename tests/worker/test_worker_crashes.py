@@ -12,7 +12,7 @@ import threading
 import pytest
 from django.db import connection
 
-from matches.models import Match
+from matches.models import Match, MatchRating
 from matches.replays.readers import iter_replay_payloads
 from matches.services.ingest import file_import_source, store_replays
 from matches.services.rating import RATING_WRITER_LOCK, rate_pending_matches, recompute_all_ratings
@@ -62,8 +62,8 @@ def results() -> tuple[dict, dict]:
     }
     matches = {
         m[0]: m[1:]
-        for m in Match.objects.values_list(
-            "id", "counted", "value_a", "deviation_a", "change_a", "value_b", "change_b"
+        for m in MatchRating.objects.values_list(
+            "match_id", "counted", "value_a", "deviation_a", "change_a", "value_b", "change_b"
         )
     }
     return ratings, matches
