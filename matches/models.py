@@ -63,10 +63,15 @@ class Match(models.Model):
 
     # Foreign keys carry no index of their own here: the composite indexes and unique
     # constraints below lead with them, and every index costs each of millions of inserts.
-    # Characters are checked against the roster at ingestion and never deleted, so their
-    # keys also skip the database's per-row constraint check.
+    # Characters are checked against the roster at ingestion and never deleted, and
+    # sources are protected from deletion, so those keys also skip the database's
+    # per-row constraint check (millions of checks at every bulk import's commit).
     source = models.ForeignKey(
-        ReplaySource, on_delete=models.PROTECT, related_name="matches", db_index=False
+        ReplaySource,
+        on_delete=models.PROTECT,
+        related_name="matches",
+        db_index=False,
+        db_constraint=False,
     )
     source_replay_id = models.CharField(max_length=128)
     played_at = models.DateTimeField()
@@ -142,8 +147,13 @@ class PendingMatch(models.Model):
     its rows in the transaction that stores the batch's ratings.
     """
 
+    # A queue row: written and deleted by the services only, so no per-row database check.
     match = models.OneToOneField(
-        Match, on_delete=models.CASCADE, primary_key=True, related_name="pending"
+        Match,
+        on_delete=models.CASCADE,
+        primary_key=True,
+        related_name="pending",
+        db_constraint=False,
     )
     played_at = models.DateTimeField()
 
