@@ -12,6 +12,7 @@ from functools import wraps
 from typing import Any, TypeVar
 
 from django.conf import settings
+from django.core.cache import cache
 from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.utils.cache import get_conditional_response, patch_cache_control
@@ -24,8 +25,10 @@ from drf_spectacular.utils import (
 )
 from rest_framework import exceptions, serializers
 from rest_framework.pagination import PageNumberPagination
+from rest_framework.renderers import JSONRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
+from rest_framework.views import APIView
 from rest_framework.views import exception_handler as drf_exception_handler
 
 from matches.generation import current_generation
@@ -282,6 +285,28 @@ def response_etag(request: HttpRequest) -> str:
         )
     )
     return f'W/"{hashlib.blake2b(key.encode(), digest_size=12).hexdigest()}"'
+
+
+RESPONSE_CACHE_SECONDS = 600
+
+
+def cached_by_generation(get: Callable[..., Response]) -> Callable[..., HttpResponse]:
+    """Serve a view's successful GET from the cache while the ratings generation holds.
+
+    It runs inside the view, after DRF's throttles; errors (raised) are never cached.
+    """
+
+    @wraps(get)
+    def cached_get(view: APIView, request: Request, *args: Any, **kwargs: Any) -> HttpResponse:
+        key = "api:" + hashlib.blake2b(request.get_full_path().encode(), digest_size=16).hexdigest()
+        version = current_generation()
+        content = cache.get(key, version=version)
+        if content is None:
+            content = JSONRenderer().render(get(view, request, *args, **kwargs).data)
+            cache.set(key, content, RESPONSE_CACHE_SECONDS, version=version)
+        return HttpResponse(content, content_type="application/json")
+
+    return cached_get
 
 
 def conditional(view: Callable[..., HttpResponse], *, max_age: int) -> Callable[..., HttpResponse]:

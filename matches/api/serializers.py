@@ -5,13 +5,13 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ratingsite.api import RatingField
 from rest_framework import serializers
 
 from matches.models import CharacterMatchup
 from matches.selectors import HISTORY_RANGES, GameCursor, RatedGame
 from players.api.converters import CharacterConverter, PlayerIdConverter
 from players.api.serializers import CharacterSerializer, PlayerSummarySerializer
+from ratingsite.api import RatingField
 
 # --- Query parameters --------------------------------------------------------------------
 

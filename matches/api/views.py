@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from ratingsite.api import documented, query_parameters
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.utils.urls import replace_query_param
@@ -31,6 +30,7 @@ from matches.selectors import (
     win_forecast,
 )
 from players.api.views import CHARACTER, PLAYER_ID, rating_or_404
+from ratingsite.api import cached_by_generation, documented, query_parameters
 
 
 class RatingHistoryView(APIView):
@@ -46,6 +46,7 @@ class RatingHistoryView(APIView):
         example=examples.HISTORY,
         errors=[400, 404],
     )
+    @cached_by_generation
     def get(self, request: Request, player_id: str, character: str) -> Response:
         query = query_parameters(HistoryQuery, request)
         rating = rating_or_404(player_id, character)
@@ -69,6 +70,7 @@ class RatingMatchesView(APIView):
         example=examples.GAME_PAGE,
         errors=[400, 404],
     )
+    @cached_by_generation
     def get(self, request: Request, player_id: str, character: str) -> Response:
         query = query_parameters(MatchesQuery, request)
         page = rating_games(
@@ -98,6 +100,7 @@ class CharacterMatchupsView(APIView):
         example=examples.MATCHUPS,
         errors=[400],
     )
+    @cached_by_generation
     def get(self, request: Request) -> Response:
         query = query_parameters(MatchupsQuery, request)
         return Response(MatchupMatrixSerializer(matchup_matrix(query["bracket"])).data)
@@ -122,6 +125,7 @@ class ProbabilityView(APIView):
         example=examples.FORECAST,
         errors=[400, 404],
     )
+    @cached_by_generation
     def get(self, request: Request) -> Response:
         query = query_parameters(ProbabilityQuery, request)
         forecast = win_forecast(_contender(query["a"]), _contender(query["b"]))
@@ -138,5 +142,6 @@ class StatisticsView(APIView):
         response=SiteStatisticsSerializer,
         example=examples.STATISTICS,
     )
+    @cached_by_generation
     def get(self, request: Request) -> Response:
         return Response(SiteStatisticsSerializer(site_statistics()).data)

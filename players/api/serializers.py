@@ -5,10 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 from drf_spectacular.utils import extend_schema_field
-from ratingsite.api import RatingField
 from rest_framework import serializers
 
 from players.models import Player, Rating
+from ratingsite.api import RatingField
 
 
 class CharacterSerializer(serializers.Serializer):

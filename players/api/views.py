@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from django.db.models import QuerySet
 from drf_spectacular.utils import OpenApiExample, OpenApiParameter
-from ratingsite.api import RankingPagination, documented, query_parameters
 from rest_framework import generics, serializers
 from rest_framework.exceptions import NotFound
 from rest_framework.request import Request
@@ -31,6 +30,12 @@ from players.selectors import (
     rating_of,
     rating_overview,
     search_players,
+)
+from ratingsite.api import (
+    RankingPagination,
+    cached_by_generation,
+    documented,
+    query_parameters,
 )
 
 PLAYER_ID = OpenApiParameter(
@@ -80,6 +85,7 @@ class CharacterList(APIView):
         response=CharacterListSerializer,
         example=examples.CHARACTERS,
     )
+    @cached_by_generation
     def get(self, request: Request) -> Response:
         return Response(CharacterListSerializer({"results": characters()}).data)
 
@@ -111,6 +117,7 @@ class PlayerSearch(APIView):
         example=examples.SEARCH,
         errors=[400],
     )
+    @cached_by_generation
     def get(self, request: Request) -> Response:
         query = query_parameters(SearchQuery, request)
         hits = search_players(query["name"], limit=query["limit"])
@@ -128,6 +135,7 @@ class PlayerDetailView(APIView):
         example=examples.PLAYER_DETAIL,
         errors=[404],
     )
+    @cached_by_generation
     def get(self, request: Request, player_id: str) -> Response:
         detail = player_detail(player_id)
         if detail is None:
@@ -146,6 +154,7 @@ class RatingDetailView(APIView):
         example=examples.RATING,
         errors=[404],
     )
+    @cached_by_generation
     def get(self, request: Request, player_id: str, character: str) -> Response:
         return Response(RatingDetailSerializer(rating_or_404(player_id, character)).data)
 
@@ -162,6 +171,7 @@ class RatingMatchupsView(APIView):
         example=examples.RATING_MATCHUPS,
         errors=[404],
     )
+    @cached_by_generation
     def get(self, request: Request, player_id: str, character: str) -> Response:
         overview = rating_overview(player_id, character_or_404(character).code)
         if overview is None:
@@ -186,6 +196,7 @@ class Rankings(generics.ListAPIView):
         example=examples.RANKING_ROW,
         errors=[400, 404],
     )
+    @cached_by_generation
     def get(self, request: Request) -> Response:
         return self.list(request)
 
@@ -205,6 +216,7 @@ class CharacterRankings(Rankings):
         example=examples.RANKING_ROW,
         errors=[400, 404],
     )
+    @cached_by_generation
     def get(self, request: Request, character: str) -> Response:
         return self.list(request)
 

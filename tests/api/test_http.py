@@ -6,6 +6,7 @@ import pytest
 from rest_framework.throttling import SimpleRateThrottle
 
 from matches.generation import bump_generation
+from players.models import Rating
 from tests.api.conftest import ALICE
 
 V1 = "/api/v1"
@@ -51,6 +52,19 @@ def test_etag_gives_304_until_ratings_change(api):
     assert unchanged["Cache-Control"] == "public, max-age=60"
     assert changed.status_code == 200
     assert changed["ETag"] != etag
+
+
+def test_responses_are_cached_until_ratings_change(api):
+    url = f"{V1}/players/{ALICE.id}/SO/"
+    before = api.get(url).json()["rating"]["value"]
+    Rating.objects.filter(player_id=ALICE.id, character__code="SO").update(value=1234.5)
+
+    cached = api.get(url).json()["rating"]["value"]
+    bump_generation()
+    fresh = api.get(url).json()["rating"]["value"]
+
+    assert cached == before != 1234.5
+    assert fresh == 1234.5
 
 
 def test_etag_depends_on_the_query(api):
