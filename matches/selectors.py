@@ -15,7 +15,7 @@ from typing import Any
 
 from django.db.models import Q
 
-from matches.models import CharacterMatchup, Match, SiteStatistic
+from matches.models import CharacterMatchup, Match, MatchRating, SiteStatistic
 from matches.ratings.glicko import game_counts, rate_game, update, win_probability
 from matches.services.rating import glicko_params
 from players.models import Character, Player, Rating
@@ -115,27 +115,36 @@ class RatedGame:
     opponent_character: Character
     opponent_value: float | None
     opponent_deviation: float | None
+    counted: bool = False
 
     @property
     def played_at(self) -> datetime:
         return self.match.played_at
 
-    @property
-    def counted(self) -> bool:
-        return bool(self.match.counted)
-
 
 def _rated_game(match: Match, player_id: str, character_id: int) -> RatedGame:
+    try:
+        result: MatchRating | None = match.rating
+    except MatchRating.DoesNotExist:
+        result = None  # not rated yet
     on_a = match.player_a_id == player_id and match.character_a_id == character_id
     if on_a:
-        return RatedGame(
-            match, match.winner == Match.Winner.A, match.value_a, match.deviation_a,
-            match.change_a, match.player_b, match.character_b, match.value_b, match.deviation_b,
+        won, opponent, opponent_character = (
+            match.winner == Match.Winner.A, match.player_b, match.character_b,
         )  # fmt: skip
-    return RatedGame(
-        match, match.winner == Match.Winner.B, match.value_b, match.deviation_b,
-        match.change_b, match.player_a, match.character_a, match.value_a, match.deviation_a,
-    )  # fmt: skip
+    else:
+        won, opponent, opponent_character = (
+            match.winner == Match.Winner.B, match.player_a, match.character_a,
+        )  # fmt: skip
+    if result is None:
+        return RatedGame(match, won, None, None, None, opponent, opponent_character, None, None)
+    if on_a:
+        mine = (result.value_a, result.deviation_a, result.change_a)
+        theirs = (result.value_b, result.deviation_b)
+    else:
+        mine = (result.value_b, result.deviation_b, result.change_b)
+        theirs = (result.value_a, result.deviation_a)
+    return RatedGame(match, won, *mine, opponent, opponent_character, *theirs, result.counted)
 
 
 def _rating_games(rating: Rating, condition: Q, limit: int) -> list[RatedGame]:
@@ -152,6 +161,7 @@ def _rating_games(rating: Rating, condition: Q, limit: int) -> list[RatedGame]:
     ):
         matches += (
             Match.objects.visible()
+            .with_rating()
             .filter(side, condition)
             .select_related("player_a", "player_b", "character_a", "character_b")
             .order_by("-played_at", "-id")[:limit]

@@ -7,7 +7,7 @@ from datetime import timedelta
 
 import pytest
 
-from matches.models import Match
+from matches.models import Match, MatchRating
 from matches.ratings.glicko import update
 from matches.selectors import GameCursor, match_sets, rating_history, rating_profile
 from matches.services.rating import glicko_params
@@ -65,8 +65,9 @@ def test_sets_group_consecutive_games_against_the_same_opponent_and_characters(h
     ]
     assert page.next_cursor is None
     oldest = page.sets[-1]
-    changes = Match.objects.filter(player_b_id=B, character_b__code="KY").order_by("played_at")
-    assert oldest.change == pytest.approx(sum(m.change_a for m in changes[:3]))
+    results = MatchRating.objects.filter(match__player_b_id=B, match__character_b__code="KY")
+    changes = [r.change_a for r in results.order_by("match__played_at")[:3]]
+    assert oldest.change == pytest.approx(sum(changes))
     assert oldest.first.value == 1500.0  # the first game's pre-game rating
 
 
@@ -87,14 +88,14 @@ def test_pages_never_cut_a_set_unless_it_is_longer_than_a_page(history):
 def test_per_game_history_points_follow_the_match_rows(history):
     rating = sol()
     points = rating_history(rating, "7d")
-    matches = list(Match.objects.order_by("played_at"))
-    assert len(points) == len(matches) + 1
+    results = list(MatchRating.objects.select_related("match").order_by("match__played_at"))
+    assert len(points) == len(results) + 1
     assert (points[0].value, points[0].deviation) == (1500.0, 350.0)
     params = glicko_params()
-    for point, match in zip(points[1:], matches, strict=True):
-        mine, theirs = (match.value_a, match.deviation_a), (match.value_b, match.deviation_b)
-        won = match.winner == Match.Winner.A
-        assert point.value == pytest.approx(match.value_a + match.change_a)
+    for point, result in zip(points[1:], results, strict=True):
+        mine, theirs = (result.value_a, result.deviation_a), (result.value_b, result.deviation_b)
+        won = result.match.winner == Match.Winner.A
+        assert point.value == pytest.approx(result.value_a + result.change_a)
         assert point.deviation == pytest.approx(
             update(*mine, *theirs, 1.0 if won else 0.0, params)[1]
         )
