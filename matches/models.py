@@ -124,8 +124,14 @@ class MatchRating(models.Model):
     fraction of updating millions of indexed match rows in place.
     """
 
+    # Derived rows, written only by the rating service with the match already stored:
+    # no per-row database check (a recompute writes millions of them at once).
     match = models.OneToOneField(
-        Match, on_delete=models.CASCADE, primary_key=True, related_name="rating"
+        Match,
+        on_delete=models.CASCADE,
+        primary_key=True,
+        related_name="rating",
+        db_constraint=False,
     )
     rated_at = models.DateTimeField()
     counted = models.BooleanField()

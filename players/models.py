@@ -135,9 +135,15 @@ class Rating(models.Model):
 class RatingSnapshot(models.Model):
     """A rating at the end of a day it was played, for long history charts."""
 
+    # Indexed by unique (rating, day). Derived rows written only by the rating service
+    # in the transaction that writes their rating: no per-row database check.
     rating = models.ForeignKey(
-        Rating, on_delete=models.CASCADE, related_name="snapshots", db_index=False
-    )  # indexed by unique (rating, day)
+        Rating,
+        on_delete=models.CASCADE,
+        related_name="snapshots",
+        db_index=False,
+        db_constraint=False,
+    )
     day = models.DateField()
     value = models.FloatField()
     deviation = models.FloatField()
@@ -152,9 +158,14 @@ class RatingSnapshot(models.Model):
 class PlayerMatchup(models.Model):
     """How one rating fares against one opposing character, as a Glicko rating of its own."""
 
+    # Indexed by unique (rating, opponent_character); derived like RatingSnapshot.
     rating = models.ForeignKey(
-        Rating, on_delete=models.CASCADE, related_name="matchups", db_index=False
-    )  # indexed by unique (rating, opponent_character)
+        Rating,
+        on_delete=models.CASCADE,
+        related_name="matchups",
+        db_index=False,
+        db_constraint=False,
+    )
     opponent_character = models.ForeignKey(Character, on_delete=models.PROTECT, related_name="+")
     wins = models.PositiveIntegerField(default=0)
     losses = models.PositiveIntegerField(default=0)

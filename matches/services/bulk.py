@@ -81,6 +81,14 @@ def insert(
     table = model._meta.db_table
     column_list = ", ".join(columns)
     with connection.cursor() as cursor:
+        if connection.vendor == "postgresql" and not on_conflict:
+            # Nothing can conflict: stream straight into the table.
+            with cursor.cursor.copy(f"COPY {table} ({column_list}) FROM STDIN") as copy:
+                written = 0
+                for row in rows:
+                    copy.write_row(row)
+                    written += 1
+            return written
         if connection.vendor == "postgresql":
             temp = _copy_to_temp(cursor, table, columns, rows)
             cursor.execute(

@@ -240,14 +240,25 @@ def _rating_row(key: RatingKey, state: RatingState) -> tuple:
     )
 
 
-def _write_ratings(ledger: RatingLedger, keys: Iterable[RatingKey]) -> None:
-    """Upsert the given ratings, then learn the ids of those that were new."""
+def _save(
+    model: type, columns: tuple, rows: Iterable[tuple], conflict_columns: tuple, *, fresh: bool
+) -> None:
+    """Write rows: straight in when the table was just emptied (a recompute), else upsert."""
+    if fresh:
+        bulk.insert(model, columns, rows)
+    else:
+        bulk.upsert(model, columns, rows, conflict_columns=conflict_columns)
+
+
+def _write_ratings(ledger: RatingLedger, keys: Iterable[RatingKey], *, fresh: bool) -> None:
+    """Write the given ratings, then learn the ids of those that were new."""
     keys = list(keys)
-    bulk.upsert(
+    _save(
         Rating,
         ("player_id", "character_id", *RATING_STATE_COLUMNS),
         (_rating_row(key, ledger.ratings[key]) for key in keys),
-        conflict_columns=("player_id", "character_id"),
+        ("player_id", "character_id"),
+        fresh=fresh,
     )
     new_players = sorted({key[0] for key in keys if ledger.ratings[key].rating_id is None})
     for chunk in _chunks(new_players):
@@ -259,8 +270,8 @@ def _write_ratings(ledger: RatingLedger, keys: Iterable[RatingKey]) -> None:
                 state.rating_id = rating_id
 
 
-def _write_matchups(ledger: RatingLedger) -> None:
-    bulk.upsert(
+def _write_matchups(ledger: RatingLedger, *, fresh: bool) -> None:
+    _save(
         PlayerMatchup,
         (
             "rating_id",
@@ -285,9 +296,10 @@ def _write_matchups(ledger: RatingLedger) -> None:
                 (k, ledger.player_matchups[k]) for k in ledger.touched_player_matchups
             )
         ),
-        conflict_columns=("rating_id", "opponent_character_id"),
+        ("rating_id", "opponent_character_id"),
+        fresh=fresh,
     )
-    bulk.upsert(
+    _save(
         CharacterMatchup,
         ("bracket", "character_id", "opponent_id", "wins", "losses", "value", "deviation"),
         (
@@ -296,14 +308,15 @@ def _write_matchups(ledger: RatingLedger) -> None:
                 (k, ledger.character_matchups[k]) for k in ledger.touched_character_matchups
             )
         ),
-        conflict_columns=("bracket", "character_id", "opponent_id"),
+        ("bracket", "character_id", "opponent_id"),
+        fresh=fresh,
     )
     ledger.touched_player_matchups.clear()
     ledger.touched_character_matchups.clear()
 
 
-def _write_snapshots(ledger: RatingLedger, snapshots: dict) -> None:
-    bulk.upsert(
+def _write_snapshots(ledger: RatingLedger, snapshots: dict, *, fresh: bool) -> None:
+    _save(
         RatingSnapshot,
         ("rating_id", "day", "value", "deviation"),
         (
@@ -315,7 +328,8 @@ def _write_snapshots(ledger: RatingLedger, snapshots: dict) -> None:
             )
             for (key, day), (value, deviation) in snapshots.items()
         ),
-        conflict_columns=("rating_id", "day"),
+        ("rating_id", "day"),
+        fresh=fresh,
     )
 
 
@@ -359,11 +373,12 @@ def _claim(games: list[Game]) -> int:
     )
 
 
-def _write_ledger(ledger: RatingLedger) -> None:
-    _write_ratings(ledger, ledger.touched_ratings)
+def _write_ledger(ledger: RatingLedger, *, fresh: bool = False) -> None:
+    """Write what the ledger changed; `fresh` when the derived tables were just emptied."""
+    _write_ratings(ledger, ledger.touched_ratings, fresh=fresh)
     ledger.touched_ratings.clear()
-    _write_matchups(ledger)
-    _write_snapshots(ledger, ledger.take_snapshots())
+    _write_matchups(ledger, fresh=fresh)
+    _write_snapshots(ledger, ledger.take_snapshots(), fresh=fresh)
 
 
 class ClaimLost(RuntimeError):
@@ -469,7 +484,7 @@ def recompute_all_ratings(
             batches += 1
             if progress is not None:
                 progress(rated)
-        _write_ledger(ledger)
+        _write_ledger(ledger, fresh=True)
         refresh_ranks()
         rebuild_bracket_matchups()
     bump_generation()
@@ -495,7 +510,7 @@ def rebuild_bracket_matchups() -> None:
         for game in games:
             ledger.apply_character_matchups(game)
     CharacterMatchup.objects.exclude(bracket=CharacterMatchup.Bracket.ALL).delete()
-    _write_matchups(ledger)
+    _write_matchups(ledger, fresh=True)
 
 
 def decay_all_ratings(now: datetime | None = None) -> int:
