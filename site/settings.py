@@ -10,6 +10,7 @@ from pathlib import Path
 
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
+
 from ratingsite.env import env_bool, env_float, env_int, env_list, env_str
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -170,6 +171,7 @@ CELERY_BROKER_TRANSPORT_OPTIONS = (
         "data_folder_in": str(VAR_DIR / "broker"),
         "data_folder_out": str(VAR_DIR / "broker"),
         "processed_folder": str(VAR_DIR / "broker-processed"),
+        "control_folder": str(VAR_DIR / "broker-control"),
         "store_processed": False,
     }
     if CELERY_BROKER_URL.startswith("filesystem")
