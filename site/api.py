@@ -203,10 +203,6 @@ class RatingNumbersSerializer(serializers.Serializer):
     )
 
 
-def _attribute(instance: Any, name: str) -> Any:
-    return instance[name] if isinstance(instance, Mapping) else getattr(instance, name)
-
-
 @extend_schema_field(RatingNumbersSerializer)
 class RatingField(serializers.Field):
     """A rating read from two attributes (`{prefix}value`, `{prefix}deviation`) of the instance
@@ -217,20 +213,21 @@ class RatingField(serializers.Field):
         super().__init__(source=source, read_only=True, **kwargs)
 
     def to_representation(self, instance: Any) -> dict[str, Any] | None:
-        value = _attribute(instance, f"{self.prefix}value")
+        value = getattr(instance, f"{self.prefix}value")
         if value is None:
             return None
-        deviation = _attribute(instance, f"{self.prefix}deviation")
+        deviation = getattr(instance, f"{self.prefix}deviation")
         return {"value": value, "deviation": deviation, "display": rating_text(value, deviation)}
 
 
 # --- Pagination --------------------------------------------------------------------------
 
 
-class PagePagination(PageNumberPagination):
-    """`?page=` from 1 and `?page_size=` up to 100 (lists whose order may shift, like search)."""
+class RankingPagination(PageNumberPagination):
+    """`?page=` from 1 and `?page_size=` up to 100 (ranks move as ratings change, so page
+    numbers, not cursors)."""
 
-    page_size = 50
+    page_size = 100
     page_size_query_param = "page_size"
     max_page_size = 100
 
@@ -266,28 +263,21 @@ class PagePagination(PageNumberPagination):
         return [page, page_size]
 
 
-class RankingPagination(PagePagination):
-    """Rankings: 100 a page (ranks move as ratings change, so page numbers, not cursors)."""
-
-    page_size = 100
-
-
 # --- HTTP caching ------------------------------------------------------------------------
 
 
-def response_etag(request: HttpRequest) -> str:
-    """A weak ETag for this URL at the current ratings generation and API version."""
-    key = "|".join(
-        (
-            str(current_generation()),
-            settings.SPECTACULAR_SETTINGS["VERSION"],
-            request.get_full_path(),
-        )
-    )
-    return f'W/"{hashlib.blake2b(key.encode(), digest_size=12).hexdigest()}"'
-
-
 RESPONSE_CACHE_SECONDS = 600
+
+
+def _request_key(request: HttpRequest) -> str:
+    """This request's URL (path and query) under this version of the API, hashed."""
+    text = f"{settings.SPECTACULAR_SETTINGS['VERSION']} {request.get_full_path()}"
+    return hashlib.blake2b(text.encode(), digest_size=16).hexdigest()
+
+
+def response_etag(request: HttpRequest) -> str:
+    """A weak ETag for this URL at the current ratings generation."""
+    return f'W/"{current_generation()}-{_request_key(request)}"'
 
 
 def cached_by_generation(get: Callable[..., Response]) -> Callable[..., HttpResponse]:
@@ -298,8 +288,7 @@ def cached_by_generation(get: Callable[..., Response]) -> Callable[..., HttpResp
 
     @wraps(get)
     def cached_get(view: APIView, request: Request, *args: Any, **kwargs: Any) -> HttpResponse:
-        key = "api:" + hashlib.blake2b(request.get_full_path().encode(), digest_size=16).hexdigest()
-        version = current_generation()
+        key, version = f"api:{_request_key(request)}", current_generation()
         content = cache.get(key, version=version)
         if content is None:
             content = JSONRenderer().render(get(view, request, *args, **kwargs).data)

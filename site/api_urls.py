@@ -9,12 +9,12 @@ from __future__ import annotations
 
 from django.urls import URLPattern, include, path, re_path, register_converter
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
-from ratingsite.api import conditional, not_found
 from rest_framework.views import APIView
 
 from matches.api import views as match_views
 from players.api import views as player_views
 from players.api.converters import CharacterConverter, PlayerIdConverter
+from ratingsite.api import conditional, not_found
 
 # Ratings change about once a minute; the roster only with a deployment.
 MAX_AGE = 60
