@@ -270,8 +270,8 @@ RESPONSE_CACHE_SECONDS = 600
 
 
 def _request_key(request: HttpRequest) -> str:
-    """This request's URL (path and query) under this version of the API, hashed."""
-    text = f"{settings.SPECTACULAR_SETTINGS['VERSION']} {request.get_full_path()}"
+    """This request's full URL (responses hold absolute links) under this API version, hashed."""
+    text = f"{settings.SPECTACULAR_SETTINGS['VERSION']} {request.build_absolute_uri()}"
     return hashlib.blake2b(text.encode(), digest_size=16).hexdigest()
 
 

@@ -8,6 +8,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from players.models import Player, Rating
+from players.selectors import SEARCH_LIMIT
 from ratingsite.api import RatingField
 
 
@@ -17,6 +18,10 @@ class CharacterSerializer(serializers.Serializer):
         help_text="The short code used in URLs (any case is accepted there): SO, KY..."
     )
     name = serializers.CharField(help_text="The character's name.")
+
+
+class CharacterListSerializer(serializers.Serializer):
+    results = CharacterSerializer(many=True, help_text="The roster, by id.")
 
 
 class PlayerSummarySerializer(serializers.Serializer):
@@ -42,6 +47,21 @@ class RatingSummarySerializer(serializers.Serializer):
     )
     character_rank = serializers.IntegerField(
         allow_null=True, help_text="Rank among this character's ranked ratings; null when unranked."
+    )
+
+
+class SearchQuery(serializers.Serializer):
+    name = serializers.RegexField(
+        r"^[^\x00]+$",
+        max_length=64,
+        trim_whitespace=False,
+        help_text="Part of a current or past name, any case (at least one character).",
+    )
+    limit = serializers.IntegerField(
+        min_value=1,
+        max_value=SEARCH_LIMIT,
+        default=20,
+        help_text=f"How many players to return at most (1-{SEARCH_LIMIT}).",
     )
 
 

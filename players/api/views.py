@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.db.models import QuerySet
 from drf_spectacular.utils import OpenApiExample, OpenApiParameter
-from rest_framework import generics, serializers
+from rest_framework import generics
 from rest_framework.exceptions import NotFound
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -13,16 +13,16 @@ from rest_framework.views import APIView
 from players.api import examples
 from players.api.converters import CharacterConverter, PlayerIdConverter
 from players.api.serializers import (
-    CharacterSerializer,
+    CharacterListSerializer,
     PlayerDetailSerializer,
     PlayerSearchSerializer,
     RankingRowSerializer,
     RatingDetailSerializer,
     RatingMatchupsSerializer,
+    SearchQuery,
 )
 from players.models import Character, Rating
 from players.selectors import (
-    SEARCH_LIMIT,
     character_by_key,
     characters,
     player_detail,
@@ -72,10 +72,6 @@ def rating_or_404(player_id: str, character_key: str) -> Rating:
     return rating
 
 
-class CharacterListSerializer(serializers.Serializer):
-    results = CharacterSerializer(many=True, help_text="The roster, by id.")
-
-
 class CharacterList(APIView):
     @documented(
         tag="characters",
@@ -88,21 +84,6 @@ class CharacterList(APIView):
     @cached_by_generation
     def get(self, request: Request) -> Response:
         return Response(CharacterListSerializer({"results": characters()}).data)
-
-
-class SearchQuery(serializers.Serializer):
-    name = serializers.RegexField(
-        r"^[^\x00]+$",
-        max_length=64,
-        trim_whitespace=False,
-        help_text="Part of a current or past name, any case (at least one character).",
-    )
-    limit = serializers.IntegerField(
-        min_value=1,
-        max_value=SEARCH_LIMIT,
-        default=20,
-        help_text=f"How many players to return at most (1-{SEARCH_LIMIT}).",
-    )
 
 
 class PlayerSearch(APIView):
