@@ -32,3 +32,13 @@ def _isolated_cache(settings, tmp_path) -> None:
             "LOCATION": str(tmp_path),
         }
     }
+
+
+@pytest.fixture(autouse=True)
+def _static_files_without_collectstatic(settings) -> None:
+    """Pages render {% static %} without a collectstatic run (the manifest storage needs one;
+    tests/site/test_static.py checks that production path on its own)."""
+    settings.STORAGES = {
+        **settings.STORAGES,
+        "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
+    }
