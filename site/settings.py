@@ -191,10 +191,15 @@ CELERY_RATE_SECONDS = env_float("CELERY_RATE_SECONDS", 60.0)
 CELERY_REFRESH_SECONDS = env_float("CELERY_REFRESH_SECONDS", 3600.0)
 # Several sites (or test runs) can share one Redis by giving each its own queue.
 CELERY_TASK_DEFAULT_QUEUE = env_str("CELERY_QUEUE", "celery")
-# A beat message not started within its interval is dropped: the next one does its work,
-# so a worker that was down does not come back to a pile of identical tasks.
+# A beat message not started within two intervals (30 s at least, for the broker's own
+# delay) is dropped: later ones do its work, so a worker that was down does not come back
+# to a pile of identical tasks.
 CELERY_BEAT_SCHEDULE = {
-    name: {"task": f"matches.tasks.{name}", "schedule": seconds, "options": {"expires": seconds}}
+    name: {
+        "task": f"matches.tasks.{name}",
+        "schedule": seconds,
+        "options": {"expires": max(2 * seconds, 30.0)},
+    }
     for name, seconds in (
         ("pull_replays", CELERY_PULL_SECONDS),
         ("rate_matches", CELERY_RATE_SECONDS),

@@ -22,12 +22,12 @@ from urllib.parse import quote
 import pytest
 from celery.contrib.testing.worker import start_worker
 from django.conf import settings
-from django.db import connection
+from django.db import OperationalError, connection
 from django.db.models import F, Sum
-from ratingsite.celery import app
 
 from matches.models import Match, MatchRating, ReplaySource
 from players.models import Rating
+from ratingsite.celery import app
 from tests.worker.fakefeed import FakeFeed
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -44,7 +44,13 @@ def wait_for(condition: Callable[[], Any], *, timeout: float = 30.0, message: st
     """Poll ``condition`` until it returns something true; fail after ``timeout`` seconds."""
     deadline = time.monotonic() + timeout
     while True:
-        value = condition()
+        try:
+            value = condition()
+        except OperationalError as error:
+            # SQLite's shared in-memory test database fails a read while a worker writes.
+            if "locked" not in str(error):
+                raise
+            value = None
         if value:
             return value
         if time.monotonic() > deadline:

@@ -12,7 +12,7 @@ import pytest
 from django.core.management import CommandError, call_command
 from django.utils import timezone
 
-from matches.models import IngestRun, Match, RejectedReplay, ReplaySource
+from matches.models import IngestRun, Match, PendingMatch, RejectedReplay, ReplaySource
 from matches.services.sources import (
     SIMULATOR_SOURCE,
     add_source,
@@ -132,7 +132,7 @@ def _history() -> None:
     RejectedReplay.objects.create(
         source=source, raw='{"id": 1}', fingerprint="f", reason="unknown character", created_at=now
     )
-    Match.objects.create(
+    match = Match.objects.create(
         source=source,
         source_replay_id="m",
         played_at=now,
@@ -143,6 +143,7 @@ def _history() -> None:
         character_b_id=1,
         winner="A",
     )
+    PendingMatch.objects.create(match=match, played_at=now)  # stored, waiting to be rated
 
 
 def _player(player_id: str) -> str:
