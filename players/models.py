@@ -122,6 +122,8 @@ class Rating(models.Model):
                 condition=Q(character_rank__isnull=False),
             ),
             models.Index(fields=["last_played_at"], name="rating_last_played_idx"),
+            # Fair-opponent suggestions look at a value window around a rating.
+            models.Index(fields=["value", "id"], name="rating_value_idx"),
         ]
 
     def __str__(self) -> str:
