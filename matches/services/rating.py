@@ -19,6 +19,7 @@ from django.db import connection, transaction
 from django.db.models import Q, QuerySet
 from django.utils import timezone
 
+from matches.dbfunctions import EpochSeconds
 from matches.generation import bump_generation
 from matches.models import CharacterMatchup, Match, MatchRating, PendingMatch
 from matches.ratings.glicko import GlickoParams, decay
@@ -42,15 +43,13 @@ RATING_WRITER_LOCK = 4_711_001
 _IN_CHUNK = 10_000
 _EPOCH_ORDINAL = date(1970, 1, 1).toordinal()
 
-MATCH_COLUMNS = (
-    "id",
-    "played_at",
-    "player_a_id",
-    "character_a_id",
-    "player_b_id",
-    "character_b_id",
-    "winner",
-)
+
+def _game_columns(prefix: str = "") -> tuple[str, ...]:
+    """What a Game is read from; the query annotates `epoch` (played_at in epoch seconds)."""
+    fields = ("player_a_id", "character_a_id", "player_b_id", "character_b_id", "winner")
+    return (f"{prefix}id", "epoch", *(prefix + field for field in fields))
+
+
 RATING_STATE_COLUMNS = (
     "value",
     "deviation",
@@ -131,8 +130,9 @@ def _moment(epoch: float | None) -> datetime | None:
 
 
 def _games(rows: Iterable[tuple]) -> list[Game]:
+    """Games from rows of GAME_COLUMNS (played_at already in epoch seconds)."""
     return [
-        Game(match_id, played_at.timestamp(), pa, ca, pb, cb, winner == Match.Winner.A)
+        Game(match_id, played_at, pa, ca, pb, cb, winner == Match.Winner.A)
         for match_id, played_at, pa, ca, pb, cb, winner in rows
     ]
 
@@ -396,9 +396,9 @@ def rate_pending_matches(
             if not _acquire_writer_lock(wait=False):
                 return RatingRun(rated, counted, batches, busy=True)
             games = _games(
-                PendingMatch.objects.order_by("played_at", "match_id").values_list(
-                    *(f"match__{column}" for column in MATCH_COLUMNS)
-                )[:batch_size]
+                PendingMatch.objects.order_by("played_at", "match_id")
+                .annotate(epoch=EpochSeconds("match__played_at"))
+                .values_list(*_game_columns("match__"))[:batch_size]
             )
             if not games:
                 break
@@ -418,11 +418,16 @@ def rate_pending_matches(
 
 def matches_in_order(matches: QuerySet[Match], chunk_size: int = 50_000) -> Iterator[list[Game]]:
     """The matches in (played_at, id) order, a chunk at a time (keyset pages, no open cursor)."""
-    queryset = matches.order_by("played_at", "id").values_list(*MATCH_COLUMNS)
+    queryset = (
+        matches.order_by("played_at", "id")
+        .annotate(epoch=EpochSeconds("played_at"))
+        .values_list(*_game_columns())
+    )
     page = list(queryset[:chunk_size])
     while page:
         yield _games(page)
-        last_played_at, last_id = page[-1][1], page[-1][0]
+        last_id = page[-1][0]
+        last_played_at = Match.objects.values_list("played_at", flat=True).get(id=last_id)
         page = list(
             queryset.filter(
                 Q(played_at__gt=last_played_at) | Q(played_at=last_played_at, id__gt=last_id)
