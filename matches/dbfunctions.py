@@ -22,13 +22,14 @@ class EpochSeconds(Func):
         )
 
     def as_sqlite(self, compiler: Any, connection: Any, **extra: Any) -> tuple[str, list]:
-        # Django stores 'YYYY-MM-DD HH:MM:SS[.ffffff]' (UTC): whole seconds plus the fraction.
+        # Django stores 'YYYY-MM-DD HH:MM:SS[.ffffff]' (UTC): whole seconds plus the fraction
+        # (strftime on the whole text would round the fraction to milliseconds).
         # '%%%%' survives both the template's and the SQLite cursor's % formatting as one '%'.
         return self.as_sql(
             compiler,
             connection,
             template=(
-                "(CAST(strftime('%%%%s', %(expressions)s) AS REAL)"
+                "(CAST(strftime('%%%%s', substr(%(expressions)s, 1, 19)) AS REAL)"
                 " + CAST(substr(%(expressions)s, 20) AS REAL))"
             ),
             **extra,
