@@ -20,6 +20,7 @@ from typing import Any
 from urllib.parse import quote
 
 import pytest
+import redis
 from celery.contrib.testing.worker import start_worker
 from django.conf import settings
 from django.db import OperationalError, connection
@@ -81,13 +82,13 @@ def fake_feed() -> Iterator[Callable[[list], FakeFeed]]:
         feed.close()
 
 
-def http_source(feed: FakeFeed, name: str = "feed", **settings: Any) -> ReplaySource:
-    """An http source on ``feed`` that gives up fast: short timeouts, tiny backoff."""
+def http_source(url: str, name: str = "feed", **settings: Any) -> ReplaySource:
+    """An http source on ``url`` that gives up fast: short timeouts, tiny backoff."""
     return ReplaySource.objects.create(
         name=name,
         kind=ReplaySource.Kind.HTTP,
         settings={
-            "url": feed.url,
+            "url": url,
             "page_size": 3,
             "attempts": 2,
             "backoff": 0.01,
@@ -123,8 +124,6 @@ class Broker:
 
     def purge(self) -> None:
         if REDIS_TEST_URL:
-            import redis
-
             redis.Redis.from_url(REDIS_TEST_URL).delete(self.queue)
 
 

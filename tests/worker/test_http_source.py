@@ -13,7 +13,7 @@ from tests.worker.conftest import http_source
 
 pytestmark = pytest.mark.django_db
 
-A, B, C = "100000000000000001", "100000000000000002", "100000000000000003"
+A, B = "100000000000000001", "100000000000000002"
 
 
 def games(count: int, start: int = 1) -> list[dict]:
@@ -26,7 +26,7 @@ def stored_ids() -> set[str]:
 
 def test_follows_pages_until_drained_and_saves_the_cursor(fake_feed):
     feed = fake_feed(games(7))
-    source = http_source(feed)
+    source = http_source(feed.url)
     run = pull_source(source)
     assert (run.fetched, run.new, run.duplicate, run.rejected, run.error) == (7, 7, 0, 0, "")
     assert feed.requests == ["", "3", "6", "7"]
@@ -40,7 +40,7 @@ def test_follows_pages_until_drained_and_saves_the_cursor(fake_feed):
 
 def test_a_run_stops_at_its_cap_and_the_next_run_goes_on(fake_feed):
     feed = fake_feed(games(10))
-    source = http_source(feed, max_replays=5)
+    source = http_source(feed.url, max_replays=5)
     assert pull_source(source).fetched == 6  # the page that reaches the cap is finished
     assert pull_source(source).fetched == 4
     assert len(stored_ids()) == 10
@@ -59,7 +59,7 @@ def test_a_run_stops_at_its_cap_and_the_next_run_goes_on(fake_feed):
 )
 def test_a_failing_page_is_recorded_and_the_next_run_goes_on(fake_feed, fault, error):
     feed = fake_feed(games(8))
-    source = http_source(feed)
+    source = http_source(feed.url)
     feed.fail("3", fault, times=2)  # every attempt of one run at the second page
     run = pull_source(source)
     assert error in run.error and "gave up after 2 attempts" in run.error
@@ -75,7 +75,7 @@ def test_a_failing_page_is_recorded_and_the_next_run_goes_on(fake_feed, fault, e
 
 def test_a_transient_fault_is_retried_within_the_run(fake_feed):
     feed = fake_feed(games(4))
-    source = http_source(feed)
+    source = http_source(feed.url)
     feed.fail("", "500")
     feed.fail("3", "close")
     run = pull_source(source)
@@ -85,7 +85,7 @@ def test_a_transient_fault_is_retried_within_the_run(fake_feed):
 
 def test_client_errors_are_not_retried(fake_feed):
     feed = fake_feed(games(2))
-    source = http_source(feed, attempts=5)
+    source = http_source(feed.url, attempts=5)
     feed.fail("", "404")
     run = pull_source(source)
     assert "HTTP 404" in run.error and "gave up" not in run.error
@@ -103,7 +103,7 @@ def test_a_page_with_some_invalid_replays_keeps_the_valid_ones(fake_feed):
         replay(5),
     ]
     feed = fake_feed(page)
-    source = http_source(feed, page_size=10)
+    source = http_source(feed.url, page_size=10)
     run = pull_source(source)
     assert (run.fetched, run.new, run.rejected, run.error) == (6, 2, 4, "")
     assert stored_ids() == {"r-000001", "r-000005"}
@@ -118,19 +118,19 @@ def test_the_same_replay_many_times_is_stored_once(fake_feed):
     swapped = replay(2, B, A, winner=2)  # game 2 reported with the sides the other way round
     page = [same, same, replay(2), same, swapped, replay(3), same]
     feed = fake_feed(page)
-    source = http_source(feed)  # pages of 3: duplicates within and across pages
+    source = http_source(feed.url)  # pages of 3: duplicates within and across pages
     run = pull_source(source)
     assert (run.fetched, run.new, run.duplicate) == (7, 3, 4)
     # Across sources: another feed delivering the same games under other ids.
     other = fake_feed([{**game, "id": f"other-{game['id']}"} for game in page])
-    run = pull_source(http_source(other, name="mirror"))
+    run = pull_source(http_source(other.url, name="mirror"))
     assert (run.fetched, run.new, run.duplicate) == (7, 0, 7)
     assert Match.objects.count() == 3
 
 
 def test_a_page_that_fails_to_store_leaves_the_cursor_before_it(fake_feed, monkeypatch):
     feed = fake_feed(games(6))
-    source = http_source(feed)
+    source = http_source(feed.url)
     calls = []
 
     def failing_store(**kwargs):

@@ -25,15 +25,13 @@ def all_rated(count: int) -> bool:
     return Match.objects.count() == count and not Match.objects.pending().exists()
 
 
-def test_a_pull_that_stores_games_has_them_rated(fake_feed):
+def test_a_pull_that_stores_games_has_them_rated():
     league_start = (timezone.now() - timedelta(seconds=120)).replace(microsecond=0)
     feed = LeagueFeed(LeagueSimulator(40, 3, league_start, rate=2.0))
     server = feed_server(feed, 0)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     try:
-        source = http_source(fake_feed([]), page_size=100)
-        source.settings["url"] = f"http://127.0.0.1:{server.server_address[1]}/"
-        source.save()
+        http_source(f"http://127.0.0.1:{server.server_address[1]}/", page_size=100)
         pull_replays.delay()
         run = wait_for(lambda: IngestRun.objects.filter(finished_at__isnull=False).first())
         assert run.error == "" and 240 <= run.new <= 244
@@ -48,7 +46,7 @@ def test_games_that_arrive_late_are_stored_and_rated(fake_feed):
     newer = [replay(n, A, B) for n in range(50, 60)]
     older = [replay(n, A, C, winner=2) for n in range(1, 5)] + [replay(5, A, B, winner=2)]
     feed = fake_feed(newer)
-    source = http_source(feed, page_size=4)
+    source = http_source(feed.url, page_size=4)
     pull_replays.delay()
     wait_for(lambda: all_rated(10), message="the newer games to be rated")
     before = Rating.objects.get(player_id=A, character__code="SO")

@@ -21,7 +21,7 @@ from matches.services.sources import (
     pull_source,
 )
 from matches.sources.base import CursorMoved, store_page
-from tests.factories import replay
+from tests.factories import PlayerFactory, replay
 
 pytestmark = pytest.mark.django_db
 
@@ -137,19 +137,13 @@ def _history() -> None:
         source_replay_id="m",
         played_at=now,
         ingested_at=now,
-        player_a_id=_player("1"),
+        player_a=PlayerFactory(id="1"),
         character_a_id=0,
-        player_b_id=_player("2"),
+        player_b=PlayerFactory(id="2"),
         character_b_id=1,
         winner="A",
     )
     PendingMatch.objects.create(match=match, played_at=now)  # stored, waiting to be rated
-
-
-def _player(player_id: str) -> str:
-    from tests.factories import PlayerFactory
-
-    return PlayerFactory(id=player_id).id
 
 
 def test_status_command_prints_sources_runs_pending_and_rejected():
