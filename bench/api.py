@@ -2,15 +2,15 @@
 
 A PostgreSQL database `bench_api_<games>` is built once (simulated league → store_replays →
 recompute_all_ratings → refresh_statistics as of the last game → VACUUM ANALYZE) and
-reused while it holds that many games. gunicorn then serves the site with 2 sync workers on 127.0.0.1 (throttles,
-the generation key and the response cache on a private Redis when `redis-server` is
-installed, else on a fresh file cache), and this process, a second one, loads it over
-loopback with a few threads, a new connection per request (sync workers do not keep
-connections alive). For each endpoint, up to 500 distinct URLs drawn from the database are
-requested once each (cold: built from the database) and then again and again (warm:
-answered from the generation-keyed response cache). A trivial API view (same middleware,
-throttle and ETag wrapper, no database) in the same server gives the floor. Every response
-must be a 200. Results are appended to BENCHMARKS.md.
+reused while it holds that many games. gunicorn then serves the site with 2 sync workers
+on 127.0.0.1 (throttles, the generation key and the response cache on a private Redis
+when `redis-server` is installed, else on a fresh file cache), and this process, a second
+one, loads it over loopback with a few threads, a new connection per request (sync
+workers do not keep connections alive). For each endpoint, up to 500 distinct URLs drawn
+from the database are requested once each (cold: built from the database) and then again
+and again (warm: answered from the generation-keyed response cache). A trivial API view
+(same middleware, throttle and ETag wrapper, no database) in the same server gives the
+floor. Every response must be a 200. Results are appended to BENCHMARKS.md.
 
     python -m bench.api [--games 1000000] [--requests 3000] [--concurrency 4]
 """

@@ -96,15 +96,6 @@ def league(django_db_setup, django_db_blocker) -> Iterator[None]:
         transaction.set_rollback(True)
 
 
-@pytest.fixture(autouse=True)
-def _static_without_manifest(settings) -> None:
-    """Templates (the Swagger UI, error pages) find static files without `collectstatic`."""
-    settings.STORAGES = {
-        **settings.STORAGES,
-        "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
-    }
-
-
 @pytest.fixture
 def api(league, db) -> APIClient:
     return APIClient()
