@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping
 from datetime import timedelta
 from typing import Any, NamedTuple
 
-from django.db import transaction
+from django.db import InterfaceError, OperationalError, transaction
 from django.utils import timezone
 
 from matches.models import IngestRun, ReplaySource
@@ -58,11 +58,14 @@ def pull_source(source: ReplaySource) -> IngestRun:
 
 
 def pull_enabled_sources() -> list[IngestRun]:
-    """Pull every enabled source in turn; one failing source does not stop the others."""
+    """Pull every enabled source in turn; one failing source does not stop the others, but
+    the database failing stops them all (the caller retries the whole pull later)."""
     runs = []
     for source in ReplaySource.objects.filter(enabled=True, kind__in=list(KINDS)).order_by("id"):
         try:
             runs.append(pull_source(source))
+        except (OperationalError, InterfaceError):
+            raise
         except Exception:
             logger.exception("pulling %s failed", source.name)
     return runs

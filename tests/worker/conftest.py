@@ -56,7 +56,7 @@ def wait_for(condition: Callable[[], Any], *, timeout: float = 30.0, message: st
             return value
         if time.monotonic() > deadline:
             pytest.fail(f"timed out after {timeout} s waiting for {message or condition}")
-        time.sleep(0.02)
+        time.sleep(0.05)
 
 
 def rated_count() -> int:
