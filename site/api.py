@@ -1,4 +1,4 @@
-"""What every API endpoint shares: the error shape, pagination, rating numbers and HTTP caching.
+"""What every API endpoint shares: the error shape, pagination, ratings and tiers, HTTP caching.
 
 Views in players.api and matches.api stay thin by leaning on these pieces; the URLconf
 (ratingsite.api_urls) wraps each view in `conditional` so that polling clients get 304s.
@@ -16,6 +16,7 @@ from django.core.cache import cache
 from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.utils.cache import get_conditional_response, patch_cache_control
+from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import (
     OpenApiExample,
     OpenApiParameter,
@@ -32,6 +33,8 @@ from rest_framework.views import APIView
 from rest_framework.views import exception_handler as drf_exception_handler
 
 from matches.generation import current_generation
+from matches.ratings.matchmaking import DEFAULT_TIERS
+from matches.services.tiers import rank_tier
 from players.templatetags.ratings import rating as rating_text
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -121,20 +124,25 @@ _ERROR_EXAMPLES = {
 }
 
 
-def error_responses(*statuses: int) -> dict[int, OpenApiResponse]:
-    """Schema entries for the given error statuses; every endpoint may answer 429."""
-    return {
-        status: OpenApiResponse(
+def error_responses(
+    *statuses: int, details: Mapping[int, tuple[str, str]] | None = None
+) -> dict[int, OpenApiResponse]:
+    """Schema entries for the given error statuses; every endpoint may answer 429.
+
+    `details` gives an endpoint's own (description, detail message) for a status.
+    """
+    responses = {}
+    for status in sorted({*statuses, 429}):
+        description, body = _ERROR_EXAMPLES[status]
+        if details and status in details:
+            description, detail = details[status]
+            body = error_body(status, body["error"]["code"], detail)
+        responses[status] = OpenApiResponse(
             ErrorSerializer,
-            description=_ERROR_EXAMPLES[status][0],
-            examples=[
-                OpenApiExample(
-                    f"error {status}", value=_ERROR_EXAMPLES[status][1], status_codes=[status]
-                )
-            ],
+            description=description,
+            examples=[OpenApiExample(f"error {status}", value=body, status_codes=[status])],
         )
-        for status in sorted({*statuses, 429})
-    }
+    return responses
 
 
 CACHE_HEADERS = [
@@ -173,16 +181,18 @@ def documented(
     description: str = "",
     parameters: Sequence[Any] = (),
     errors: Sequence[int] = (),
+    error_details: Mapping[int, tuple[str, str]] | None = None,
 ) -> Callable[[F], F]:
     """The schema of a GET endpoint: its 200 response with an example, cache headers and
-    the error responses it may give (always 429)."""
+    the error responses it may give (always 429), with `error_details` giving its own
+    (description, detail message) for a status."""
     return extend_schema(
         operation_id=operation_id,
         tags=[tag],
         summary=summary,
         description=description,
         parameters=[*parameters, *CACHE_HEADERS],
-        responses={200: response, **error_responses(*errors)},
+        responses={200: response, **error_responses(*errors, details=error_details)},
         examples=[OpenApiExample(summary, value=example, response_only=True, status_codes=[200])],
     )
 
@@ -203,21 +213,49 @@ class RatingNumbersSerializer(serializers.Serializer):
     )
 
 
+def _read(instance: Any, name: str) -> Any:
+    return instance[name] if isinstance(instance, Mapping) else getattr(instance, name)
+
+
 @extend_schema_field(RatingNumbersSerializer)
 class RatingField(serializers.Field):
-    """A rating read from two attributes (`{prefix}value`, `{prefix}deviation`) of the instance
-    or of its `source`, written as {"value", "deviation", "display"}; null when the value is."""
+    """A rating read from two attributes or keys (`{prefix}value`, `{prefix}deviation`) of the
+    instance or of its `source`, written as {"value", "deviation", "display"}; null when the
+    value is."""
 
     def __init__(self, prefix: str = "", source: str = "*", **kwargs: Any) -> None:
         self.prefix = prefix
         super().__init__(source=source, read_only=True, **kwargs)
 
     def to_representation(self, instance: Any) -> dict[str, Any] | None:
-        value = getattr(instance, f"{self.prefix}value")
+        value = _read(instance, f"{self.prefix}value")
         if value is None:
             return None
-        deviation = getattr(instance, f"{self.prefix}deviation")
+        deviation = _read(instance, f"{self.prefix}deviation")
         return {"value": value, "deviation": deviation, "display": rating_text(value, deviation)}
+
+
+def _default_tiers() -> str:
+    (_, lowest), *higher = DEFAULT_TIERS
+    steps = ", ".join(f"{name} from {minimum:.0f}" for minimum, name in higher)
+    return f"{lowest} below {higher[0][0]:.0f}, {steps}" if higher else lowest
+
+
+@extend_schema_field(OpenApiTypes.STR)
+class TierField(serializers.Field):
+    """The rank tier (matches.services.tiers) of the rating value at `source`; null when the
+    site shows no tiers."""
+
+    def __init__(self, source: str = "value", **kwargs: Any) -> None:
+        kwargs.setdefault(
+            "help_text",
+            "The rating's rank tier, a name to show beside it. By default "
+            f"{_default_tiers()}; a site may configure its own tiers, or none (then null).",
+        )
+        super().__init__(source=source, read_only=True, allow_null=True, **kwargs)
+
+    def to_representation(self, value: float) -> str | None:
+        return rank_tier(value)
 
 
 # --- Pagination --------------------------------------------------------------------------

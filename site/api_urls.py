@@ -40,6 +40,7 @@ v1 = [
     endpoint(f"{RATING}history/", match_views.RatingHistoryView, "rating-history"),
     endpoint(f"{RATING}matches/", match_views.RatingMatchesView, "rating-matches"),
     endpoint(f"{RATING}matchups/", player_views.RatingMatchupsView, "rating-matchups"),
+    endpoint(f"{RATING}opponents/", match_views.RatingOpponentsView, "rating-opponents"),
     endpoint("rankings/", player_views.Rankings, "rankings"),
     endpoint(
         "rankings/<character:character>/", player_views.CharacterRankings, "character-rankings"
@@ -47,6 +48,7 @@ v1 = [
     endpoint("matchups/", match_views.CharacterMatchupsView, "matchups"),
     endpoint("probability/", match_views.ProbabilityView, "probability"),
     endpoint("stats/", match_views.StatisticsView, "stats"),
+    endpoint("lab/", match_views.LabView, "lab"),
 ]
 
 urlpatterns = [

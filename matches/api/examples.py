@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from players.api.examples import KY, OPPONENT, PLAYER, PLAYER_ID, SOL, rating
+from matches.services.evaluation import NOTES
+from players.api.examples import KY, OPPONENT, OPPONENT_ID, PLAYER, PLAYER_ID, SOL, rating
 
 HISTORY = {
     "player": PLAYER,
@@ -113,4 +114,130 @@ STATISTICS = {
         "brackets": [{"key": "all", "label": "All"}, {"key": "1800", "label": "1800+"}],
         "rows": [{"character": "SO", "name": "Sol", "shares": {"all": 0.081, "1800": 0.064}}],
     },
+}
+
+OPPONENTS = {
+    "player": PLAYER,
+    "character": SOL,
+    "rating": rating(1834.21, 71.05),
+    "tier": "Platinum",
+    "active_days": 14,
+    "opponents": [
+        {
+            "player": {"id": OPPONENT_ID, "name": "kyo"},
+            "character": KY,
+            "rating": rating(1836.9, 64.2),
+            "tier": "Platinum",
+            "win_probability": 0.4963,
+            "quality": 0.9926,
+        },
+        {
+            "player": {"id": "221005231530117702", "name": "Mayship"},
+            "character": {"id": 2, "code": "MA", "name": "May"},
+            "rating": rating(1828.0, 88.5),
+            "tier": "Platinum",
+            "win_probability": 0.5084,
+            "quality": 0.9832,
+        },
+    ],
+}
+
+
+def _calibration(*bins: tuple[int, float | None, float | None]) -> list[dict]:
+    """Ten calibration rows from (games, mean predicted, observed) per bin."""
+    return [
+        {"low": n / 10, "high": (n + 1) / 10, "games": games, "predicted": p, "observed": o}
+        for n, (games, p, o) in enumerate(bins)
+    ]
+
+
+LAB = {
+    "computed_at": "2026-11-21T04:00:12Z",
+    "since": None,
+    "games": 1000000,
+    "excluded_games": 2113,
+    "established_min_games": 20,
+    "seconds": 61.408,
+    "systems": [
+        {
+            "name": "glicko",
+            "note": NOTES["glicko"],
+            "overall": {
+                "games": 1000000,
+                "log_loss": 0.6512,
+                "brier": 0.2297,
+                "accuracy": 0.6174,
+                "calibration": _calibration(
+                    (6120, 0.071, 0.083),
+                    (20311, 0.158, 0.171),
+                    (48207, 0.254, 0.262),
+                    (101994, 0.353, 0.358),
+                    (323581, 0.453, 0.456),
+                    (323420, 0.547, 0.544),
+                    (102101, 0.647, 0.641),
+                    (48150, 0.746, 0.738),
+                    (20233, 0.842, 0.829),
+                    (5883, 0.929, 0.917),
+                ),
+            },
+            "established": {
+                "games": 912448,
+                "log_loss": 0.6487,
+                "brier": 0.2286,
+                "accuracy": 0.6208,
+                "calibration": _calibration(
+                    (5301, 0.072, 0.080),
+                    (18642, 0.158, 0.168),
+                    (44580, 0.254, 0.260),
+                    (93771, 0.353, 0.357),
+                    (294100, 0.453, 0.455),
+                    (293892, 0.547, 0.545),
+                    (93690, 0.647, 0.643),
+                    (44492, 0.746, 0.741),
+                    (18670, 0.842, 0.833),
+                    (5310, 0.928, 0.921),
+                ),
+            },
+        },
+        {
+            "name": "moonstone",
+            "note": NOTES["moonstone"],
+            "overall": {
+                "games": 1000000,
+                "log_loss": 0.6791,
+                "brier": 0.2431,
+                "accuracy": 0.5802,
+                "calibration": _calibration(
+                    (0, None, None),
+                    (0, None, None),
+                    (1204, 0.276, 0.301),
+                    (60318, 0.367, 0.402),
+                    (438226, 0.468, 0.476),
+                    (438950, 0.532, 0.524),
+                    (60108, 0.633, 0.598),
+                    (1194, 0.724, 0.697),
+                    (0, None, None),
+                    (0, None, None),
+                ),
+            },
+            "established": {
+                "games": 912448,
+                "log_loss": 0.6779,
+                "brier": 0.2425,
+                "accuracy": 0.5840,
+                "calibration": _calibration(
+                    (0, None, None),
+                    (0, None, None),
+                    (1150, 0.277, 0.305),
+                    (56021, 0.367, 0.400),
+                    (399120, 0.468, 0.475),
+                    (399810, 0.532, 0.525),
+                    (55870, 0.633, 0.600),
+                    (477, 0.722, 0.694),
+                    (0, None, None),
+                    (0, None, None),
+                ),
+            },
+        },
+    ],
 }

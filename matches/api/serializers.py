@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 import re
+from datetime import datetime
 from typing import Any
 
 from rest_framework import serializers
 
 from matches.models import CharacterMatchup
 from matches.selectors import HISTORY_RANGES, GameCursor, RatedGame
+from matches.services.evaluation import DEFAULT_SYSTEMS
 from players.api.converters import CharacterConverter, PlayerIdConverter
 from players.api.serializers import CharacterSerializer, PlayerSummarySerializer
-from ratingsite.api import RatingField
+from ratingsite.api import RatingField, TierField
 
 # --- Query parameters --------------------------------------------------------------------
 
@@ -98,6 +100,18 @@ class ProbabilityQuery(serializers.Serializer):
         "`player_id:character` (`230129212655563979:SO`).",
     )
     b = ContenderField(help_text="Side B, in the same forms as `a`.")
+
+
+OPPONENTS_LIMIT = 50
+
+
+class OpponentsQuery(serializers.Serializer):
+    limit = serializers.IntegerField(
+        min_value=1,
+        max_value=OPPONENTS_LIMIT,
+        default=10,
+        help_text=f"How many opponents to suggest at most (1-{OPPONENTS_LIMIT}).",
+    )
 
 
 # --- Responses ---------------------------------------------------------------------------
@@ -280,3 +294,132 @@ class SiteStatisticsSerializer(serializers.Serializer):
     popularity = PopularitySerializer(
         allow_null=True, help_text="Character shares of games, overall and per rating bracket."
     )
+
+
+# --- Fair opponents ----------------------------------------------------------------------
+
+
+class OpponentPlayerSerializer(serializers.Serializer):
+    id = serializers.CharField(source="player_id", help_text="The game's player id.")
+    name = serializers.CharField(help_text="The name the player uses now.")
+
+
+class FairOpponentSerializer(serializers.Serializer):
+    """One suggested opponent."""
+
+    # Reads a row of matches.services.opponents.fair_opponents, its character code
+    # replaced by the Character.
+
+    player = OpponentPlayerSerializer(source="*", help_text="Who.")
+    character = CharacterSerializer(help_text="The character of their rating.")
+    rating = RatingField(help_text="Their current rating.")
+    tier = TierField()
+    win_probability = serializers.FloatField(
+        help_text="P(the requested rating beats this one), using both deviations."
+    )
+    quality = serializers.FloatField(
+        help_text="Match quality, 1 - 2 |P - 0.5|: 1 for a coin flip, towards 0 for a "
+        "one-sided game."
+    )
+
+
+class FairOpponentsSerializer(serializers.Serializer):
+    player = PlayerSummarySerializer(source="target.player", help_text="Whose rating.")
+    character = CharacterSerializer(source="target.character", help_text="Played as.")
+    rating = RatingField(source="target", help_text="The rating the opponents are for.")
+    tier = TierField(source="target.value")
+    active_days = serializers.IntegerField(
+        help_text="Opponents are ratings played within this many days (a site setting)."
+    )
+    opponents = FairOpponentSerializer(
+        many=True,
+        help_text="The fairest games first: P(win) nearest 0.5, ties to the lower deviation. "
+        "Ratings of any character; never the player's own, nor hidden players' or cheaters'.",
+    )
+
+
+# --- The rating systems lab --------------------------------------------------------------
+
+
+class StoredDateTimeField(serializers.DateTimeField):
+    """A date-time kept as ISO 8601 text in a JSON report, written like every other one."""
+
+    def to_representation(self, value: datetime | str) -> str | None:
+        if isinstance(value, str):
+            value = datetime.fromisoformat(value)
+        return super().to_representation(value)
+
+
+class CalibrationBinSerializer(serializers.Serializer):
+    low = serializers.FloatField(
+        help_text="The bin's lowest predicted P(A wins), A being the stored game's first "
+        "side (inclusive)."
+    )
+    high = serializers.FloatField(
+        help_text="The bin's highest predicted P(A wins) (exclusive; the last bin takes 1)."
+    )
+    games = serializers.IntegerField(help_text="Games whose prediction fell in the bin.")
+    predicted = serializers.FloatField(
+        allow_null=True, help_text="Their mean predicted P(A wins); null for an empty bin."
+    )
+    observed = serializers.FloatField(
+        allow_null=True,
+        help_text="How often A actually won them (near `predicted` when the system is well "
+        "calibrated); null for an empty bin.",
+    )
+
+
+class LabScoresSerializer(serializers.Serializer):
+    games = serializers.IntegerField(help_text="Games predicted.")
+    log_loss = serializers.FloatField(
+        allow_null=True,
+        help_text="Mean of -[s ln p + (1 - s) ln(1 - p)], p the predicted P(A wins) (A being "
+        "the stored game's first side) and s A's score (1 or 0): lower is better (ln 2 = 0.693 "
+        "for always saying 0.5); null without games.",
+    )
+    brier = serializers.FloatField(
+        allow_null=True,
+        help_text="Mean of (p - s)^2: lower is better (0.25 for always saying 0.5); null "
+        "without games.",
+    )
+    accuracy = serializers.FloatField(
+        allow_null=True,
+        help_text="How often the favourite won (a 0.5 prediction counts half); null without games.",
+    )
+    calibration = CalibrationBinSerializer(
+        many=True, help_text="Ten bins of predicted P(A wins), 0-0.1 to 0.9-1, lowest first."
+    )
+
+
+class LabSystemSerializer(serializers.Serializer):
+    name = serializers.CharField(help_text=f"The system: {', '.join(DEFAULT_SYSTEMS)}.")
+    note = serializers.CharField(
+        help_text="How it was run, and where its win probability comes from."
+    )
+    overall = LabScoresSerializer(help_text="Scores over every replayed game.")
+    established = LabScoresSerializer(
+        help_text="Scores over the games where both ratings had at least "
+        "`established_min_games` earlier games."
+    )
+
+
+class LabReportSerializer(serializers.Serializer):
+    computed_at = StoredDateTimeField(help_text="When the evaluation ran (UTC).")
+    since = StoredDateTimeField(
+        allow_null=True,
+        help_text="Only games from this time on were replayed, every rating starting fresh; "
+        "null: the whole history.",
+    )
+    games = serializers.IntegerField(
+        help_text="Games replayed in time order, each predicted by every system before it "
+        "learned the result."
+    )
+    excluded_games = serializers.IntegerField(
+        help_text="Games skipped because a hidden player or a cheater took part (they move "
+        "no rating on the site)."
+    )
+    established_min_games = serializers.IntegerField(
+        help_text="The earlier games both ratings need for a game to count as `established`."
+    )
+    seconds = serializers.FloatField(help_text="How long the evaluation took.")
+    systems = LabSystemSerializer(many=True, help_text="One entry per rating system.")

@@ -1,9 +1,12 @@
-"""API views about games, histories, matchups, forecasts and statistics: each calls one selector."""
+"""API views about games, histories, matchups, forecasts, statistics, fair opponents and the
+rating systems lab: each calls one selector or service read."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from django.conf import settings
+from rest_framework.exceptions import NotFound
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.utils.urls import replace_query_param
@@ -11,12 +14,15 @@ from rest_framework.views import APIView
 
 from matches.api import examples
 from matches.api.serializers import (
+    FairOpponentsSerializer,
     ForecastSerializer,
     GamePageSerializer,
     HistoryQuery,
+    LabReportSerializer,
     MatchesQuery,
     MatchupMatrixSerializer,
     MatchupsQuery,
+    OpponentsQuery,
     ProbabilityQuery,
     RatingHistorySerializer,
     SiteStatisticsSerializer,
@@ -29,7 +35,10 @@ from matches.selectors import (
     site_statistics,
     win_forecast,
 )
+from matches.services.evaluation import latest_lab_report
+from matches.services.opponents import fair_opponents
 from players.api.views import CHARACTER, PLAYER_ID, rating_or_404
+from players.selectors import characters
 from ratingsite.api import cached_by_generation, documented, query_parameters
 
 
@@ -145,3 +154,64 @@ class StatisticsView(APIView):
     @cached_by_generation
     def get(self, request: Request) -> Response:
         return Response(SiteStatisticsSerializer(site_statistics()).data)
+
+
+class RatingOpponentsView(APIView):
+    @documented(
+        tag="ratings",
+        operation_id="rating_opponents",
+        summary="Fair opponents for a rating",
+        description="The recently active ratings (played within `active_days`) this rating "
+        "would have the most even games against: P(win), using both deviations, nearest 0.5, "
+        "ties to the better-known (lower-deviation) rating. Any character; never the player's "
+        "own ratings, hidden players or cheaters.",
+        parameters=[PLAYER_ID, CHARACTER, OpponentsQuery],
+        response=FairOpponentsSerializer,
+        example=examples.OPPONENTS,
+        errors=[400, 404],
+    )
+    @cached_by_generation
+    def get(self, request: Request, player_id: str, character: str) -> Response:
+        query = query_parameters(OpponentsQuery, request)
+        rating = rating_or_404(player_id, character)
+        found = fair_opponents(rating.player_id, rating.character_id, query["limit"])
+        roster = {played.code: played for played in characters()}
+        opponents = [{**row, "character": roster[row["character"]]} for row in found]
+        return Response(
+            FairOpponentsSerializer(
+                {
+                    "target": rating,
+                    "active_days": settings.FAIR_OPPONENT_DAYS,
+                    "opponents": opponents,
+                }
+            ).data
+        )
+
+
+NO_LAB_REPORT = (
+    "No lab report yet: the rating systems have not been evaluated. One appears after the "
+    "periodic evaluation (or `manage.py evaluate_ratings`) has run."
+)
+
+
+class LabView(APIView):
+    @documented(
+        tag="lab",
+        operation_id="lab",
+        summary="How well each rating system predicts",
+        description="The latest evaluation of the rating systems on the stored games (Glicko "
+        "as the site runs it, Glicko-2, Elo, TrueSkill, Moonstone): each game in time order is "
+        "predicted before the systems learn its result; log loss, Brier score, accuracy and a "
+        "calibration table per system, over all games and over games between established "
+        "ratings. Refreshed by a periodic task; 404 until the first evaluation has run.",
+        response=LabReportSerializer,
+        example=examples.LAB,
+        errors=[404],
+        error_details={404: ("No evaluation has been computed yet.", NO_LAB_REPORT)},
+    )
+    @cached_by_generation
+    def get(self, request: Request) -> Response:
+        report = latest_lab_report()
+        if report is None:
+            raise NotFound(NO_LAB_REPORT)
+        return Response(LabReportSerializer(report).data)

@@ -22,6 +22,7 @@ CHARACTERS = {"results": [SOL, KY, {"id": 2, "code": "MA", "name": "May"}]}
 RATING_SUMMARY = {
     "character": SOL,
     "rating": rating(1834.21, 71.05),
+    "tier": "Platinum",
     "wins": 412,
     "losses": 301,
     "last_played_at": "2026-11-21T14:03:11Z",
@@ -40,6 +41,7 @@ SEARCH = {
                     **RATING_SUMMARY,
                     "character": KY,
                     "rating": rating(1502.4, 160.3),
+                    "tier": "Silver",
                     "wins": 4,
                     "losses": 6,
                     "global_rank": None,
@@ -93,6 +95,7 @@ RANKING_ROW = {
     "player": PLAYER,
     "character": SOL,
     "rating": rating(2204.6, 52.1),
+    "tier": "Master",
     "wins": 1204,
     "losses": 598,
 }

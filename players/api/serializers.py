@@ -9,7 +9,7 @@ from rest_framework import serializers
 
 from players.models import Player, Rating
 from players.selectors import SEARCH_LIMIT
-from ratingsite.api import RatingField
+from ratingsite.api import RatingField, TierField
 
 
 class CharacterSerializer(serializers.Serializer):
@@ -35,6 +35,7 @@ class RatingSummarySerializer(serializers.Serializer):
 
     character = CharacterSerializer(help_text="The character this rating is for.")
     rating = RatingField(help_text="The current rating.")
+    tier = TierField()
     wins = serializers.IntegerField(help_text="Counted games won.")
     losses = serializers.IntegerField(help_text="Counted games lost.")
     last_played_at = serializers.DateTimeField(
@@ -186,6 +187,7 @@ class RankingRowSerializer(serializers.Serializer):
     player = PlayerSummarySerializer(help_text="Who.")
     character = CharacterSerializer(help_text="Playing which character.")
     rating = RatingField(help_text="The rating.")
+    tier = TierField()
     wins = serializers.IntegerField(help_text="Counted games won.")
     losses = serializers.IntegerField(help_text="Counted games lost.")
 

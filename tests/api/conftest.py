@@ -1,4 +1,4 @@
-"""A small league for the API tests, built by the real pipeline: ingest, rate, refresh."""
+"""A small league for the API tests, built by the real pipeline: ingest, rate, refresh, evaluate."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ import random
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import timedelta
+from types import SimpleNamespace
 
 import pytest
 from django.db import transaction
@@ -13,6 +14,8 @@ from django.test import override_settings
 from rest_framework.test import APIClient
 
 from matches.replays.readers import iter_replay_payloads
+from matches.services import opponents
+from matches.services.evaluation import refresh_lab
 from matches.services.ingest import file_import_source, store_replays
 from matches.services.rating import rate_pending_matches, rebuild_bracket_matchups
 from matches.services.statistics import refresh_statistics
@@ -42,6 +45,8 @@ ERIN_OLD_NAME = "OldErin"
 GAMES = 1200
 GAME_GAP = timedelta(minutes=12)  # 1200 games: 10 days
 LAST_GAME_AT = BASE_TIME + GAME_GAP * (GAMES - 1)
+# The league's "now": statistics are refreshed, and fair opponents chosen, as of then.
+LEAGUE_NOW = LAST_GAME_AT + timedelta(minutes=30)
 
 
 def _name(member: Member, n: int) -> str:
@@ -74,14 +79,21 @@ def league_replays() -> list[dict]:
 
 
 def seed_league() -> None:
-    """Store, rate and refresh the league (GHOST opted out before rating), then file the
-    games under the top-N matchup brackets by the final ranks."""
+    """Store, rate and refresh the league (GHOST opted out before rating), file the games
+    under the top-N matchup brackets by the final ranks, and evaluate the rating systems."""
     ensure_roster()
     store_replays(source=file_import_source(), replays=iter_replay_payloads(league_replays()))
     Player.objects.filter(id=GHOST.id).update(hidden=True)
     rate_pending_matches()
-    refresh_statistics(now=LAST_GAME_AT + timedelta(minutes=30))
+    refresh_statistics(now=LEAGUE_NOW)
     rebuild_bracket_matchups()
+    refresh_lab()
+
+
+def pin_opponents_clock(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Fair opponents are ratings played in the last days before "now": make that the
+    league's now, so that the league's ratings stay recent whatever today's date."""
+    monkeypatch.setattr(opponents, "timezone", SimpleNamespace(now=lambda: LEAGUE_NOW))
 
 
 _LOCMEM = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
@@ -97,5 +109,6 @@ def league(django_db_setup, django_db_blocker) -> Iterator[None]:
 
 
 @pytest.fixture
-def api(league, db) -> APIClient:
+def api(league, db, monkeypatch) -> APIClient:
+    pin_opponents_clock(monkeypatch)
     return APIClient()

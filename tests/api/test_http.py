@@ -18,11 +18,13 @@ ENDPOINTS = [
     f"players/{ALICE.id}/SO/history/?daily=1",
     f"players/{ALICE.id}/SO/matches/",
     f"players/{ALICE.id}/SO/matchups/",
+    f"players/{ALICE.id}/SO/opponents/?limit=3",
     "rankings/",
     "rankings/SO/",
     "matchups/?bracket=all",
     "probability/?a=1700,80&b=1500,200",
     "stats/",
+    "lab/",
 ]
 
 

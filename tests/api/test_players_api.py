@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import pytest
 
+from matches.generation import bump_generation
 from players.models import Character, Player, PlayerMatchup, Rating
 from players.roster import ROSTER
 from players.templatetags.ratings import rating as rating_text
-from tests.api.conftest import ALICE, BOB, ERIN, ERIN_OLD_NAME, GHOST
+from tests.api.conftest import ALICE, BOB, CAROL, DAVE, ERIN, ERIN_OLD_NAME, GHOST
 from tests.factories import PlayerFactory, RatingFactory
 
 V1 = "/api/v1"
@@ -44,6 +45,7 @@ def test_search_finds_current_and_past_names_with_ratings(api):
         {
             "character": {"id": 3, "code": "AX", "name": "Axl"},
             "rating": rating_numbers(rating),
+            "tier": "Bronze",
             "wins": rating.wins,
             "losses": rating.losses,
             "last_played_at": rating.last_played_at.isoformat().replace("+00:00", "Z"),
@@ -193,6 +195,7 @@ def test_rankings_overall_paged(api):
         "player": {"id": top.player_id, "name": top.player.name, "platform": top.player.platform},
         "character": {"id": 0, "code": "SO", "name": "Sol"},
         "rating": rating_numbers(top),
+        "tier": "Gold",
         "wins": top.wins,
         "losses": top.losses,
     }
@@ -218,3 +221,77 @@ def test_rankings_reject_bad_pages(api, query, status):
 
     assert response.status_code == status
     assert response.json()["error"]["status"] == status
+
+
+# --- Rank tiers --------------------------------------------------------------------------
+
+# The league's ratings by the default tiers (Silver from 1400, Gold from 1600).
+DEFAULT_TIERS = {
+    (ALICE.id, "SO"): "Gold",
+    (ALICE.id, "KY"): "Gold",
+    (BOB.id, "KY"): "Silver",
+    (CAROL.id, "MA"): "Silver",
+    (DAVE.id, "SO"): "Silver",
+    (ERIN.id, "AX"): "Bronze",
+}
+
+
+def tiers_of(ratings: list[dict], player_id: str | None = None) -> dict[tuple[str, str], str]:
+    return {
+        (player_id or row["player"]["id"], row["character"]["code"]): row["tier"] for row in ratings
+    }
+
+
+def test_every_rating_has_its_tier_beside_it(api):
+    rankings = api.get(f"{V1}/rankings/").json()["results"]
+    sol_rankings = api.get(f"{V1}/rankings/SO/").json()["results"]
+    alice = api.get(f"{V1}/players/{ALICE.id}/").json()
+    alice_so = api.get(f"{V1}/players/{ALICE.id}/SO/").json()
+    search = api.get(f"{V1}/players/", {"name": "kyo"}).json()["results"]
+
+    assert tiers_of(rankings) == {
+        key: tier
+        for key, tier in DEFAULT_TIERS.items()
+        if key != (ALICE.id, "KY")  # unranked
+    }
+    assert tiers_of(sol_rankings) == {(ALICE.id, "SO"): "Gold", (DAVE.id, "SO"): "Silver"}
+    assert tiers_of(alice["ratings"], ALICE.id) == {
+        (ALICE.id, "SO"): "Gold",
+        (ALICE.id, "KY"): "Gold",
+    }
+    assert alice_so["tier"] == "Gold"
+    assert tiers_of(search[0]["ratings"], BOB.id) == {(BOB.id, "KY"): "Silver"}
+
+
+def test_tiers_follow_the_settings(api, settings):
+    settings.RATING_TIERS = ["0:Rookie", "1500:Pro", "1700:Legend"]
+    bump_generation()
+
+    rankings = api.get(f"{V1}/rankings/").json()["results"]
+    alice = api.get(f"{V1}/players/{ALICE.id}/").json()
+
+    assert tiers_of(rankings) == {
+        (ALICE.id, "SO"): "Pro",
+        (BOB.id, "KY"): "Pro",
+        (CAROL.id, "MA"): "Rookie",
+        (DAVE.id, "SO"): "Rookie",
+        (ERIN.id, "AX"): "Rookie",
+    }
+    assert tiers_of(alice["ratings"], ALICE.id) == {
+        (ALICE.id, "SO"): "Pro",
+        (ALICE.id, "KY"): "Legend",
+    }
+
+
+def test_tiers_switched_off_are_null(api, settings):
+    settings.RATING_TIERS = ["off"]
+    bump_generation()
+
+    rankings = api.get(f"{V1}/rankings/").json()["results"]
+    rating = api.get(f"{V1}/players/{ALICE.id}/SO/").json()
+    opponents = api.get(f"{V1}/players/{ALICE.id}/SO/opponents/").json()
+
+    assert {row["tier"] for row in rankings} == {None}
+    assert rating["tier"] is None
+    assert opponents["tier"] is None
+    assert {row["tier"] for row in opponents["opponents"]} == {None}

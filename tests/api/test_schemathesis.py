@@ -19,7 +19,7 @@ from rest_framework.throttling import SimpleRateThrottle
 from schemathesis import GenerationMode
 from schemathesis.schemas import APIOperation
 
-from tests.api.conftest import ALICE, BOB, seed_league
+from tests.api.conftest import ALICE, BOB, pin_opponents_clock, seed_league
 from tests.api.test_schema import COMMITTED
 
 EXAMPLES_PER_OPERATION = 60
@@ -53,6 +53,7 @@ def cases(operation: APIOperation) -> st.SearchStrategy:
 def test_operation_keeps_to_the_schema(operation, live_server, monkeypatch):
     # Hundreds of requests a minute from one client: keep the throttle out of the way.
     monkeypatch.setitem(SimpleRateThrottle.THROTTLE_RATES, "anon", "1000000/min")
+    pin_opponents_clock(monkeypatch)
     seed_league()
 
     @given(case=cases(operation))
