@@ -24,6 +24,7 @@ from typing import Any
 from django.db.models import Q, QuerySet
 from django.utils import timezone
 
+from matches.generation import bump_generation
 from matches.models import Match, SiteStatistic
 from matches.ratings.base import RatingSystem
 from matches.ratings.ledger import RatingKey
@@ -211,6 +212,7 @@ def save_lab_report(report: dict[str, Any]) -> None:
     SiteStatistic.objects.update_or_create(
         key=LAB_STATISTIC, defaults={"data": report, "computed_at": timezone.now()}
     )
+    bump_generation()  # cached pages and API responses show the new report
 
 
 def refresh_lab() -> dict[str, Any]:
