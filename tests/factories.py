@@ -17,7 +17,8 @@ class PlayerFactory(factory.django.DjangoModelFactory):
     class Meta:
         model = Player
 
-    id = factory.Sequence(lambda n: str(230_000_000_000_000_000 + n))
+    # A range of its own, apart from the ids test leagues and replays use.
+    id = factory.Sequence(lambda n: str(990_000_000_000_000_000 + n))
     name = factory.Sequence(lambda n: f"Player {n}")
     platform = "pc"
     floor = 10
