@@ -66,6 +66,15 @@ RATING_STATE_COLUMNS = (
     "best_win_deviation",
     "best_win_at",
 )
+PLAYER_MATCHUP_COLUMNS = (
+    "rating_id",
+    "opponent_character_id",
+    "wins",
+    "losses",
+    "value",
+    "deviation",
+    "last_decay_at",
+)
 _RATING_TIME_COLUMNS = frozenset({"last_played_at", "last_decay_at", "peak_at", "best_win_at"})
 
 
@@ -180,15 +189,7 @@ def _load_ledger(games: list[Game]) -> RatingLedger:
             value,
             deviation,
             last_decay,
-        ) in PlayerMatchup.objects.filter(rating_id__in=chunk).values_list(
-            "rating_id",
-            "opponent_character_id",
-            "wins",
-            "losses",
-            "value",
-            "deviation",
-            "last_decay_at",
-        ):
+        ) in PlayerMatchup.objects.filter(rating_id__in=chunk).values_list(*PLAYER_MATCHUP_COLUMNS):
             ledger.player_matchups[(by_id[rating_id], opponent)] = MatchupState(
                 value, deviation, wins, losses, last_decay.timestamp()
             )
@@ -273,15 +274,7 @@ def _write_ratings(ledger: RatingLedger, keys: Iterable[RatingKey], *, fresh: bo
 def _write_matchups(ledger: RatingLedger, *, fresh: bool) -> None:
     _save(
         PlayerMatchup,
-        (
-            "rating_id",
-            "opponent_character_id",
-            "wins",
-            "losses",
-            "value",
-            "deviation",
-            "last_decay_at",
-        ),
+        PLAYER_MATCHUP_COLUMNS,
         (
             (
                 ledger.ratings[key].rating_id,
