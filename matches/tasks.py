@@ -9,18 +9,16 @@ delivered again; every task is safe to run twice or side by side.
 from __future__ import annotations
 
 from celery import shared_task
-from django.db import InterfaceError, OperationalError
 
 from matches.services.rating import ClaimLost, rate_pending_matches
-from matches.services.sources import pull_enabled_sources
+from matches.services.sources import DATABASE_UNAVAILABLE, pull_enabled_sources
 from matches.services.statistics import refresh_statistics as refresh_statistics_service
 
 # The database restarting or a concurrent writer: worth another try a little later.
-_TRANSIENT = (OperationalError, InterfaceError)
 _RETRY = {"retry_backoff": 2, "retry_backoff_max": 60, "retry_jitter": True, "max_retries": 8}
 
 
-@shared_task(autoretry_for=_TRANSIENT, **_RETRY)
+@shared_task(autoretry_for=DATABASE_UNAVAILABLE, **_RETRY)
 def pull_replays() -> int:
     """Pull every enabled source; returns how many new games were stored."""
     new = sum(run.new for run in pull_enabled_sources())
@@ -29,13 +27,13 @@ def pull_replays() -> int:
     return new
 
 
-@shared_task(autoretry_for=(*_TRANSIENT, ClaimLost), **_RETRY)
+@shared_task(autoretry_for=(*DATABASE_UNAVAILABLE, ClaimLost), **_RETRY)
 def rate_matches() -> int:
     """Rate every pending match; returns how many were rated (0 when another writer is busy)."""
     return rate_pending_matches().rated
 
 
-@shared_task(autoretry_for=_TRANSIENT, **_RETRY)
+@shared_task(autoretry_for=DATABASE_UNAVAILABLE, **_RETRY)
 def refresh_statistics() -> None:
     """Decay idle ratings, re-rank, recompute the site statistics."""
     refresh_statistics_service()

@@ -13,6 +13,7 @@ from collections.abc import Callable, Mapping
 from datetime import timedelta
 from typing import Any, NamedTuple
 
+import psycopg
 from django.db import InterfaceError, OperationalError, transaction
 from django.utils import timezone
 
@@ -34,6 +35,14 @@ KINDS: dict[str, SourceKind] = {
     ReplaySource.Kind.DIRECTORY: SourceKind(directory.DirectorySettings, directory.pull),
     ReplaySource.Kind.SIMULATOR: SourceKind(simulator.SimulatorSettings, simulator.pull),
 }
+# The database going away (a restart, a failover): the driver's own classes too, since
+# bulk COPY statements run on psycopg's cursor, outside Django's error wrapping.
+DATABASE_UNAVAILABLE = (
+    OperationalError,
+    InterfaceError,
+    psycopg.OperationalError,
+    psycopg.InterfaceError,
+)
 SIMULATOR_SOURCE = "simulated-league"
 SIMULATOR_BACKLOG = timedelta(days=1)  # a fresh site starts with a day of games to rate
 
@@ -64,7 +73,7 @@ def pull_enabled_sources() -> list[IngestRun]:
     for source in ReplaySource.objects.filter(enabled=True, kind__in=list(KINDS)).order_by("id"):
         try:
             runs.append(pull_source(source))
-        except (OperationalError, InterfaceError):
+        except DATABASE_UNAVAILABLE:
             raise
         except Exception:
             logger.exception("pulling %s failed", source.name)

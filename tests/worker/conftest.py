@@ -201,7 +201,7 @@ class WorkerProcesses:
 
     def logs(self) -> str:
         return "\n".join(
-            f"--- {path.name}\n{path.read_text(errors='replace')[-3000:]}"
+            f"--- {path.name}\n{path.read_text(errors='replace')}"
             for path in sorted(self.tmp_path.glob("worker-*.log"))
         )
 
