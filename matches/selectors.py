@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime, time, timedelta
-from typing import Any
+from typing import Any, NamedTuple
 
 from django.db.models import Q
 
@@ -48,11 +48,25 @@ def ranks_refreshed_at() -> datetime | None:
     return datetime.fromisoformat(data["at"]) if data else None
 
 
+class RankedRow(NamedTuple):
+    """One line of a ranking: what the table shows of a ranked rating."""
+
+    rank: int  # as shown: global or character rank, or the position in a one-per-player list
+    player_id: str
+    name: str
+    platform: str
+    character: Character
+    value: float
+    deviation: float
+    wins: int
+    losses: int
+
+
 @dataclass(frozen=True)
 class RankingPage:
     character: Character | None  # None: overall
     characters: list[Character]
-    rows: list[tuple[int, Rating]]  # (rank shown, rating)
+    rows: list[RankedRow]
     one_per_player: bool
     refreshed_at: datetime | None
 
@@ -61,7 +75,9 @@ def ranking_page(character_code: str | None, *, one_per_player: bool = False) ->
     """The top 100 overall or of one character (None for an unknown code); three queries.
 
     Overall, each player can appear once (their best-ranked rating, numbered by
-    position) or with every ranked character (numbered by global rank).
+    position) or with every ranked character (numbered by global rank). Rows are read
+    as plain values, characters taken from the roster: a hundred rating and player
+    objects cost more than the rest of the page.
     """
     roster = characters()
     character = None
@@ -70,13 +86,18 @@ def ranking_page(character_code: str | None, *, one_per_player: bool = False) ->
         if character is None:
             return None
     one_per_player = one_per_player and character is None
-    ratings = list(ranked_ratings(character, one_per_player=one_per_player)[:RANKING_SIZE])
-    if character is not None:
-        rows = [(rating.character_rank, rating) for rating in ratings]
-    elif one_per_player:
-        rows = list(enumerate(ratings, start=1))
-    else:
-        rows = [(rating.global_rank, rating) for rating in ratings]
+    by_id = {c.id: c for c in roster}
+    values = ranked_ratings(character, one_per_player=one_per_player).values_list(
+        "character_rank" if character is not None else "global_rank",
+        "player_id", "player__name", "player__platform", "character_id",
+        "value", "deviation", "wins", "losses",
+    )[:RANKING_SIZE]  # fmt: skip
+    rows = [
+        RankedRow(rank, player_id, name, platform, by_id[character_id], *rest)
+        for rank, player_id, name, platform, character_id, *rest in values
+    ]
+    if one_per_player:
+        rows = [row._replace(rank=position) for position, row in enumerate(rows, start=1)]
     return RankingPage(character, roster, rows, one_per_player, ranks_refreshed_at())
 
 
@@ -147,27 +168,62 @@ def _rated_game(match: Match, player_id: str, character_id: int) -> RatedGame:
     return RatedGame(match, won, *mine, opponent, opponent_character, *theirs, result.counted)
 
 
-def _rating_games(rating: Rating, condition: Q, limit: int) -> list[RatedGame]:
-    """The rating's visible games meeting `condition`, newest first, at most `limit`.
+def _older_than(cursor: GameCursor) -> Q:
+    """Games strictly older than the cursor's, newest-first order being (played_at, id).
+
+    The bound on played_at alone comes first so that it is a range condition on the
+    (player, character, played_at) indexes: an index scan from the cursor on stops
+    after a page, where `played_at < t OR (played_at = t AND id < n)` alone made
+    PostgreSQL read every older game of the rating and sort them.
+    """
+    return Q(played_at__lte=cursor.played_at) & (
+        Q(played_at__lt=cursor.played_at) | Q(id__lt=cursor.match_id)
+    )
+
+
+def _newer_than(cursor: GameCursor) -> Q:
+    """Games strictly newer than the cursor's (the mirror of `_older_than`)."""
+    return Q(played_at__gte=cursor.played_at) & (
+        Q(played_at__gt=cursor.played_at) | Q(id__gt=cursor.match_id)
+    )
+
+
+def _sides(rating: Rating) -> tuple[tuple[str, str, Q], tuple[str, str, Q]]:
+    """(this side, the other side, the condition for this rating being on this side)."""
+    player_id, character_id = rating.player_id, rating.character_id
+    return (
+        ("a", "b", Q(player_a_id=player_id, character_a_id=character_id)),
+        ("b", "a", Q(player_b_id=player_id, character_b_id=character_id)),
+    )
+
+
+def _rating_games(
+    rating: Rating, condition: Q, limit: int, *, newest_first: bool = True
+) -> list[RatedGame]:
+    """The rating's visible games meeting `condition`, at most `limit`, newest first
+    (or the oldest ones, oldest first).
 
     One query per side of the match, each ordered along its own (player, character,
-    played_at) index, merged here: cheaper than one OR query sorting every game.
+    played_at) index, merged here: cheaper than one OR query sorting every game. Each
+    picks the page's ids in a subquery that reads nothing else, and joins players,
+    characters and results to those ids only: the planner, which expects a rating to
+    have a handful of games, otherwise joined every game of a busy rating before
+    sorting and keeping a page of them.
     """
-    player_id, character_id = rating.player_id, rating.character_id
+    order = ("-played_at", "-id") if newest_first else ("played_at", "id")
     matches: list[Match] = []
-    for side in (
-        Q(player_a_id=player_id, character_a_id=character_id),
-        Q(player_b_id=player_id, character_b_id=character_id),
-    ):
-        matches += (
-            Match.objects.visible()
+    for mine, theirs, side in _sides(rating):
+        page = Match.objects.visible().filter(side, condition).order_by(*order).values("id")
+        for match in (
+            Match.objects.filter(id__in=page[:limit])
             .with_rating()
-            .filter(side, condition)
-            .select_related("player_a", "player_b", "character_a", "character_b")
-            .order_by("-played_at", "-id")[:limit]
-        )
-    matches.sort(key=lambda match: (match.played_at, match.id), reverse=True)
-    return [_rated_game(match, player_id, character_id) for match in matches[:limit]]
+            .select_related(f"player_{theirs}", f"character_{theirs}")
+        ):
+            setattr(match, f"player_{mine}", rating.player)  # this side is the rating's own
+            setattr(match, f"character_{mine}", rating.character)
+            matches.append(match)
+    matches.sort(key=lambda match: (match.played_at, match.id), reverse=newest_first)
+    return [_rated_game(m, rating.player_id, rating.character_id) for m in matches[:limit]]
 
 
 @dataclass(frozen=True)
@@ -177,22 +233,41 @@ class HistoryPoint:
     deviation: float
 
 
-def _points_after_games(games: list[RatedGame]) -> list[HistoryPoint]:
-    """The rating before the first game, then after each rated game (oldest first)."""
+def _points_after_games(rating: Rating, since: datetime, limit: int) -> list[HistoryPoint]:
+    """The rating before the first of its last `limit` rated games since `since`, then
+    after each of them (oldest first); two queries.
+
+    The chart needs a few numbers per game, so this reads them as plain rows (no match,
+    player or character objects): a month of a busy player's games costs about what a
+    page of match history does.
+    """
     params = glicko_params()
-    rated = [game for game in reversed(games) if game.change is not None]
-    if not rated:
+    rows: list[tuple] = []
+    for mine, theirs, on_side in _sides(rating):
+        my_win = Match.Winner.A if mine == "a" else Match.Winner.B  # `winner` when I won
+        rows += [
+            (*row, my_win)
+            for row in Match.objects.visible()
+            .filter(on_side, played_at__gte=since, rating__isnull=False)
+            .order_by("-played_at", "-id")
+            .values_list(
+                "played_at", "id", "winner", "rating__counted",
+                f"rating__value_{mine}", f"rating__deviation_{mine}", f"rating__change_{mine}",
+                f"rating__value_{theirs}", f"rating__deviation_{theirs}",
+            )[:limit]
+        ]  # fmt: skip
+    rows.sort(key=lambda row: (row[0], row[1]))
+    rows = rows[-limit:]
+    if not rows:
         return []
-    first = rated[0]
-    points = [HistoryPoint(first.played_at, first.value, first.deviation)]
-    for game in rated:
-        deviation = game.deviation
-        if game.counted:
-            deviation = update(
-                game.value, game.deviation, game.opponent_value, game.opponent_deviation,
-                1.0 if game.won else 0.0, params,
-            )[1]  # fmt: skip
-        points.append(HistoryPoint(game.played_at, game.value + game.change, deviation))
+    first = rows[0]
+    points = [HistoryPoint(first[0], first[4], first[5])]
+    for row in rows:
+        at, _, winner, counted, value, deviation, change, their_value, their_deviation, my_win = row
+        if counted:
+            score = 1.0 if winner == my_win else 0.0
+            deviation = update(value, deviation, their_value, their_deviation, score, params)[1]
+        points.append(HistoryPoint(at, value + change, deviation))
     return points
 
 
@@ -214,8 +289,7 @@ def rating_history(
         ]
     if rating.last_played_at is None:
         return []
-    since = rating.last_played_at - span
-    return _points_after_games(_rating_games(rating, Q(played_at__gte=since), HISTORY_GAME_POINTS))
+    return _points_after_games(rating, rating.last_played_at - span, HISTORY_GAME_POINTS)
 
 
 @dataclass(frozen=True)
@@ -281,32 +355,59 @@ def _group_sets(games: Iterable[RatedGame]) -> list[GameSet]:
 @dataclass(frozen=True)
 class MatchSetPage:
     sets: list[GameSet]
-    next_cursor: GameCursor | None  # None on the last page
+    next_cursor: GameCursor | None  # older games: None on the last (oldest) page
+    previous_cursor: GameCursor | None = None  # newer games: None on the newest page
+
+
+def _cursor(game: RatedGame) -> GameCursor:
+    return GameCursor(game.played_at, game.match.id)
 
 
 def match_sets(
-    rating: Rating, *, before: GameCursor | None = None, games: int = GAMES_PER_PAGE
+    rating: Rating,
+    *,
+    before: GameCursor | None = None,
+    after: GameCursor | None = None,
+    games: int = GAMES_PER_PAGE,
 ) -> MatchSetPage:
     """A page of the rating's match history grouped in sets, newest first; two queries.
 
-    A page holds about `games` games and never cuts a set in two (unless one set
-    alone is longer than a page); the next page starts after its last game.
+    The page holds about `games` games older than `before` (the newest games without a
+    cursor) or, going back up, newer than `after`. It never cuts a set in two (unless
+    one set alone is longer than a page); the next page (older) starts after its last
+    game, the previous one (newer) before its first.
     """
-    condition = Q()
-    if before is not None:
-        condition = Q(played_at__lt=before.played_at) | Q(
-            played_at=before.played_at, id__lt=before.match_id
-        )
+    if after is not None and before is None:
+        return _newer_sets(rating, after, games)
+    condition = Q() if before is None else _older_than(before)
     rows = _rating_games(rating, condition, games + 1)
     sets = _group_sets(rows)
+    newer = _cursor(rows[0]) if before is not None and rows else None
     if len(rows) <= games:
-        return MatchSetPage(sets, None)
+        return MatchSetPage(sets, None, newer)
     if len(sets) > 1:
         sets.pop()  # holds the extra game: it may go on past this page
     else:
         sets[0].games.pop()
-    last = sets[-1].games[-1]
-    return MatchSetPage(sets, GameCursor(last.played_at, last.match.id))
+    return MatchSetPage(sets, _cursor(sets[-1].games[-1]), newer)
+
+
+def _newer_sets(rating: Rating, after: GameCursor, games: int) -> MatchSetPage:
+    """The page of sets just newer than `after` (the mirror of a page older than a cursor)."""
+    rows = _rating_games(rating, _newer_than(after), games + 1, newest_first=False)
+    if not rows:  # nothing newer (any more): the newest page
+        return match_sets(rating, games=games)
+    rows.reverse()
+    sets = _group_sets(rows)
+    if len(rows) > games:
+        if len(sets) > 1:
+            sets.pop(0)  # holds the extra game: it may go on past this page
+        else:
+            sets[0].games.pop(0)
+        newer = _cursor(sets[0].games[0])
+    else:
+        newer = None
+    return MatchSetPage(sets, _cursor(sets[-1].games[-1]), newer)
 
 
 @dataclass(frozen=True)
@@ -327,6 +428,7 @@ def rating_profile(
     *,
     history_range: str = DEFAULT_HISTORY_RANGE,
     before: GameCursor | None = None,
+    after: GameCursor | None = None,
 ) -> RatingProfile | None:
     """Everything the profile page shows (None if the player or rating is unknown or hidden)."""
     overview = rating_overview(player_id, character_code)
@@ -337,7 +439,7 @@ def rating_profile(
         overview,
         history_range,
         rating_history(rating, history_range),
-        match_sets(rating, before=before),
+        match_sets(rating, before=before, after=after),
     )
 
 
@@ -389,8 +491,13 @@ def matchup_matrix(bracket: str = CharacterMatchup.Bracket.ALL) -> MatchupMatrix
     """P(X beats Y) for every pair of characters in a bracket, from the two matchup
     ratings (X vs Y) and (Y vs X); two queries."""
     roster = characters()
+    # (wins, losses, value, deviation) by (character, opponent), as plain rows: up to
+    # 27 x 27 of them, which as model objects cost more than drawing the page.
     ratings = {
-        (m.character_id, m.opponent_id): m for m in CharacterMatchup.objects.filter(bracket=bracket)
+        (character, opponent): rest
+        for character, opponent, *rest in CharacterMatchup.objects.filter(
+            bracket=bracket
+        ).values_list("character_id", "opponent_id", "wins", "losses", "value", "deviation")
     }
     rows = []
     for character in roster:
@@ -400,17 +507,17 @@ def matchup_matrix(bracket: str = CharacterMatchup.Bracket.ALL) -> MatchupMatrix
                 ratings.get((character.id, opponent.id)),
                 ratings.get((opponent.id, character.id)),
             )
-            if mine is None or theirs is None or mine.wins + mine.losses == 0:
+            if mine is None or theirs is None or mine[0] + mine[1] == 0:
                 cells.append(MatchupCell(opponent, None, 0, 0))
                 continue
-            probability = win_probability(
-                mine.value, mine.deviation, theirs.value, theirs.deviation
-            )
-            cells.append(MatchupCell(opponent, probability, mine.wins, mine.losses))
+            wins, losses, value, deviation = mine
+            probability = win_probability(value, deviation, theirs[2], theirs[3])
+            cells.append(MatchupCell(opponent, probability, wins, losses))
         rows.append(MatchupRow(character, cells))
+    averages = [row.average for row in rows]
     order = sorted(
         range(len(rows)),
-        key=lambda i: (rows[i].average is None, -(rows[i].average or 0.0), rows[i].character.id),
+        key=lambda i: (averages[i] is None, -(averages[i] or 0.0), rows[i].character.id),
     )
     return MatchupMatrix(
         bracket, [MatchupRow(rows[i].character, [rows[i].cells[j] for j in order]) for i in order]
@@ -548,11 +655,7 @@ def rating_games(
 ) -> GamePage:
     """A page of the rating's visible games, newest first, optionally only against one
     opponent or from a moment on; two queries. The next page starts after its last game."""
-    condition = Q()
-    if before is not None:
-        condition &= Q(played_at__lt=before.played_at) | Q(
-            played_at=before.played_at, id__lt=before.match_id
-        )
+    condition = Q() if before is None else _older_than(before)
     if opponent_id == rating.player_id:
         return GamePage([], None)  # nobody plays themself
     if opponent_id is not None:

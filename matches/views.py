@@ -7,12 +7,17 @@ a page; charts are drawn here from what the selector returned.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import date
+from html import escape
+from urllib.parse import quote
 
 from django import forms
 from django.conf import settings
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
+from django.urls import reverse
+from django.utils.safestring import SafeString, mark_safe
 
 from matches import charts
 from matches.models import CharacterMatchup
@@ -21,6 +26,8 @@ from matches.selectors import (
     HISTORY_RANGES,
     Contender,
     GameCursor,
+    MatchupMatrix,
+    RankingPage,
     SiteStatistics,
     matchup_matrix,
     ranking_page,
@@ -29,15 +36,60 @@ from matches.selectors import (
     win_forecast,
 )
 from matches.services.rating import glicko_params
+from players.models import Player
 from players.roster import ROSTER
 from players.selectors import rating_of
 
 NOT_FOUND_CHARACTER = "There is no character with this code."
+# What Django's reverse() leaves unquoted in a path (django.urls.resolvers).
+_URL_SAFE = "!$&'()*+,;=/~:@"
 
 
 def _ranked_below() -> float:
     """The ± (two deviations) below which a rating is ranked."""
     return 2 * settings.RATING_LOW_DEVIATION
+
+
+def _profile_url() -> Callable[[str, str], str]:
+    """`profile_url(player_id, code)`, the same as reversing 'profile' for each row
+    (quoted alike) at a fraction of the cost: the URL is reversed once."""
+    pattern = reverse("profile", args=("PLAYER", "CODE"))
+    before, rest = pattern.split("PLAYER")
+    middle, after = rest.split("CODE")
+
+    def profile_url(player_id: str, code: str) -> str:
+        player_id, code = quote(player_id, safe=_URL_SAFE), quote(code, safe=_URL_SAFE)
+        return f"{before}{player_id}{middle}{code}{after}"
+
+    return profile_url
+
+
+def _ranking_rows(page: RankingPage) -> SafeString:
+    """The ranking table's rows as markup (a hundred rows through the template language
+    cost more than everything else on the page)."""
+    profile_url, platforms = _profile_url(), dict(Player.Platform.choices)
+    overall = page.character is None
+    rows = []
+    for row in page.rows:
+        rank, character = row.rank, row.character
+        url = profile_url(row.player_id, character.code)
+        platform = platforms.get(row.platform, row.platform)
+        value, uncertainty = row.value, 2 * row.deviation
+        cells = [
+            f'<td class="num rank" data-sort="{rank}">{rank}</td>',
+            f'<th scope="row"><a href="{escape(url)}"><bdi>{escape(row.name)}</bdi></a></th>',
+            f'<td class="hide-narrow">{escape(platform)}</td>',
+        ]
+        if overall:
+            cells.append(
+                f'<td><abbr title="{escape(character.name)}">{escape(character.code)}</abbr></td>'
+            )
+        cells += [
+            f'<td class="num" data-sort="{value}">{value:.0f} ±{uncertainty:.0f}</td>',
+            f'<td class="num" data-sort="{row.wins}">{row.wins}\u2013{row.losses}</td>',
+        ]
+        rows.append("<tr>" + "".join(cells) + "</tr>")
+    return mark_safe("\n".join(rows))  # every piece of text in it is escaped above
 
 
 def top(request: HttpRequest, code: str | None = None) -> HttpResponse:
@@ -47,7 +99,7 @@ def top(request: HttpRequest, code: str | None = None) -> HttpResponse:
     return render(
         request,
         "matches/top.html",
-        {"page": page, "ranked_below": _ranked_below()},
+        {"page": page, "rows": _ranking_rows(page), "ranked_below": _ranked_below()},
     )
 
 
@@ -56,10 +108,13 @@ def profile(request: HttpRequest, player_id: str, code: str) -> HttpResponse:
     if history_range not in HISTORY_RANGES:
         raise Http404("Unknown history range.")
     try:
-        before = GameCursor.parse(request.GET["before"]) if "before" in request.GET else None
+        before, after = (
+            GameCursor.parse(request.GET[key]) if key in request.GET else None
+            for key in ("before", "after")
+        )
     except (ValueError, OverflowError, OSError):
         raise Http404("This page of match history does not exist.") from None
-    found = rating_profile(player_id, code, history_range=history_range, before=before)
+    found = rating_profile(player_id, code, history_range=history_range, before=before, after=after)
     if found is None:
         raise Http404("We know no rated games of this player with this character.")
     chart = charts.rating_chart(
@@ -78,14 +133,44 @@ def profile(request: HttpRequest, player_id: str, code: str) -> HttpResponse:
     )
 
 
+def _matrix_cells(matrix: MatchupMatrix) -> list[SafeString]:
+    """Each row's cells as markup, drawn here rather than in the template: a full matrix
+    has 729 cells, and the template language spent about 0.1 ms on each filled one."""
+    names = {character.id: escape(character.name) for character in matrix.columns}
+    rows = []
+    for row in matrix.rows:
+        name, cells = names[row.character.id], []
+        for cell in row.cells:
+            versus = f"{name} vs {names[cell.opponent.id]}"
+            probability = cell.probability
+            if probability is None:
+                cells.append(
+                    f'<td class="num heat-none" data-sort="-1" title="{versus}: no games">·</td>'
+                )
+                continue
+            games, percent = cell.games, 100 * probability
+            cells.append(
+                f'<td class="num heat-{round(probability * 10)}" data-sort="{probability}" '
+                f'title="{versus}: {percent:.1f}% ({games} game{"" if games == 1 else "s"}, '
+                f'{cell.wins}\u2013{cell.losses})">{percent:.0f}</td>'
+            )
+        rows.append(mark_safe("".join(cells)))  # every name in it is escaped above
+    return rows
+
+
 def matchups(request: HttpRequest) -> HttpResponse:
     bracket = request.GET.get("bracket", CharacterMatchup.Bracket.ALL)
     if bracket not in CharacterMatchup.Bracket.values:
         raise Http404("Unknown bracket.")
+    matrix = matchup_matrix(bracket)
     return render(
         request,
         "matches/matchups.html",
-        {"matrix": matchup_matrix(bracket), "brackets": CharacterMatchup.Bracket.choices},
+        {
+            "matrix": matrix,
+            "rows": list(zip(matrix.rows, _matrix_cells(matrix), strict=True)),
+            "brackets": CharacterMatchup.Bracket.choices,
+        },
     )
 
 

@@ -19,7 +19,6 @@ from django.db.models import (
     IntegerField,
     Max,
     OuterRef,
-    Q,
     QuerySet,
     Value,
     When,
@@ -29,7 +28,8 @@ from django.db.models.functions import Length
 from players.models import Character, Player, PlayerMatchup, PlayerName, Rating
 
 SEARCH_LIMIT = 50
-# Name rows read per search before merging current and past names of the same player.
+# Past-name rows read per search before merging them with current names (a player may
+# have several past names that match).
 _SEARCH_CANDIDATES = 4 * SEARCH_LIMIT
 
 
@@ -80,63 +80,54 @@ class PlayerHit:
         return self.matched_name != self.name
 
 
-def _flag(condition: Q) -> Case:
-    return Case(When(condition, then=1), default=0, output_field=IntegerField())
+def _name_matches(names: QuerySet, query: str, *, current: bool, rows: int) -> list[tuple]:
+    """(exact, current, similarity, length, name, player id, player name, platform) rows
+    of `names` (players, or past names of visible players), at most `rows` of them.
 
-
-def _name_matches(
-    names: QuerySet, query: str, *, player_field: str, current_name: str
-) -> list[tuple]:
-    """(exact, current, similarity, length, name, player id, player name, platform) rows.
-
-    Exact (case-insensitive) hits come first, then current names before past ones,
-    then the closest: trigram similarity on PostgreSQL, the shortest name elsewhere.
+    Exact (case-insensitive) hits come first, then the closest: trigram similarity on
+    PostgreSQL, the shortest name elsewhere. `current` tells which of the two `names` is.
     """
     similarity = (
         TrigramSimilarity("name", query)
         if connection.vendor == "postgresql"
         else Value(0.0, output_field=FloatField())
     )
-    rows = (
-        names.filter(name__icontains=query)
-        .annotate(
-            exact=_flag(Q(name__iexact=query)),
-            current=_flag(Q(name=F(current_name))),
-            similarity=similarity,
-            length=Length("name"),
-        )
-        .order_by("-exact", "-current", "-similarity", "length", "name")
+    exact = Case(When(name__iexact=query, then=1), default=0, output_field=IntegerField())
+    prefix = "" if current else "player__"
+    player_id = "id" if current else "player_id"
+    matches = (
+        names.annotate(exact=exact, similarity=similarity, length=Length("name"))
+        .order_by("-exact", "-similarity", "length", "name")
         .values_list(
-            "exact",
-            "current",
-            "similarity",
-            "length",
-            "name",
-            player_field,
-            current_name,
-            "platform" if player_field == "id" else "player__platform",
-        )[:_SEARCH_CANDIDATES]
+            "exact", "similarity", "length", "name", player_id, f"{prefix}name", f"{prefix}platform"
+        )[:rows]
     )
-    return list(rows)
+    flag = int(current)
+    return [(exact, flag, similarity, *rest) for exact, similarity, *rest in matches]
 
 
 def search_players(query: str, *, limit: int = SEARCH_LIMIT) -> list[PlayerHit]:
-    """Visible players whose current or any past name contains `query`, best match first.
+    """Visible players whose current or any past name contains `query`, best match first:
+    exact names (current, then past), then current names, then past names, each by
+    similarity. Hidden players are never found, by any of their names.
 
-    Hidden players are never found, by any of their names. Three queries: current
-    names, past names (both served by trigram indexes on PostgreSQL), their ratings.
+    Three queries: current names, past names, the hits' ratings. On PostgreSQL the name
+    queries are served by trigram indexes (players/migrations/0003); past names are read
+    in full only when fewer than `limit` current names match, since a past name can
+    otherwise only come first by being exact (an index lookup, migration 0006).
     """
     query = query.strip()
     if not query:
         return []
     rows = _name_matches(
-        Player.objects.visible(), query, player_field="id", current_name="name"
-    ) + _name_matches(
-        PlayerName.objects.filter(player__hidden=False),
-        query,
-        player_field="player_id",
-        current_name="player__name",
+        Player.objects.visible().filter(name__icontains=query), query, current=True, rows=limit
     )
+    past_names = PlayerName.objects.filter(player__hidden=False).exclude(name=F("player__name"))
+    if len(rows) < limit:
+        past_names = past_names.filter(name__icontains=query)
+    else:
+        past_names = past_names.filter(name__iexact=query)
+    rows += _name_matches(past_names, query, current=False, rows=_SEARCH_CANDIDATES)
     rows.sort(key=lambda row: (-row[0], -row[1], -row[2], row[3], row[4]))
     hits: dict[str, PlayerHit] = {}
     for *_, matched, player_id, name, platform in rows:

@@ -2,7 +2,8 @@
 
 Pages that show ratings are cached whole, keyed on their URL, with the ratings
 generation as the cache version: a page is rendered again only after ratings (or the
-statistics derived from them) changed, or after the timeout.
+statistics derived from them) changed, or after the timeout. Redirects (a player to
+their best character) are cached as such; errors never are.
 """
 
 from __future__ import annotations
@@ -25,7 +26,8 @@ View = Callable[..., HttpResponse]
 
 
 def cached_by_generation(view: View) -> View:
-    """Serve a successful GET of `view` from the cache while the generation holds."""
+    """Serve a successful GET of `view` (or its redirect) from the cache while the
+    generation holds."""
 
     @wraps(view)
     def cached_view(request: HttpRequest, *args: object, **kwargs: object) -> HttpResponse:
@@ -33,12 +35,17 @@ def cached_by_generation(view: View) -> View:
             return view(request, *args, **kwargs)
         digest = hashlib.sha256(request.get_full_path().encode()).hexdigest()
         key, version = f"page:{view.__module__}.{view.__name__}:{digest}", current_generation()
-        content = cache.get(key, version=version)
-        if content is not None:
-            return HttpResponse(content)
+        cached = cache.get(key, version=version)
+        if isinstance(cached, bytes):
+            return HttpResponse(cached)
+        if isinstance(cached, tuple):  # (status, location) of a redirect
+            return HttpResponse(status=cached[0], headers={"Location": cached[1]})
         response = view(request, *args, **kwargs)
         if response.status_code == 200 and not response.streaming:
             cache.set(key, response.content, PAGE_CACHE_SECONDS, version=version)
+        elif response.status_code in (301, 302):
+            cached = (response.status_code, response["Location"])
+            cache.set(key, cached, PAGE_CACHE_SECONDS, version=version)
         return response
 
     return cached_view

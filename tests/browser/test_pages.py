@@ -81,6 +81,11 @@ def test_search_profile_history_matchups_calculator(live_server, seeded, page):
     page.wait_for_url(re.compile(r"before="))
     assert page.locator("table.sets tbody tr").first.inner_text() != first_set
     shoot(page, "profile-older")
+    page.get_by_role("link", name="← Newer games").click()
+    page.wait_for_url(re.compile(r"after="))
+    assert page.locator("table.sets tbody tr").first.inner_text() == first_set
+    page.get_by_role("link", name="Older games →").click()
+    page.wait_for_url(re.compile(r"before="))
     page.get_by_role("link", name="Newest games").click()
     page.wait_for_url(re.compile(r"range=30d#"))
     assert page.locator("table.sets tbody tr").first.inner_text() == first_set

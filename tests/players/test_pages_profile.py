@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import re
 from datetime import timedelta
 
@@ -167,9 +168,67 @@ def test_history_pages_are_bounded_and_linked(client, league, django_assert_max_
     assert len(seen) == len(set(seen))
 
 
+def test_newer_pages_mirror_older_ones(league):
+    """Going back up with `after` finds the same games, never cuts a set in two (unless
+    it is longer than a page) and stops at the newest page."""
+    rating = max(Rating.objects.select_related("player", "character"), key=lambda r: r.games)
+
+    def walk(direction: str, cursor: GameCursor | None) -> list:
+        """Pages from `cursor` on: older ones ('before'), or newer ones ('after')."""
+        pages = []
+        while True:
+            page = match_sets(rating, games=20, **{direction: cursor})
+            pages.append(page)
+            cursor = page.next_cursor if direction == "before" else page.previous_cursor
+            if cursor is None:
+                return pages
+            cursor = GameCursor.parse(str(cursor))  # as it travels through the URL
+
+    down = walk("before", None)
+    assert len(down) > 5
+    assert down[0].previous_cursor is None  # the newest page
+    up = walk("after", down[-1].previous_cursor)
+
+    def games(pages: list) -> list[int]:
+        return [game.match.id for page in pages for s in page.sets for game in s.games]
+
+    assert games(up[::-1]) == games(down[:-1])  # newest first, no game twice or missed
+    assert all(page.next_cursor is not None for page in up)  # older games are below
+    sets = [s for page in up[::-1] for s in page.sets]
+    for newer, older in itertools.pairwise(sets):
+        same = (newer.opponent.id, newer.opponent_character.id) == (
+            older.opponent.id,
+            older.opponent_character.id,
+        )
+        assert not same or len(newer.games) + len(older.games) > 20
+
+
+def test_history_pages_link_newer_games(client, league, django_assert_max_num_queries):
+    busiest = max(Rating.objects.select_related("character"), key=lambda r: r.games)
+    profile = f"/player/{busiest.player_id}/{busiest.character.code}"
+
+    def times(html: str) -> list[str]:
+        return re.findall(r'<td><time datetime="([^"]+)"', html)
+
+    first = client.get(profile).content.decode()
+    assert 'rel="prev"' not in first and "Newest games" not in first
+    older = re.search(r'rel="next" href="([^"#]+)', first).group(1).replace("&amp;", "&")
+    second = client.get(profile + older).content.decode()
+    third_query = re.search(r'rel="next" href="([^"#]+)', second).group(1)
+    third = client.get(profile + third_query.replace("&amp;", "&")).content.decode()
+    assert "Newest games" in third
+    newer = re.search(r'rel="prev" href="([^"#]+)', third).group(1).replace("&amp;", "&")
+    assert "after=" in newer
+    with django_assert_max_num_queries(QUERY_LIMIT):
+        back = client.get(profile + newer).content.decode()
+    assert times(back) == times(second)
+    assert min(times(back)) > max(times(third))
+
+
 def test_bad_range_or_cursor_is_404(client, history):
     assert client.get(f"/player/{A}/SO?range=1y").status_code == 404
     assert client.get(f"/player/{A}/SO?before=yesterday").status_code == 404
+    assert client.get(f"/player/{A}/SO?after=1-x").status_code == 404
 
 
 def test_unknown_and_hidden_players_are_friendly_404s(client, history):
@@ -179,8 +238,9 @@ def test_unknown_and_hidden_players_are_friendly_404s(client, history):
     Player.objects.filter(id=A).update(hidden=True)
     assert client.get(f"/player/{A}").status_code == 404
     assert client.get(f"/player/{A}/SO").status_code == 404
-    # ... and B's history no longer shows the games against them.
+    # ... and B's history no longer shows the games against them, nor does the chart.
     assert client.get(f"/player/{B}/KY").content.decode().count("<td><time") == 0
+    assert rating_history(Rating.objects.get(player_id=B, character__code="KY"), "7d") == []
 
 
 def test_past_names_and_hostile_names_are_escaped(client, db):

@@ -69,6 +69,31 @@ def test_empty_query_and_no_match(client, named):
     assert "No player has, or has had" in client.get("/search?name=zzzz").content.decode()
 
 
+def test_an_exact_past_name_comes_first_even_among_many_current_names(client, db):
+    """With at least a page of current names matching, past names are read only where
+    they match exactly; such a one still comes first (and partial past names do not)."""
+    players = [f"2000000000000{i:05d}" for i in range(60)]
+    replays = [
+        replay(n, players[2 * n], players[2 * n + 1], names=(f"Solo{n}", f"xSol{n}"))
+        for n in range(30)
+    ]
+    replays += [
+        replay(100, A, B, names=("sol", "Solitude")),  # A is 'sol' for now...
+        replay(101, A, B, names=("Ky Main", "Solitude")),  # ... then 'Ky Main'
+        replay(102, C, D, names=("OldSoloist", "Ky Kiske")),
+        replay(103, C, D, names=("Ky Fan", "Ky Kiske")),  # C was 'OldSoloist'
+    ]
+    rate_replays(replays)
+    hits = search_players("SOL")
+    assert len(hits) == 50
+    assert (hits[0].player_id, hits[0].matched_name, hits[0].name) == (A, "sol", "Ky Main")
+    assert all(not hit.matched_past_name for hit in hits[1:])
+    assert C not in {hit.player_id for hit in hits}  # a partial past name, outranked
+    html = client.get("/search?name=SOL").content.decode()
+    assert result_ids(html)[0] == A
+    assert "formerly <bdi>sol</bdi>" in html
+
+
 def test_search_is_bounded_on_many_players(client, league, django_assert_max_num_queries):
     with django_assert_max_num_queries(QUERY_LIMIT):
         html = client.get("/search?name=a").content.decode()

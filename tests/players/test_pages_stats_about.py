@@ -95,3 +95,15 @@ def test_pages_are_cached_until_the_generation_changes(client, league, django_as
         assert b"9999" not in client.get("/").content
     bump_generation()
     assert b"9999" in client.get("/").content
+
+
+def test_redirects_are_cached_too_but_not_errors(client, league, django_assert_num_queries):
+    rating = Rating.objects.filter(global_rank=1).select_related("character").get()
+    first = client.get(f"/player/{rating.player_id}")
+    assert first.status_code == 302
+    with django_assert_num_queries(0):
+        again = client.get(f"/player/{rating.player_id}")
+    assert (again.status_code, again["Location"]) == (302, first["Location"])
+    assert client.get("/player/999").status_code == 404
+    with django_assert_num_queries(1):
+        assert client.get("/player/999").status_code == 404
