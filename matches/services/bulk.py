@@ -62,10 +62,19 @@ def _copy_to_temp(cursor: Any, table: str, columns: Sequence[str], rows: Iterabl
     cursor.execute(
         f"CREATE TEMP TABLE {temp} ON COMMIT DROP AS SELECT {column_list} FROM {table} LIMIT 0"
     )
-    with cursor.cursor.copy(f"COPY {temp} ({column_list}) FROM STDIN") as copy:
+    _copy_rows(cursor, f"COPY {temp} ({column_list}) FROM STDIN", rows)
+    return temp
+
+
+def _copy_rows(cursor: Any, statement: str, rows: Iterable[Row]) -> int:
+    """Stream rows through COPY on psycopg's own cursor; its errors still reach callers as
+    Django's database errors, like every other statement's."""
+    written = 0
+    with connection.wrap_database_errors, cursor.cursor.copy(statement) as copy:
         for row in rows:
             copy.write_row(row)
-    return temp
+            written += 1
+    return written
 
 
 def insert(
@@ -83,12 +92,7 @@ def insert(
     with connection.cursor() as cursor:
         if connection.vendor == "postgresql" and not on_conflict:
             # Nothing can conflict: stream straight into the table.
-            with cursor.cursor.copy(f"COPY {table} ({column_list}) FROM STDIN") as copy:
-                written = 0
-                for row in rows:
-                    copy.write_row(row)
-                    written += 1
-            return written
+            return _copy_rows(cursor, f"COPY {table} ({column_list}) FROM STDIN", rows)
         if connection.vendor == "postgresql":
             temp = _copy_to_temp(cursor, table, columns, rows)
             cursor.execute(

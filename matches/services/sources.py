@@ -13,7 +13,6 @@ from collections.abc import Callable, Mapping
 from datetime import timedelta
 from typing import Any, NamedTuple
 
-import psycopg
 from django.db import InterfaceError, OperationalError, transaction
 from django.utils import timezone
 
@@ -35,14 +34,8 @@ KINDS: dict[str, SourceKind] = {
     ReplaySource.Kind.DIRECTORY: SourceKind(directory.DirectorySettings, directory.pull),
     ReplaySource.Kind.SIMULATOR: SourceKind(simulator.SimulatorSettings, simulator.pull),
 }
-# The database going away (a restart, a failover): the driver's own classes too, since
-# bulk COPY statements run on psycopg's cursor, outside Django's error wrapping.
-DATABASE_UNAVAILABLE = (
-    OperationalError,
-    InterfaceError,
-    psycopg.OperationalError,
-    psycopg.InterfaceError,
-)
+# The database going away (a restart, a failover).
+DATABASE_UNAVAILABLE = (OperationalError, InterfaceError)
 SIMULATOR_SOURCE = "simulated-league"
 SIMULATOR_BACKLOG = timedelta(days=1)  # a fresh site starts with a day of games to rate
 
