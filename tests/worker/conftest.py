@@ -112,7 +112,11 @@ class Broker:
             folder = self.var_dir / "broker"
             folder.mkdir()
             self.url = "filesystem://"
-            self.options = {"data_folder_in": str(folder), "data_folder_out": str(folder)}
+            self.options = {
+                "data_folder_in": str(folder),
+                "data_folder_out": str(folder),
+                "control_folder": str(self.var_dir / "broker-control"),
+            }
 
     def environment(self) -> dict[str, str]:
         """What a worker process needs to read this broker and queue."""
