@@ -1,6 +1,6 @@
 """Celery tasks: a few lines each around the services (DESIGN.md section 4.6).
 
-Beat sends all three on the schedule in settings (CELERY_BEAT_SCHEDULE); a pull that
+Beat sends all four on the schedule in settings (CELERY_BEAT_SCHEDULE); a pull that
 stored new games also sends ``rate_matches`` once its transaction has committed.
 Tasks are acknowledged late (settings), so a worker that dies mid-task has the task
 delivered again; every task is safe to run twice or side by side.
@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from celery import shared_task
 
+from matches.services.evaluation import refresh_lab as refresh_lab_service
 from matches.services.rating import ClaimLost, rate_pending_matches
 from matches.services.sources import DATABASE_UNAVAILABLE, pull_enabled_sources
 from matches.services.statistics import refresh_statistics as refresh_statistics_service
@@ -37,3 +38,9 @@ def rate_matches() -> int:
 def refresh_statistics() -> None:
     """Decay idle ratings, re-rank, recompute the site statistics."""
     refresh_statistics_service()
+
+
+@shared_task(autoretry_for=DATABASE_UNAVAILABLE, **_RETRY)
+def refresh_lab() -> None:
+    """Re-evaluate every rating system on the stored history for the lab page."""
+    refresh_lab_service()

@@ -189,6 +189,8 @@ CELERY_TIMEZONE = "UTC"
 CELERY_PULL_SECONDS = env_float("CELERY_PULL_SECONDS", 60.0)
 CELERY_RATE_SECONDS = env_float("CELERY_RATE_SECONDS", 60.0)
 CELERY_REFRESH_SECONDS = env_float("CELERY_REFRESH_SECONDS", 3600.0)
+# How often the rating systems lab re-runs its evaluation (a minute per million games).
+CELERY_LAB_SECONDS = env_float("CELERY_LAB_SECONDS", 86400.0)
 # Several sites (or test runs) can share one Redis by giving each its own queue.
 CELERY_TASK_DEFAULT_QUEUE = env_str("CELERY_QUEUE", "celery")
 # A beat message not started within two intervals (30 s at least, for the broker's own
@@ -204,6 +206,7 @@ CELERY_BEAT_SCHEDULE = {
         ("pull_replays", CELERY_PULL_SECONDS),
         ("rate_matches", CELERY_RATE_SECONDS),
         ("refresh_statistics", CELERY_REFRESH_SECONDS),
+        ("refresh_lab", CELERY_LAB_SECONDS),
     )
 }
 CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
@@ -244,5 +247,3 @@ FAIR_OPPONENT_DAYS = env_int("FAIR_OPPONENT_DAYS", 14)
 # "0:Bronze,1400:Silver,1600:Gold" (the first also takes every lower rating); "off" shows
 # none; unset: matches.ratings.matchmaking.DEFAULT_TIERS. Read by matches.services.tiers.
 RATING_TIERS = env_list("RATING_TIERS", [])
-# How often the periodic task re-runs the lab evaluation (a minute per million games).
-CELERY_LAB_SECONDS = env_float("CELERY_LAB_SECONDS", 86400.0)
