@@ -197,3 +197,16 @@ def update(
             [(*row[1:], row[0]) for row in adapted],
         )
         return max(cursor.rowcount, 0)
+
+
+def analyze(tables: Iterable[type[models.Model]]) -> None:
+    """Refresh PostgreSQL's planner statistics after a bulk load.
+
+    Until autovacuum gets to them (if it runs at all), the planner would plan against
+    the tables' old sizes and pick full scans for pages that should be index lookups.
+    """
+    if connection.vendor != "postgresql":
+        return
+    with connection.cursor() as cursor:
+        for model in tables:
+            cursor.execute(f"ANALYZE {model._meta.db_table}")

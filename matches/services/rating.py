@@ -485,22 +485,9 @@ def recompute_all_ratings(
         _write_ledger(ledger, fresh=True)
         refresh_ranks()
         rebuild_bracket_matchups()
-    _analyze(_DERIVED_MODELS)
+    bulk.analyze(_DERIVED_MODELS)
     bump_generation()
     return RatingRun(rated, counted, batches)
-
-
-def _analyze(models: Iterable[type]) -> None:
-    """Refresh PostgreSQL's planner statistics of freshly refilled tables.
-
-    Until autovacuum gets to them, the planner would plan against the emptied tables
-    and pick full scans for pages that should be index lookups.
-    """
-    if connection.vendor != "postgresql":
-        return
-    with connection.cursor() as cursor:
-        for model in models:
-            cursor.execute(f"ANALYZE {model._meta.db_table}")
 
 
 def rebuild_bracket_matchups() -> None:

@@ -2,7 +2,9 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from matches.models import Match, PendingMatch
 from matches.replays.readers import iter_replay_file
+from matches.services import bulk
 from matches.services.ingest import (
     IngestResult,
     file_import_source,
@@ -11,6 +13,7 @@ from matches.services.ingest import (
     store_replays,
 )
 from matches.services.rating import rate_pending_matches
+from players.models import Player, PlayerName
 
 
 class Command(BaseCommand):
@@ -42,6 +45,8 @@ class Command(BaseCommand):
             if len(paths) > 1:
                 self.stdout.write(f"{path}: {result}")
         self.stdout.write(str(total))
+        if total.new:
+            bulk.analyze((Match, PendingMatch, Player, PlayerName))
         if rate:
             run = rate_pending_matches(batch_size=50_000)
             self.stdout.write(f"rated {run.rated} matches, {run.counted} counted")
