@@ -112,6 +112,8 @@ else:
 # --- Static files ---------------------------------------------------------------------
 STATIC_URL = "/static/"
 STATIC_ROOT = Path(env_str("STATIC_ROOT", str(VAR_DIR / "staticfiles")))
+if STATIC_ROOT.is_relative_to(VAR_DIR):
+    STATIC_ROOT.mkdir(exist_ok=True)  # whitenoise warns on every start when it is missing
 STATICFILES_DIRS = [BASE_DIR / "static"]
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
