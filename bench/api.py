@@ -36,11 +36,11 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
 
+from bench import postgres
 from bench.report import append_section, machine_description
 from bench.web import players_for
 
 ROOT = Path(__file__).resolve().parent.parent
-POSTGRES_SERVER = os.environ.get("BENCH_POSTGRES_SERVER", "postgres://postgres@127.0.0.1:5432")
 SEED = 2026
 WORKERS = 2
 URLS_PER_ENDPOINT = 500
@@ -84,16 +84,6 @@ def wsgi() -> Callable:
 # --- The database ---------------------------------------------------------------------------
 
 
-def _psql(database: str, statement: str) -> str:
-    result = subprocess.run(
-        ["psql", f"{POSTGRES_SERVER}/{database}", "-tAq", "-c", statement],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    return result.stdout.strip() if result.returncode == 0 else ""
-
-
 def _timed(label: str, step: Callable[[], Any]) -> Any:
     started = time.perf_counter()
     result = step()
@@ -133,17 +123,14 @@ def _build(games: int) -> None:
 def prepare_database(games: int) -> str:
     """Point Django at `bench_api_<games>`, building it unless it already holds the league."""
     name = f"bench_api_{games}"
-    os.environ["DATABASE_URL"] = f"{POSTGRES_SERVER}/{name}"
+    os.environ["DATABASE_URL"] = postgres.url(name)
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "ratingsite.settings")
     import django
 
-    ready = _psql(name, "SELECT count(*) FROM matches_match") == str(games) and _psql(
-        name, "SELECT count(*) FROM matches_sitestatistic WHERE key = 'totals'"
-    )
+    ready = postgres.holds_rated_league(name, games)
     if not ready:
         print(f"[{games:,} games] building database {name}", flush=True)
-        _psql("postgres", f"DROP DATABASE IF EXISTS {name}")
-        _psql("postgres", f"CREATE DATABASE {name}")
+        postgres.recreate(name)
     django.setup()
     if ready:
         print(f"[{games:,} games] reusing database {name}", flush=True)

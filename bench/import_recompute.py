@@ -18,12 +18,12 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from bench import postgres
 from bench.report import append_section, machine_description
 from matches.ratings.glicko import rate_game
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "bench" / "out"
-POSTGRES_SERVER = os.environ.get("BENCH_POSTGRES_SERVER", "postgres://postgres@127.0.0.1:5432")
 
 
 @dataclass
@@ -54,11 +54,7 @@ def run_step(arguments: list[str], database_url: str) -> Step:
 
 def fresh_database(kind: str) -> str:
     if kind == "postgres":
-        for statement in ("DROP DATABASE IF EXISTS bench_ratings", "CREATE DATABASE bench_ratings"):
-            subprocess.run(
-                ["psql", f"{POSTGRES_SERVER}/postgres", "-q", "-c", statement], check=True
-            )
-        return f"{POSTGRES_SERVER}/bench_ratings"
+        return postgres.recreate("bench_ratings")
     path = OUT / "bench.sqlite3"
     for suffix in ("", "-wal", "-shm"):
         Path(f"{path}{suffix}").unlink(missing_ok=True)

@@ -24,7 +24,8 @@ import time
 from collections.abc import Iterable, Iterator
 from datetime import UTC, datetime
 
-from bench.import_recompute import POSTGRES_SERVER, Step, run_step
+from bench import postgres
+from bench.import_recompute import Step, run_step
 from bench.ratings_speed import measure
 from bench.report import append_section, machine_description
 
@@ -33,18 +34,12 @@ START = datetime(2026, 1, 5, tzinfo=UTC)
 SEASON_DAYS = 90
 
 
-def _psql(statement: str) -> None:
-    subprocess.run(["psql", f"{POSTGRES_SERVER}/postgres", "-q", "-c", statement], check=True)
-
-
 def fresh_database() -> str:
     """Drop and create the bench database, migrate it, and point this process at it."""
     from django.db import connections
 
     connections.close_all()
-    _psql(f"DROP DATABASE IF EXISTS {DATABASE}")
-    _psql(f"CREATE DATABASE {DATABASE}")
-    url = f"{POSTGRES_SERVER}/{DATABASE}"
+    url = postgres.recreate(DATABASE)
     run_step(["migrate", "--no-input", "-v0"], url)
     return url
 
@@ -272,7 +267,7 @@ def main() -> None:
     options = parser.parse_args()
 
     # This process reads and writes the bench database too (storing, per-system replays).
-    os.environ["DATABASE_URL"] = f"{POSTGRES_SERVER}/{DATABASE}"
+    os.environ["DATABASE_URL"] = postgres.url(DATABASE)
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "ratingsite.settings")
     import django
 

@@ -26,8 +26,9 @@ import uuid
 from datetime import datetime, timedelta
 from pathlib import Path
 
+from bench import postgres
+
 ROOT = Path(__file__).resolve().parent.parent
-POSTGRES_SERVER = os.environ.get("BENCH_POSTGRES_SERVER", "postgres://postgres@127.0.0.1:5432")
 REDIS_URL = os.environ.get("BENCH_REDIS_URL", "redis://127.0.0.1:6379/14")
 DATABASE = "bench_live"
 SEED = 20
@@ -94,15 +95,7 @@ def main() -> None:
     parser.add_argument("--players", type=int, default=50_000)
     options = parser.parse_args()
 
-    database_url = f"{POSTGRES_SERVER}/{DATABASE}"
-    subprocess.run(
-        ["psql", f"{POSTGRES_SERVER}/postgres", "-q", "-c", f"DROP DATABASE IF EXISTS {DATABASE}"],
-        check=True,
-    )
-    subprocess.run(
-        ["psql", f"{POSTGRES_SERVER}/postgres", "-q", "-c", f"CREATE DATABASE {DATABASE}"],
-        check=True,
-    )
+    database_url = postgres.recreate(DATABASE)
     logs = Path(tempfile.mkdtemp(prefix="bench-live-"))
     queue = f"bench-live-{uuid.uuid4().hex[:8]}"
     env = {

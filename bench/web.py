@@ -25,11 +25,11 @@ from pathlib import Path
 from django.http import HttpRequest, HttpResponse
 from django.urls import include, path
 
+from bench import postgres
 from bench.report import append_section, machine_description
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "bench" / "out"
-POSTGRES_SERVER = os.environ.get("BENCH_POSTGRES_SERVER", "postgres://postgres@127.0.0.1:5432")
 SEED = 2026
 WARMUP = 5
 
@@ -50,16 +50,6 @@ def players_for(games: int) -> int:
     return min(100_000, max(500, games // 10))
 
 
-def _psql(database: str, statement: str) -> str:
-    result = subprocess.run(
-        ["psql", f"{POSTGRES_SERVER}/{database}", "-tAq", "-c", statement],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    return result.stdout.strip() if result.returncode == 0 else ""
-
-
 def _manage(arguments: list[str], database_url: str) -> None:
     started = time.perf_counter()
     subprocess.run(
@@ -73,16 +63,13 @@ def _manage(arguments: list[str], database_url: str) -> None:
 def ensure_database(games: int) -> str:
     """The URL of a database holding a rated league of `games` games (built if needed)."""
     name = f"bench_web_{games}"
-    url = f"{POSTGRES_SERVER}/{name}"
-    if _psql(name, "SELECT count(*) FROM matches_match") == str(games) and _psql(
-        name, "SELECT count(*) FROM matches_sitestatistic WHERE key = 'totals'"
-    ):
+    url = postgres.url(name)
+    if postgres.holds_rated_league(name, games):
         print(f"[{games:,} games] reusing database {name}", flush=True)
         _vacuum(url)
         return url
     print(f"[{games:,} games] building database {name}", flush=True)
-    _psql("postgres", f"DROP DATABASE IF EXISTS {name}")
-    _psql("postgres", f"CREATE DATABASE {name}")
+    postgres.recreate(name)
     OUT.mkdir(parents=True, exist_ok=True)
     players = players_for(games)
     league = OUT / f"league-{players}-{games}-{SEED}.jsonl.gz"
