@@ -62,10 +62,18 @@ def _time_label(moment: datetime, span: timedelta) -> str:
     return moment.strftime("%b %Y")
 
 
-def _svg(chart_id: str, title: str, description: str, body: list[str]) -> SafeString:
+def _svg(
+    chart_id: str,
+    title: str,
+    description: str,
+    body: list[str],
+    *,
+    width: int = WIDTH,
+    height: int = HEIGHT,
+) -> SafeString:
     # Every piece of text is escaped where it is built.
     return mark_safe(
-        f'<svg class="chart" viewBox="0 0 {WIDTH} {HEIGHT}" role="img" '
+        f'<svg class="chart" viewBox="0 0 {width} {height}" role="img" '
         f'aria-labelledby="{chart_id}-title {chart_id}-desc" id="{chart_id}">'
         f'<title id="{chart_id}-title">{escape(title)}</title>'
         f'<desc id="{chart_id}-desc">{escape(description)}</desc>' + "".join(body) + "</svg>"
@@ -168,3 +176,82 @@ def bar_chart(chart_id: str, bars: Sequence[Bar], *, title: str, labels: int = 8
     largest = max(bars, key=lambda bar: bar.value)
     description = f"{len(bars)} bars; the largest is {largest.tooltip}."
     return _svg(chart_id, title, description, body)
+
+
+# The calibration chart is square-ish: equal scales on both axes keep the diagonal at 45°.
+CALIBRATION_WIDTH, CALIBRATION_HEIGHT = 480, 460
+CALIBRATION_LEFT, CALIBRATION_BOTTOM, CALIBRATION_SERIES = 84, 76, 6
+
+
+@dataclass(frozen=True)
+class CalibrationPoint:
+    predicted: float  # mean predicted probability in the bin, 0..1
+    observed: float  # share of those games actually won, 0..1
+    games: int
+
+
+@dataclass(frozen=True)
+class CalibrationSeries:
+    name: str
+    points: Sequence[CalibrationPoint]
+
+
+def calibration_chart(
+    chart_id: str, series: Sequence[CalibrationSeries], *, title: str
+) -> SafeString:
+    """Observed against predicted win rates, one line per series, over the dashed diagonal
+    of perfect calibration. Series take the colour classes chart-series-0 … -5 in order
+    (a legend beside the chart uses the same classes)."""
+    width, height = CALIBRATION_WIDTH, CALIBRATION_HEIGHT
+    plot_w = width - CALIBRATION_LEFT - RIGHT
+    plot_h = height - TOP - CALIBRATION_BOTTOM
+    drawn = [s for s in series if s.points]
+    if not drawn:
+        return _svg(chart_id, title, "No data yet.", [], width=width, height=height)
+
+    def x(share: float) -> float:
+        return CALIBRATION_LEFT + share * plot_w
+
+    def y(share: float) -> float:
+        return TOP + (1 - share) * plot_h
+
+    ticks = [i / 5 for i in range(6)]
+    body = [
+        f'<line class="chart-grid" x1="{CALIBRATION_LEFT}" x2="{width - RIGHT}" '
+        f'y1="{y(t):.1f}" y2="{y(t):.1f}"/>'
+        f'<line class="chart-grid" x1="{x(t):.1f}" x2="{x(t):.1f}" y1="{TOP}" '
+        f'y2="{y(0):.1f}"/>'
+        f'<text class="chart-label" x="{CALIBRATION_LEFT - 6}" y="{y(t) + 5:.1f}" '
+        f'text-anchor="end">{100 * t:.0f}</text>'
+        f'<text class="chart-label" x="{x(t):.1f}" y="{y(0) + 24:.1f}" '
+        f'text-anchor="middle">{100 * t:.0f}</text>'
+        for t in ticks
+    ]
+    body += [
+        f'<text class="chart-label" x="{x(0.5):.1f}" y="{height - 8}" '
+        'text-anchor="middle">Predicted chance to win (%)</text>',
+        f'<text class="chart-label" x="0" y="0" text-anchor="middle" '
+        f'transform="translate(22 {y(0.5):.1f}) rotate(-90)">Games won (%)</text>',
+        f'<line class="chart-diagonal" x1="{x(0):.1f}" y1="{y(0):.1f}" '
+        f'x2="{x(1):.1f}" y2="{y(1):.1f}"><title>Perfect calibration</title></line>',
+    ]
+    for index, one in reversed(list(enumerate(series))):  # the first series on top
+        if not one.points:
+            continue
+        css = f"chart-series-{index % CALIBRATION_SERIES}"
+        line = " ".join(f"{x(p.predicted):.1f},{y(p.observed):.1f}" for p in one.points)
+        body.append(f'<g class="{css}"><polyline class="chart-series-line" points="{line}"/>')
+        body += [
+            f'<circle class="chart-series-dot" cx="{x(p.predicted):.1f}" '
+            f'cy="{y(p.observed):.1f}" r="4"><title>{escape(one.name)}: predicted '
+            f"{100 * p.predicted:.1f}%, won {100 * p.observed:.1f}% of {p.games:,} "
+            f"game{'' if p.games == 1 else 's'}</title></circle>"
+            for p in one.points
+        ]
+        body.append("</g>")
+    names = ", ".join(s.name for s in drawn)
+    description = (
+        f"Share of games won against the predicted chance, in bins of predicted chance, "
+        f"for {names}; the dashed diagonal is perfect calibration."
+    )
+    return _svg(chart_id, title, description, body, width=width, height=height)

@@ -1,9 +1,10 @@
 """Reads for the pages (and the API) that involve matches and site statistics.
 
 One function per page: `ranking_page`, `rating_profile`, `matchup_matrix`,
-`win_forecast` (the calculator), `site_statistics`; the parts they are built from
-(`rating_history`, `match_sets`, `ranks_refreshed_at`) are public too. Each does a
-fixed number of queries whatever the size of the data, on indexed columns only.
+`win_forecast` (the calculator), `site_statistics`, `lab_report` (the rating systems
+lab); the parts they are built from (`rating_history`, `match_sets`, `good_matches`,
+`ranks_refreshed_at`) are public too. Each does a fixed number of queries whatever the
+size of the data, on indexed columns only.
 """
 
 from __future__ import annotations
@@ -17,8 +18,11 @@ from django.db.models import Q
 
 from matches.models import CharacterMatchup, Match, MatchRating, SiteStatistic
 from matches.ratings.glicko import game_counts, rate_game, update, win_probability
+from matches.services.evaluation import latest_lab_report
+from matches.services.opponents import fair_opponents
 from matches.services.rating import glicko_params
 from players.models import Character, Player, Rating
+from players.roster import ROSTER
 from players.selectors import (
     RatingOverview,
     characters,
@@ -410,12 +414,51 @@ def _newer_sets(rating: Rating, after: GameCursor, games: int) -> MatchSetPage:
     return MatchSetPage(sets, _cursor(sets[-1].games[-1]), newer)
 
 
+class GoodMatch(NamedTuple):
+    """A fair opponent for a rating, as the profile's "good matches" block shows it."""
+
+    player_id: str
+    name: str
+    character_code: str
+    character_name: str
+    value: float
+    deviation: float
+    tier: str | None
+    win_probability: float  # the profile owner's chance to beat them
+
+
+GOOD_MATCHES = 10
+
+
+def good_matches(rating: Rating, limit: int = GOOD_MATCHES) -> list[GoodMatch]:
+    """The fairest recently active opponents for `rating`, fairest first
+    (matches.services.opponents: three queries, never hidden players or cheaters).
+    A player flagged for cheating gets none, without a query: their games move nobody."""
+    if rating.player.cheater:
+        return []
+    names = {code: name for _, code, name in ROSTER}
+    return [
+        GoodMatch(
+            row["player_id"],
+            row["name"],
+            row["character"],
+            names.get(row["character"], row["character"]),
+            row["value"],
+            row["deviation"],
+            row["tier"],
+            row["win_probability"],
+        )
+        for row in fair_opponents(rating.player_id, rating.character_id, limit)
+    ]
+
+
 @dataclass(frozen=True)
 class RatingProfile:
     overview: RatingOverview
     history_range: str
     history: list[HistoryPoint]
     matches: MatchSetPage
+    opponents: list[GoodMatch]  # fair opponents, fairest first
 
     @property
     def rating(self) -> Rating:
@@ -430,7 +473,8 @@ def rating_profile(
     before: GameCursor | None = None,
     after: GameCursor | None = None,
 ) -> RatingProfile | None:
-    """Everything the profile page shows (None if the player or rating is unknown or hidden)."""
+    """Everything the profile page shows (None if the player or rating is unknown or hidden);
+    the fair opponents take three of its queries."""
     overview = rating_overview(player_id, character_code)
     if overview is None:
         return None
@@ -440,6 +484,7 @@ def rating_profile(
         history_range,
         rating_history(rating, history_range),
         match_sets(rating, before=before, after=after),
+        good_matches(rating),
     )
 
 
@@ -633,6 +678,68 @@ def site_statistics() -> SiteStatistics:
         floor_distribution=data["floor_distribution"] or [],
         popularity=data["popularity"],
         computed_at=max((row.computed_at for row in rows.values()), default=None),
+    )
+
+
+# --- The rating systems lab ----------------------------------------------------------
+
+# How the lab's registry names read on a page.
+SYSTEM_LABELS = {
+    "glicko": "Glicko (this site)",
+    "glicko2": "Glicko-2",
+    "elo": "Elo",
+    "trueskill": "TrueSkill",
+    "moonstone": "Moonstone",
+}
+
+
+@dataclass(frozen=True)
+class LabSystem:
+    name: str  # the registry name
+    label: str
+    note: str
+    # {games, log_loss, brier, accuracy, calibration: [{low, high, games, predicted,
+    # observed}]}, scores None without games (matches.services.evaluation.metrics_report)
+    overall: dict[str, Any]
+    established: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class LabReport:
+    """The latest evaluation of the rating systems (matches.services.evaluation)."""
+
+    computed_at: datetime
+    since: datetime | None  # None: the whole history
+    games: int
+    excluded_games: int
+    established_min_games: int
+    seconds: float
+    systems: list[LabSystem]
+
+
+def lab_report() -> LabReport | None:
+    """The stored lab report, ready for a page (None before the first evaluation); one query."""
+    data = latest_lab_report()
+    if data is None:
+        return None
+    since = data.get("since")
+    return LabReport(
+        computed_at=datetime.fromisoformat(data["computed_at"]),
+        since=datetime.fromisoformat(since) if since else None,
+        games=data["games"],
+        excluded_games=data["excluded_games"],
+        established_min_games=data["established_min_games"],
+        seconds=data["seconds"],
+        systems=[
+            LabSystem(
+                name=system["name"],
+                label=SYSTEM_LABELS.get(system["name"], system["name"]),
+                note=system.get("note", ""),
+                overall=system["overall"],
+                established=system["established"],
+            )
+            for system in data["systems"]
+        ],
     )
 
 

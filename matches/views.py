@@ -1,5 +1,5 @@
 """Pages that combine ratings with matches and statistics: rankings, profiles, matchups,
-the calculator, statistics and the explanation of the ratings.
+the calculator, statistics, the rating systems lab and the explanation of the ratings.
 
 Each view reads through one selector (matches.selectors) and turns the result into
 a page; charts are drawn here from what the selector returned.
@@ -26,9 +26,11 @@ from matches.selectors import (
     HISTORY_RANGES,
     Contender,
     GameCursor,
+    LabReport,
     MatchupMatrix,
     RankingPage,
     SiteStatistics,
+    lab_report,
     matchup_matrix,
     ranking_page,
     rating_profile,
@@ -36,6 +38,7 @@ from matches.selectors import (
     win_forecast,
 )
 from matches.services.rating import glicko_params
+from matches.services.tiers import rank_tier
 from players.models import Player
 from players.roster import ROSTER
 from players.selectors import rating_of
@@ -64,6 +67,11 @@ def _profile_url() -> Callable[[str, str], str]:
     return profile_url
 
 
+def _tier_badge(tier: str | None) -> str:
+    """A rating's rank tier as a small badge (nothing when the site shows no tiers)."""
+    return f' <span class="tier">{escape(tier)}</span>' if tier else ""
+
+
 def _ranking_rows(page: RankingPage) -> SafeString:
     """The ranking table's rows as markup (a hundred rows through the template language
     cost more than everything else on the page)."""
@@ -85,7 +93,8 @@ def _ranking_rows(page: RankingPage) -> SafeString:
                 f'<td><abbr title="{escape(character.name)}">{escape(character.code)}</abbr></td>'
             )
         cells += [
-            f'<td class="num" data-sort="{value}">{value:.0f} ±{uncertainty:.0f}</td>',
+            f'<td class="num" data-sort="{value}">{value:.0f} ±{uncertainty:.0f}'
+            f"{_tier_badge(rank_tier(value))}</td>",
             f'<td class="num" data-sort="{row.wins}">{row.wins}\u2013{row.losses}</td>',
         ]
         rows.append("<tr>" + "".join(cells) + "</tr>")
@@ -129,6 +138,8 @@ def profile(request: HttpRequest, player_id: str, code: str) -> HttpResponse:
             "chart": chart,
             "ranges": HISTORY_RANGES,
             "ranked_below": _ranked_below(),
+            "tier": rank_tier(found.rating.value),
+            "opponent_days": settings.FAIR_OPPONENT_DAYS,
         },
     )
 
@@ -259,6 +270,116 @@ def stats(request: HttpRequest) -> HttpResponse:
         "matches/stats.html",
         {"stats": statistics, "charts": _statistics_charts(statistics)},
     )
+
+
+# The lab's headline scores: (key, heading, True when a lower score is better).
+LAB_SCORES = (
+    ("log_loss", "Log loss", True),
+    ("brier", "Brier", True),
+    ("accuracy", "Accuracy", False),
+)
+LAB_SCOPES = (("overall", "All games"), ("established", "Established"))
+
+
+def _best_systems(report: LabReport) -> dict[str, dict[str, set[str]]]:
+    """{scope: {score: names of the systems with the best value}} (ties share it)."""
+    best: dict[str, dict[str, set[str]]] = {}
+    for scope, _ in LAB_SCOPES:
+        best[scope] = {}
+        for key, _, lower in LAB_SCORES:
+            values = {
+                s.name: getattr(s, scope)[key]
+                for s in report.systems
+                if getattr(s, scope)[key] is not None
+            }
+            if values:
+                target = (min if lower else max)(values.values())
+                best[scope][key] = {
+                    name for name, v in values.items() if round(v, 4) == round(target, 4)
+                }
+    return best
+
+
+def _score_text(key: str, value: float | None) -> str:
+    if value is None:
+        return "—"
+    return f"{100 * value:.1f}%" if key == "accuracy" else f"{value:.4f}"
+
+
+def _lab_tables(report: LabReport, best: dict[str, dict[str, set[str]]]) -> list[dict[str, object]]:
+    """Per system: the system, a row per score with a cell per scope (the best of the
+    systems marked), and its calibration bins for both scopes."""
+    tables = []
+    for system in report.systems:
+        scopes = [getattr(system, scope) for scope, _ in LAB_SCOPES]
+        rows = [
+            {
+                "heading": heading,
+                "lower": lower,
+                "cells": [
+                    {
+                        "text": _score_text(key, metrics[key]),
+                        "best": system.name in best[scope].get(key, ()),
+                    }
+                    for (scope, _), metrics in zip(LAB_SCOPES, scopes, strict=True)
+                ],
+            }
+            for key, heading, lower in LAB_SCORES
+        ]
+        games = [metrics["games"] for metrics in scopes]
+        bins = [
+            {
+                "range": f"{100 * overall['low']:.0f}\u2013{100 * overall['high']:.0f}%",
+                "scopes": [
+                    (
+                        row["games"],
+                        "—" if row["observed"] is None else f"{100 * row['observed']:.1f}%",
+                    )
+                    for row in (overall, established)
+                ],
+            }
+            for overall, established in zip(
+                system.overall["calibration"], system.established["calibration"], strict=True
+            )
+        ]
+        tables.append({"system": system, "rows": rows, "games": games, "bins": bins})
+    return tables
+
+
+def _calibration_charts(report: LabReport) -> dict[str, SafeString]:
+    charts_by_scope = {}
+    for scope, heading in LAB_SCOPES:
+        series = [
+            charts.CalibrationSeries(
+                system.label,
+                [
+                    charts.CalibrationPoint(row["predicted"], row["observed"], row["games"])
+                    for row in getattr(system, scope)["calibration"]
+                    if row["games"] and row["predicted"] is not None and row["observed"] is not None
+                ],
+            )
+            for system in report.systems
+        ]
+        charts_by_scope[scope] = charts.calibration_chart(
+            f"calibration-{scope}", series, title=f"Calibration: {heading.lower()}"
+        )
+    return charts_by_scope
+
+
+def lab(request: HttpRequest) -> HttpResponse:
+    """The rating systems lab: how well each system predicted the stored games."""
+    report = lab_report()
+    context: dict[str, object] = {"report": report, "scopes": LAB_SCOPES}
+    if report is not None:
+        best = _best_systems(report)
+        labels = {system.name: system.label for system in report.systems}
+        context |= {
+            "tables": _lab_tables(report, best),
+            "charts": _calibration_charts(report),
+            "best_overall": sorted(labels[n] for n in best["overall"].get("log_loss", ())),
+            "best_established": sorted(labels[n] for n in best["established"].get("log_loss", ())),
+        }
+    return render(request, "matches/lab.html", context)
 
 
 def about(request: HttpRequest) -> HttpResponse:

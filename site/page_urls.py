@@ -64,5 +64,6 @@ urlpatterns = [
     path("matchups", cached_by_generation(match_views.matchups), name="matchups"),
     path("calculator", match_views.calculator, name="calculator"),
     path("stats", cached_by_generation(match_views.stats), name="stats"),
+    path("lab", cached_by_generation(match_views.lab), name="lab"),
     path("about", match_views.about, name="about"),
 ]

@@ -1,4 +1,5 @@
-"""The site in a real browser: search, profile, history pages, matchups, calculator.
+"""The site in a real browser: search, profile (with its good matches), history pages,
+matchups, calculator, the rating systems lab.
 
 Screenshots of every page at desktop and phone widths go to tests/browser/screenshots/
 for review (ignored by git).
@@ -12,6 +13,8 @@ from datetime import timedelta
 import pytest
 
 from matches.selectors import Contender, win_forecast
+from matches.services.evaluation import refresh_lab
+from matches.services.opponents import fair_opponents
 from players.models import Rating
 from tests.browser.conftest import SCREENSHOTS, WIDTHS
 from tests.factories import replay
@@ -57,7 +60,17 @@ def shoot(page, name: str) -> None:
     page.set_viewport_size({"width": WIDTHS["desktop"], "height": 900})
 
 
-def test_search_profile_history_matchups_calculator(live_server, seeded, page):
+def shoot_element(page, selector: str, name: str) -> None:
+    """Screenshots of one part of the page at both widths."""
+    SCREENSHOTS.mkdir(exist_ok=True)
+    for label, width in WIDTHS.items():
+        page.set_viewport_size({"width": width, "height": 900})
+        page.locator(selector).screenshot(path=str(SCREENSHOTS / f"{name}-{label}.png"))
+    page.set_viewport_size({"width": WIDTHS["desktop"], "height": 900})
+
+
+def test_search_profile_history_matchups_calculator(live_server, seeded, page, settings):
+    settings.FAIR_OPPONENT_DAYS = 3650  # the simulated league played weeks ago
     busiest = max(Rating.objects.select_related("player", "character"), key=lambda r: r.games)
     name = busiest.player.name
     page.goto(live_server.url + "/")
@@ -70,7 +83,16 @@ def test_search_profile_history_matchups_calculator(live_server, seeded, page):
     page.get_by_role("link", name=name, exact=True).first.click()
     page.wait_for_url(re.compile(rf"/player/{busiest.player_id}/[A-Z]{{2}}$"))
     assert name in page.locator("h1").inner_text()
+    opponents = page.locator("section.opponents")
+    assert opponents.get_by_role("heading").inner_text() == "Good matches for you"
+    expected = fair_opponents(busiest.player_id, busiest.character_id)
+    rows = opponents.locator("tbody tr")
+    assert rows.count() == len(expected) == 10
+    first = rows.first.inner_text()
+    assert expected[0]["name"] in first and f"{100 * expected[0]['win_probability']:.0f}%" in first
+    assert page.locator(".card .big .tier").is_visible()
     shoot(page, "profile")
+    shoot_element(page, "section.opponents", "profile-opponents")
     page.emulate_media(color_scheme="dark")
     shoot(page, "profile-dark")
     page.emulate_media(color_scheme="light")
@@ -118,6 +140,24 @@ def test_search_profile_history_matchups_calculator(live_server, seeded, page):
     for path, shot in (("/stats", "stats"), ("/about", "about")):
         page.goto(live_server.url + path)
         shoot(page, shot)
+
+    page.get_by_role("link", name="rating systems lab").click()
+    page.wait_for_url(re.compile(r"/lab$"))
+    assert "No evaluation yet." in page.locator("main").inner_text()
+    shoot(page, "lab-empty")
+    refresh_lab()  # bumps the generation: the cached page gives way
+    page.get_by_role("navigation", name="Main").get_by_role("link", name="Lab").click()
+    page.wait_for_url(re.compile(r"/lab$"))
+    assert page.locator("article.lab-system").count() == 5
+    assert "Moonstone has no probability model" in page.locator("main").inner_text()
+    assert page.locator("svg#calibration-overall polyline").count() == 5
+    assert page.locator("svg#calibration-overall .chart-diagonal").is_visible()
+    page.locator("article.lab-system details summary").first.click()
+    assert page.locator("article.lab-system table.lab-bins").first.is_visible()
+    shoot(page, "lab")
+    page.emulate_media(color_scheme="dark")
+    shoot(page, "lab-dark")
+    page.emulate_media(color_scheme="light")
     page.goto(f"{live_server.url}/search?name=alert")
     assert SCRIPT_NAME in page.locator("main").inner_text()
     page.get_by_role("link", name=SCRIPT_NAME).click()

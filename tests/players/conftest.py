@@ -8,6 +8,9 @@ from tests.players.league import SeededLeague, seed_league
 
 # Enough for an N+1 query to show: a full-ish top 100, 50-game history pages, 27 matchups.
 QUERY_LIMIT = 10
+# The profile's "good matches" block (matches.services.opponents.fair_opponents) reads the
+# rating and the nearest active ratings above and below it: three queries on top.
+PROFILE_QUERY_LIMIT = QUERY_LIMIT + 3
 
 
 @pytest.fixture(autouse=True)

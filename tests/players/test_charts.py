@@ -5,7 +5,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
-from matches.charts import MAX_DOTS, Bar, bar_chart, nice_ticks, rating_chart
+from matches.charts import (
+    MAX_DOTS,
+    Bar,
+    CalibrationPoint,
+    CalibrationSeries,
+    bar_chart,
+    calibration_chart,
+    nice_ticks,
+    rating_chart,
+)
 
 
 @dataclass
@@ -52,3 +61,24 @@ def test_bar_chart_escapes_labels_and_thins_them():
     assert svg.count('class="chart-label"') - svg.count('text-anchor="end"') == 8
     assert "<title>bar &lt;40&gt;</title>" in svg
     assert "<4>" not in svg
+
+
+def test_calibration_chart_draws_a_line_per_series_over_the_diagonal():
+    good = CalibrationSeries(
+        "Good <one>", [CalibrationPoint(p / 10, p / 10, 100) for p in range(10)]
+    )
+    timid = CalibrationSeries(
+        "Timid", [CalibrationPoint(0.45, 0.3, 1), CalibrationPoint(0.55, 0.7, 2)]
+    )
+    svg = calibration_chart("cal", [good, CalibrationSeries("Empty", []), timid], title="Cal")
+    assert svg.startswith('<svg class="chart" viewBox="0 0 480 460"')
+    assert svg.count('class="chart-diagonal"') == 1
+    assert svg.count("<polyline") == 2 and svg.count("<circle") == 12
+    # Colours follow the series' places, an empty series keeping its colour unused.
+    assert '<g class="chart-series-0">' in svg and '<g class="chart-series-2">' in svg
+    assert "chart-series-1" not in svg
+    assert "<title>Good &lt;one&gt;: predicted 50.0%, won 50.0% of 100 games</title>" in svg
+    assert "<title>Timid: predicted 45.0%, won 30.0% of 1 game</title>" in svg
+    assert "for Good &lt;one&gt;, Timid;" in svg
+    assert "<one>" not in svg
+    assert "No data yet." in calibration_chart("cal", [CalibrationSeries("x", [])], title="t")

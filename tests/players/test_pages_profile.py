@@ -14,7 +14,7 @@ from matches.selectors import GameCursor, match_sets, rating_history, rating_pro
 from matches.services.rating import glicko_params
 from players.models import Player, PlayerName, Rating
 from tests.factories import BASE_TIME, replay
-from tests.players.conftest import QUERY_LIMIT
+from tests.players.conftest import PROFILE_QUERY_LIMIT
 from tests.players.league import rate_replays
 
 pytestmark = pytest.mark.django_db
@@ -135,7 +135,7 @@ def test_ranked_profile_shows_ranks_percentile_peak_and_best_win(
     )
     ranked = Rating.objects.filter(global_rank__isnull=False).count()
     url = f"/player/{rating.player_id}/{rating.character.code}"
-    with django_assert_max_num_queries(QUERY_LIMIT):
+    with django_assert_max_num_queries(PROFILE_QUERY_LIMIT):
         html = client.get(url).content.decode()
     assert (
         f"#{rating.global_rank} overall · #{rating.character_rank} {rating.character.name}" in html
@@ -157,7 +157,7 @@ def test_history_pages_are_bounded_and_linked(client, league, django_assert_max_
     profile = f"/player/{busiest.player_id}/{busiest.character.code}"
     query, seen, pages = "", [], 0
     while query is not None:
-        with django_assert_max_num_queries(QUERY_LIMIT):
+        with django_assert_max_num_queries(PROFILE_QUERY_LIMIT):
             html = client.get(profile + query).content.decode()
         seen += re.findall(r'<td><time datetime="([^"]+)"', html)
         older = re.search(r'rel="next" href="([^"#]+)', html)
@@ -219,7 +219,7 @@ def test_history_pages_link_newer_games(client, league, django_assert_max_num_qu
     assert "Newest games" in third
     newer = re.search(r'rel="prev" href="([^"#]+)', third).group(1).replace("&amp;", "&")
     assert "after=" in newer
-    with django_assert_max_num_queries(QUERY_LIMIT):
+    with django_assert_max_num_queries(PROFILE_QUERY_LIMIT):
         back = client.get(profile + newer).content.decode()
     assert times(back) == times(second)
     assert min(times(back)) > max(times(third))
