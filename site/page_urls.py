@@ -1,9 +1,10 @@
 """The server-rendered pages (DESIGN.md section 6).
 
-Pages that show ratings are cached whole, keyed on their URL, with the ratings
-generation as the cache version: a page is rendered again only after ratings (or the
-statistics derived from them) changed, or after the timeout. Redirects (a player to
-their best character) are cached as such; errors never are.
+Pages are cached whole, keyed on their URL and on the settings that shape what they
+show (rating constants, tiers), with the ratings generation as the cache version: a
+page is rendered again only after ratings (or the statistics derived from them)
+changed, a deploy changed those settings, or the timeout passed. Redirects (a player
+to their best character) are cached as such; errors never are.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import hashlib
 from collections.abc import Callable
 from functools import wraps
 
+from django.conf import settings
 from django.core.cache import cache
 from django.http import HttpRequest, HttpResponse
 from django.urls import path
@@ -21,6 +23,28 @@ from matches.generation import current_generation
 from players import views as player_views
 
 PAGE_CACHE_SECONDS = 3600
+# Settings whose values appear on pages (the about page's numbers, tiers, windows).
+RENDERED_SETTINGS = (
+    "RATING_INITIAL",
+    "RATING_INITIAL_DEVIATION",
+    "RATING_MINIMUM_DEVIATION",
+    "RATING_MAXIMUM_DEVIATION",
+    "RATING_DECAY_CONSTANT",
+    "RATING_DECAY_PERIOD_SECONDS",
+    "RATING_LOW_DEVIATION",
+    "RATING_COUNTING_MARGIN",
+    "RATING_COUNTING_RMS_DEVIATION",
+    "RATING_UPDATE_DAMPING",
+    "RATING_TIERS",
+    "FAIR_OPPONENT_DAYS",
+)
+
+
+def _page_key(view: Callable, request: HttpRequest) -> str:
+    rendered = repr([getattr(settings, name) for name in RENDERED_SETTINGS])
+    digest = hashlib.sha256(f"{request.get_full_path()}|{rendered}".encode()).hexdigest()
+    return f"page:{view.__module__}.{view.__name__}:{digest}"
+
 
 View = Callable[..., HttpResponse]
 
@@ -33,8 +57,7 @@ def cached_by_generation(view: View) -> View:
     def cached_view(request: HttpRequest, *args: object, **kwargs: object) -> HttpResponse:
         if request.method not in ("GET", "HEAD"):
             return view(request, *args, **kwargs)
-        digest = hashlib.sha256(request.get_full_path().encode()).hexdigest()
-        key, version = f"page:{view.__module__}.{view.__name__}:{digest}", current_generation()
+        key, version = _page_key(view, request), current_generation()
         cached = cache.get(key, version=version)
         if isinstance(cached, bytes):
             return HttpResponse(cached)
@@ -62,8 +85,8 @@ urlpatterns = [
         name="profile",
     ),
     path("matchups", cached_by_generation(match_views.matchups), name="matchups"),
-    path("calculator", match_views.calculator, name="calculator"),
+    path("calculator", cached_by_generation(match_views.calculator), name="calculator"),
     path("stats", cached_by_generation(match_views.stats), name="stats"),
     path("lab", cached_by_generation(match_views.lab), name="lab"),
-    path("about", match_views.about, name="about"),
+    path("about", cached_by_generation(match_views.about), name="about"),
 ]

@@ -1,0 +1,13 @@
+import pytest
+
+from matches.generation import current_generation
+from tests.factories import PlayerFactory
+
+
+@pytest.mark.django_db(transaction=True)
+def test_saving_a_player_as_the_admin_does_invalidates_cached_pages():
+    player = PlayerFactory()
+    before = current_generation()
+    player.hidden = True
+    player.save()
+    assert current_generation() > before
