@@ -474,27 +474,32 @@ def recompute_all_ratings(
         ledger = _new_ledger(excluded, {})
         ledger.brackets = BRACKETS[:1]
         rated_at = timezone.now()
+        # Kept for the top-N brackets, which need the final ranks: cheaper in memory
+        # than reading a million games back from the database.
+        counted_games: list[Game] = []
         for games in matches_in_order(Match.objects.all(), chunk_size):
             results = [ledger.apply(game) for game in games]
             _write_results(results, rated_at)
+            counted_games += [game for game, r in zip(games, results, strict=True) if r.counted]
             rated += len(results)
-            counted += sum(r.counted for r in results)
             batches += 1
             if progress is not None:
                 progress(rated)
+        counted = len(counted_games)
         _write_ledger(ledger, fresh=True)
         refresh_ranks()
-        rebuild_bracket_matchups()
+        rebuild_bracket_matchups(counted_games)
     bulk.analyze(_DERIVED_MODELS)
     bump_generation()
     return RatingRun(rated, counted, batches)
 
 
-def rebuild_bracket_matchups() -> None:
+def rebuild_bracket_matchups(counted_games: Iterable[Game] | None = None) -> None:
     """Rebuild the top-N character matchup brackets from all counted games and current ranks.
 
     Live rating files a game under a top-N bracket by the ranks of the moment; after a
-    recompute there are no such moments to replay, so the current ranks decide.
+    recompute there are no such moments to replay, so the current ranks decide. The
+    counted games are read from the database unless given (in time order).
     """
     largest = max(limit for _, limit in BRACKETS if limit is not None)
     ranks = {
@@ -505,9 +510,14 @@ def rebuild_bracket_matchups() -> None:
     }
     ledger = _new_ledger((), ranks)
     ledger.brackets = BRACKETS[1:]
-    for games in matches_in_order(Match.objects.filter(rating__counted=True)):
-        for game in games:
-            ledger.apply_character_matchups(game)
+    if counted_games is None:
+        counted_games = (
+            game
+            for games in matches_in_order(Match.objects.filter(rating__counted=True))
+            for game in games
+        )
+    for game in counted_games:
+        ledger.apply_character_matchups(game)
     CharacterMatchup.objects.exclude(bracket=CharacterMatchup.Bracket.ALL).delete()
     _write_matchups(ledger, fresh=True)
 
