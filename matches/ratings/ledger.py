@@ -227,7 +227,12 @@ class RatingLedger:
         day = int(moment // SECONDS_PER_DAY)
         self.snapshots[(key_a, day)] = (a.value, a.deviation)
         self.snapshots[(key_b, day)] = (b.value, b.deviation)
-        self._update_player_matchups(game, key_a, key_b, value_a, deviation_a, value_b, deviation_b)
+        self._update_player_matchup(
+            (key_a, game.character_b), value_a, value_b, deviation_b, game.a_won, moment
+        )
+        self._update_player_matchup(
+            (key_b, game.character_a), value_b, value_a, deviation_a, not game.a_won, moment
+        )
         self.apply_character_matchups(game)
         return GameResult(
             game.match_id,
@@ -240,47 +245,40 @@ class RatingLedger:
             True,
         )
 
-    def _update_player_matchups(
+    def _update_player_matchup(
         self,
-        game: Game,
-        key_a: RatingKey,
-        key_b: RatingKey,
-        value_a: float,
-        deviation_a: float,
-        value_b: float,
-        deviation_b: float,
+        matchup_key: tuple[RatingKey, CharacterId],
+        own_value: float,
+        opponent_value: float,
+        opponent_deviation: float,
+        won: bool,
+        moment: float,
     ) -> None:
-        """Each side against the other's character, updated against the opponent's rating."""
-        sides = (
-            (key_a, game.character_b, value_a, value_b, deviation_b, game.a_won),
-            (key_b, game.character_a, value_b, value_a, deviation_a, not game.a_won),
-        )
-        for key, opposing_character, own_value, opponent_value, opponent_deviation, won in sides:
-            matchup_key = (key, opposing_character)
-            matchup = self.player_matchups.get(matchup_key)
-            if matchup is None:
-                # Starts at the player's rating at the time, fully uncertain.
-                matchup = MatchupState(own_value, self.params.initial_deviation)
-                self.player_matchups[matchup_key] = matchup
-            if matchup.last_decay_at is None:
-                matchup.last_decay_at = game.played_at
-            else:
-                matchup.deviation, matchup.last_decay_at = decay(
-                    matchup.deviation, matchup.last_decay_at, game.played_at, self.params
-                )
-            matchup.value, matchup.deviation = update(
-                matchup.value,
-                matchup.deviation,
-                opponent_value,
-                opponent_deviation,
-                1.0 if won else 0.0,
-                self.params,
+        """One side against the other's character, updated against the opponent's rating."""
+        matchup = self.player_matchups.get(matchup_key)
+        if matchup is None:
+            # Starts at the player's rating at the time, fully uncertain.
+            matchup = MatchupState(own_value, self.params.initial_deviation)
+            self.player_matchups[matchup_key] = matchup
+        if matchup.last_decay_at is None:
+            matchup.last_decay_at = moment
+        else:
+            matchup.deviation, matchup.last_decay_at = decay(
+                matchup.deviation, matchup.last_decay_at, moment, self.params
             )
-            if won:
-                matchup.wins += 1
-            else:
-                matchup.losses += 1
-            self.touched_player_matchups.add(matchup_key)
+        matchup.value, matchup.deviation = update(
+            matchup.value,
+            matchup.deviation,
+            opponent_value,
+            opponent_deviation,
+            1.0 if won else 0.0,
+            self.params,
+        )
+        if won:
+            matchup.wins += 1
+        else:
+            matchup.losses += 1
+        self.touched_player_matchups.add(matchup_key)
 
     def apply_character_matchups(self, game: Game) -> None:
         """(X vs Y) wins against (Y vs X) in every bracket both players belong to; mirrors skip."""
