@@ -5,156 +5,324 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
     dependencies = [
-        ('players', '0001_initial'),
+        ("players", "0001_initial"),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='Match',
+            name="Match",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('source_replay_id', models.CharField(max_length=128)),
-                ('played_at', models.DateTimeField()),
-                ('time_corrected', models.BooleanField(default=False, help_text='Reported in the future; stored at its ingestion time instead')),
-                ('ingested_at', models.DateTimeField()),
-                ('floor', models.PositiveSmallIntegerField(blank=True, null=True)),
-                ('platform_a', models.CharField(blank=True, default='', max_length=4)),
-                ('platform_b', models.CharField(blank=True, default='', max_length=4)),
-                ('winner', models.CharField(choices=[('A', 'Side A'), ('B', 'Side B')], max_length=1)),
-                ('character_a', models.ForeignKey(db_constraint=False, db_index=False, on_delete=django.db.models.deletion.PROTECT, related_name='+', to='players.character')),
-                ('character_b', models.ForeignKey(db_constraint=False, db_index=False, on_delete=django.db.models.deletion.PROTECT, related_name='+', to='players.character')),
-                ('player_a', models.ForeignKey(db_index=False, on_delete=django.db.models.deletion.CASCADE, related_name='+', to='players.player')),
-                ('player_b', models.ForeignKey(db_index=False, on_delete=django.db.models.deletion.CASCADE, related_name='+', to='players.player')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("source_replay_id", models.CharField(max_length=128)),
+                ("played_at", models.DateTimeField()),
+                (
+                    "time_corrected",
+                    models.BooleanField(
+                        default=False,
+                        help_text="Reported in the future; stored at its ingestion time instead",
+                    ),
+                ),
+                ("ingested_at", models.DateTimeField()),
+                ("floor", models.PositiveSmallIntegerField(blank=True, null=True)),
+                ("platform_a", models.CharField(blank=True, default="", max_length=4)),
+                ("platform_b", models.CharField(blank=True, default="", max_length=4)),
+                (
+                    "winner",
+                    models.CharField(choices=[("A", "Side A"), ("B", "Side B")], max_length=1),
+                ),
+                (
+                    "character_a",
+                    models.ForeignKey(
+                        db_constraint=False,
+                        db_index=False,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to="players.character",
+                    ),
+                ),
+                (
+                    "character_b",
+                    models.ForeignKey(
+                        db_constraint=False,
+                        db_index=False,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to="players.character",
+                    ),
+                ),
+                (
+                    "player_a",
+                    models.ForeignKey(
+                        db_index=False,
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="+",
+                        to="players.player",
+                    ),
+                ),
+                (
+                    "player_b",
+                    models.ForeignKey(
+                        db_index=False,
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="+",
+                        to="players.player",
+                    ),
+                ),
             ],
             options={
-                'verbose_name_plural': 'matches',
+                "verbose_name_plural": "matches",
             },
         ),
         migrations.CreateModel(
-            name='ReplaySource',
+            name="ReplaySource",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('name', models.CharField(max_length=64, unique=True)),
-                ('kind', models.CharField(choices=[('file', 'File import'), ('http', 'HTTP feed'), ('directory', 'Watched directory'), ('simulator', 'Simulated league')], max_length=16)),
-                ('settings', models.JSONField(blank=True, default=dict)),
-                ('cursor', models.CharField(blank=True, default='', max_length=255)),
-                ('enabled', models.BooleanField(default=True)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("name", models.CharField(max_length=64, unique=True)),
+                (
+                    "kind",
+                    models.CharField(
+                        choices=[
+                            ("file", "File import"),
+                            ("http", "HTTP feed"),
+                            ("directory", "Watched directory"),
+                            ("simulator", "Simulated league"),
+                        ],
+                        max_length=16,
+                    ),
+                ),
+                ("settings", models.JSONField(blank=True, default=dict)),
+                ("cursor", models.CharField(blank=True, default="", max_length=255)),
+                ("enabled", models.BooleanField(default=True)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
             ],
         ),
         migrations.CreateModel(
-            name='SiteStatistic',
+            name="SiteStatistic",
             fields=[
-                ('key', models.CharField(max_length=64, primary_key=True, serialize=False)),
-                ('data', models.JSONField()),
-                ('computed_at', models.DateTimeField()),
+                ("key", models.CharField(max_length=64, primary_key=True, serialize=False)),
+                ("data", models.JSONField()),
+                ("computed_at", models.DateTimeField()),
             ],
         ),
         migrations.CreateModel(
-            name='MatchRating',
+            name="MatchRating",
             fields=[
-                ('match', models.OneToOneField(db_constraint=False, on_delete=django.db.models.deletion.CASCADE, primary_key=True, related_name='rating', serialize=False, to='matches.match')),
-                ('rated_at', models.DateTimeField()),
-                ('counted', models.BooleanField()),
-                ('value_a', models.FloatField(help_text="Side A's rating before the game")),
-                ('deviation_a', models.FloatField()),
-                ('change_a', models.FloatField()),
-                ('value_b', models.FloatField()),
-                ('deviation_b', models.FloatField()),
-                ('change_b', models.FloatField()),
+                (
+                    "match",
+                    models.OneToOneField(
+                        db_constraint=False,
+                        on_delete=django.db.models.deletion.CASCADE,
+                        primary_key=True,
+                        related_name="rating",
+                        serialize=False,
+                        to="matches.match",
+                    ),
+                ),
+                ("rated_at", models.DateTimeField()),
+                ("counted", models.BooleanField()),
+                ("value_a", models.FloatField(help_text="Side A's rating before the game")),
+                ("deviation_a", models.FloatField()),
+                ("change_a", models.FloatField()),
+                ("value_b", models.FloatField()),
+                ("deviation_b", models.FloatField()),
+                ("change_b", models.FloatField()),
             ],
         ),
         migrations.AddField(
-            model_name='match',
-            name='source',
-            field=models.ForeignKey(db_constraint=False, db_index=False, on_delete=django.db.models.deletion.PROTECT, related_name='matches', to='matches.replaysource'),
+            model_name="match",
+            name="source",
+            field=models.ForeignKey(
+                db_constraint=False,
+                db_index=False,
+                on_delete=django.db.models.deletion.PROTECT,
+                related_name="matches",
+                to="matches.replaysource",
+            ),
         ),
         migrations.CreateModel(
-            name='IngestRun',
+            name="IngestRun",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('started_at', models.DateTimeField()),
-                ('finished_at', models.DateTimeField(blank=True, null=True)),
-                ('fetched', models.PositiveIntegerField(default=0)),
-                ('new', models.PositiveIntegerField(default=0)),
-                ('duplicate', models.PositiveIntegerField(default=0)),
-                ('rejected', models.PositiveIntegerField(default=0)),
-                ('error', models.TextField(blank=True, default='')),
-                ('source', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='runs', to='matches.replaysource')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("started_at", models.DateTimeField()),
+                ("finished_at", models.DateTimeField(blank=True, null=True)),
+                ("fetched", models.PositiveIntegerField(default=0)),
+                ("new", models.PositiveIntegerField(default=0)),
+                ("duplicate", models.PositiveIntegerField(default=0)),
+                ("rejected", models.PositiveIntegerField(default=0)),
+                ("error", models.TextField(blank=True, default="")),
+                (
+                    "source",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="runs",
+                        to="matches.replaysource",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-started_at'],
+                "ordering": ["-started_at"],
             },
         ),
         migrations.CreateModel(
-            name='CharacterMatchup',
+            name="CharacterMatchup",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('bracket', models.CharField(choices=[('all', 'All'), ('top1000', 'Top 1000'), ('top100', 'Top 100')], max_length=8)),
-                ('wins', models.PositiveIntegerField(default=0)),
-                ('losses', models.PositiveIntegerField(default=0)),
-                ('value', models.FloatField()),
-                ('deviation', models.FloatField()),
-                ('character', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='+', to='players.character')),
-                ('opponent', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='+', to='players.character')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                (
+                    "bracket",
+                    models.CharField(
+                        choices=[("all", "All"), ("top1000", "Top 1000"), ("top100", "Top 100")],
+                        max_length=8,
+                    ),
+                ),
+                ("wins", models.PositiveIntegerField(default=0)),
+                ("losses", models.PositiveIntegerField(default=0)),
+                ("value", models.FloatField()),
+                ("deviation", models.FloatField()),
+                (
+                    "character",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to="players.character",
+                    ),
+                ),
+                (
+                    "opponent",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to="players.character",
+                    ),
+                ),
             ],
             options={
-                'constraints': [models.UniqueConstraint(fields=('bracket', 'character', 'opponent'), name='unique_character_matchup')],
+                "constraints": [
+                    models.UniqueConstraint(
+                        fields=("bracket", "character", "opponent"), name="unique_character_matchup"
+                    )
+                ],
             },
         ),
         migrations.CreateModel(
-            name='PendingMatch',
+            name="PendingMatch",
             fields=[
-                ('match', models.OneToOneField(db_constraint=False, on_delete=django.db.models.deletion.CASCADE, primary_key=True, related_name='pending', serialize=False, to='matches.match')),
-                ('played_at', models.DateTimeField()),
+                (
+                    "match",
+                    models.OneToOneField(
+                        db_constraint=False,
+                        on_delete=django.db.models.deletion.CASCADE,
+                        primary_key=True,
+                        related_name="pending",
+                        serialize=False,
+                        to="matches.match",
+                    ),
+                ),
+                ("played_at", models.DateTimeField()),
             ],
             options={
-                'indexes': [models.Index(fields=['played_at', 'match'], name='pending_order_idx')],
+                "indexes": [models.Index(fields=["played_at", "match"], name="pending_order_idx")],
             },
         ),
         migrations.CreateModel(
-            name='RejectedReplay',
+            name="RejectedReplay",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('raw', models.TextField()),
-                ('fingerprint', models.CharField(max_length=64)),
-                ('reason', models.CharField(max_length=255)),
-                ('created_at', models.DateTimeField()),
-                ('run', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='rejected_replays', to='matches.ingestrun')),
-                ('source', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.CASCADE, related_name='rejected', to='matches.replaysource')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("raw", models.TextField()),
+                ("fingerprint", models.CharField(max_length=64)),
+                ("reason", models.CharField(max_length=255)),
+                ("created_at", models.DateTimeField()),
+                (
+                    "run",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="rejected_replays",
+                        to="matches.ingestrun",
+                    ),
+                ),
+                (
+                    "source",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="rejected",
+                        to="matches.replaysource",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-created_at'],
-                'indexes': [models.Index(fields=['-created_at'], name='rejected_recent_idx')],
-                'constraints': [models.UniqueConstraint(fields=('source', 'fingerprint'), name='unique_rejected_replay')],
+                "ordering": ["-created_at"],
+                "indexes": [models.Index(fields=["-created_at"], name="rejected_recent_idx")],
+                "constraints": [
+                    models.UniqueConstraint(
+                        fields=("source", "fingerprint"), name="unique_rejected_replay"
+                    )
+                ],
             },
         ),
         migrations.AddIndex(
-            model_name='match',
-            index=models.Index(fields=['player_a', 'character_a', 'played_at'], name='match_side_a_idx'),
+            model_name="match",
+            index=models.Index(
+                fields=["player_a", "character_a", "played_at"], name="match_side_a_idx"
+            ),
         ),
         migrations.AddIndex(
-            model_name='match',
-            index=models.Index(fields=['player_b', 'character_b', 'played_at'], name='match_side_b_idx'),
+            model_name="match",
+            index=models.Index(
+                fields=["player_b", "character_b", "played_at"], name="match_side_b_idx"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='match',
-            constraint=models.UniqueConstraint(fields=('source', 'source_replay_id'), name='unique_source_replay'),
+            model_name="match",
+            constraint=models.UniqueConstraint(
+                fields=("source", "source_replay_id"), name="unique_source_replay"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='match',
-            constraint=models.UniqueConstraint(fields=('played_at', 'player_a', 'player_b'), name='unique_game_moment'),
+            model_name="match",
+            constraint=models.UniqueConstraint(
+                fields=("played_at", "player_a", "player_b"), name="unique_game_moment"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='match',
-            constraint=models.CheckConstraint(condition=models.Q(('player_a', models.F('player_b')), _negated=True), name='match_not_against_self'),
+            model_name="match",
+            constraint=models.CheckConstraint(
+                condition=models.Q(("player_a", models.F("player_b")), _negated=True),
+                name="match_not_against_self",
+            ),
         ),
         migrations.AddIndex(
-            model_name='ingestrun',
-            index=models.Index(fields=['source', '-started_at'], name='ingestrun_recent_idx'),
+            model_name="ingestrun",
+            index=models.Index(fields=["source", "-started_at"], name="ingestrun_recent_idx"),
         ),
     ]

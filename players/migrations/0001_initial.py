@@ -5,125 +5,251 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
-    dependencies = [
-    ]
+    dependencies = []
 
     operations = [
         migrations.CreateModel(
-            name='Character',
+            name="Character",
             fields=[
-                ('id', models.PositiveSmallIntegerField(primary_key=True, serialize=False)),
-                ('code', models.CharField(max_length=4, unique=True)),
-                ('name', models.CharField(max_length=40)),
+                ("id", models.PositiveSmallIntegerField(primary_key=True, serialize=False)),
+                ("code", models.CharField(max_length=4, unique=True)),
+                ("name", models.CharField(max_length=40)),
             ],
             options={
-                'ordering': ['id'],
+                "ordering": ["id"],
             },
         ),
         migrations.CreateModel(
-            name='Player',
+            name="Player",
             fields=[
-                ('id', models.CharField(max_length=32, primary_key=True, serialize=False)),
-                ('name', models.CharField(max_length=64)),
-                ('platform', models.CharField(blank=True, choices=[('pc', 'PC'), ('ps', 'PlayStation'), ('xbox', 'Xbox'), ('', 'Unknown')], default='', max_length=4)),
-                ('floor', models.PositiveSmallIntegerField(blank=True, help_text='1-10, 99 = Celestial', null=True)),
-                ('first_seen', models.DateTimeField()),
-                ('last_seen', models.DateTimeField()),
-                ('hidden', models.BooleanField(default=False, help_text='Opted out: appears nowhere on the site')),
-                ('cheater', models.BooleanField(default=False, help_text="Kept, but never moves anyone's rating")),
-                ('supporter', models.BooleanField(default=False)),
+                ("id", models.CharField(max_length=32, primary_key=True, serialize=False)),
+                ("name", models.CharField(max_length=64)),
+                (
+                    "platform",
+                    models.CharField(
+                        blank=True,
+                        choices=[
+                            ("pc", "PC"),
+                            ("ps", "PlayStation"),
+                            ("xbox", "Xbox"),
+                            ("", "Unknown"),
+                        ],
+                        default="",
+                        max_length=4,
+                    ),
+                ),
+                (
+                    "floor",
+                    models.PositiveSmallIntegerField(
+                        blank=True, help_text="1-10, 99 = Celestial", null=True
+                    ),
+                ),
+                ("first_seen", models.DateTimeField()),
+                ("last_seen", models.DateTimeField()),
+                (
+                    "hidden",
+                    models.BooleanField(
+                        default=False, help_text="Opted out: appears nowhere on the site"
+                    ),
+                ),
+                (
+                    "cheater",
+                    models.BooleanField(
+                        default=False, help_text="Kept, but never moves anyone's rating"
+                    ),
+                ),
+                ("supporter", models.BooleanField(default=False)),
             ],
             options={
-                'indexes': [models.Index(fields=['name'], name='player_name_idx')],
+                "indexes": [models.Index(fields=["name"], name="player_name_idx")],
             },
         ),
         migrations.CreateModel(
-            name='Rating',
+            name="Rating",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('value', models.FloatField()),
-                ('deviation', models.FloatField()),
-                ('wins', models.PositiveIntegerField(default=0)),
-                ('losses', models.PositiveIntegerField(default=0)),
-                ('last_played_at', models.DateTimeField(blank=True, null=True)),
-                ('last_decay_at', models.DateTimeField(blank=True, null=True)),
-                ('peak_value', models.FloatField(blank=True, null=True)),
-                ('peak_deviation', models.FloatField(blank=True, null=True)),
-                ('peak_at', models.DateTimeField(blank=True, null=True)),
-                ('best_win_value', models.FloatField(blank=True, null=True)),
-                ('best_win_deviation', models.FloatField(blank=True, null=True)),
-                ('best_win_at', models.DateTimeField(blank=True, null=True)),
-                ('global_rank', models.PositiveIntegerField(blank=True, null=True)),
-                ('character_rank', models.PositiveIntegerField(blank=True, null=True)),
-                ('best_win_character', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to='players.character')),
-                ('best_win_opponent', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to='players.player')),
-                ('character', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='ratings', to='players.character')),
-                ('player', models.ForeignKey(db_index=False, on_delete=django.db.models.deletion.CASCADE, related_name='ratings', to='players.player')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("value", models.FloatField()),
+                ("deviation", models.FloatField()),
+                ("wins", models.PositiveIntegerField(default=0)),
+                ("losses", models.PositiveIntegerField(default=0)),
+                ("last_played_at", models.DateTimeField(blank=True, null=True)),
+                ("last_decay_at", models.DateTimeField(blank=True, null=True)),
+                ("peak_value", models.FloatField(blank=True, null=True)),
+                ("peak_deviation", models.FloatField(blank=True, null=True)),
+                ("peak_at", models.DateTimeField(blank=True, null=True)),
+                ("best_win_value", models.FloatField(blank=True, null=True)),
+                ("best_win_deviation", models.FloatField(blank=True, null=True)),
+                ("best_win_at", models.DateTimeField(blank=True, null=True)),
+                ("global_rank", models.PositiveIntegerField(blank=True, null=True)),
+                ("character_rank", models.PositiveIntegerField(blank=True, null=True)),
+                (
+                    "best_win_character",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to="players.character",
+                    ),
+                ),
+                (
+                    "best_win_opponent",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to="players.player",
+                    ),
+                ),
+                (
+                    "character",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="ratings",
+                        to="players.character",
+                    ),
+                ),
+                (
+                    "player",
+                    models.ForeignKey(
+                        db_index=False,
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="ratings",
+                        to="players.player",
+                    ),
+                ),
             ],
         ),
         migrations.CreateModel(
-            name='PlayerMatchup',
+            name="PlayerMatchup",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('wins', models.PositiveIntegerField(default=0)),
-                ('losses', models.PositiveIntegerField(default=0)),
-                ('value', models.FloatField()),
-                ('deviation', models.FloatField()),
-                ('last_decay_at', models.DateTimeField()),
-                ('opponent_character', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='+', to='players.character')),
-                ('rating', models.ForeignKey(db_constraint=False, db_index=False, on_delete=django.db.models.deletion.CASCADE, related_name='matchups', to='players.rating')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("wins", models.PositiveIntegerField(default=0)),
+                ("losses", models.PositiveIntegerField(default=0)),
+                ("value", models.FloatField()),
+                ("deviation", models.FloatField()),
+                ("last_decay_at", models.DateTimeField()),
+                (
+                    "opponent_character",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to="players.character",
+                    ),
+                ),
+                (
+                    "rating",
+                    models.ForeignKey(
+                        db_constraint=False,
+                        db_index=False,
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="matchups",
+                        to="players.rating",
+                    ),
+                ),
             ],
         ),
         migrations.CreateModel(
-            name='RatingSnapshot',
+            name="RatingSnapshot",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('day', models.DateField()),
-                ('value', models.FloatField()),
-                ('deviation', models.FloatField()),
-                ('rating', models.ForeignKey(db_constraint=False, db_index=False, on_delete=django.db.models.deletion.CASCADE, related_name='snapshots', to='players.rating')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("day", models.DateField()),
+                ("value", models.FloatField()),
+                ("deviation", models.FloatField()),
+                (
+                    "rating",
+                    models.ForeignKey(
+                        db_constraint=False,
+                        db_index=False,
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="snapshots",
+                        to="players.rating",
+                    ),
+                ),
             ],
         ),
         migrations.CreateModel(
-            name='PlayerName',
+            name="PlayerName",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('name', models.CharField(max_length=64)),
-                ('first_seen', models.DateTimeField()),
-                ('last_seen', models.DateTimeField()),
-                ('player', models.ForeignKey(db_index=False, on_delete=django.db.models.deletion.CASCADE, related_name='names', to='players.player')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("name", models.CharField(max_length=64)),
+                ("first_seen", models.DateTimeField()),
+                ("last_seen", models.DateTimeField()),
+                (
+                    "player",
+                    models.ForeignKey(
+                        db_index=False,
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="names",
+                        to="players.player",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-last_seen'],
-                'indexes': [models.Index(fields=['name'], name='playername_name_idx')],
-                'constraints': [models.UniqueConstraint(fields=('player', 'name'), name='unique_player_name')],
+                "ordering": ["-last_seen"],
+                "indexes": [models.Index(fields=["name"], name="playername_name_idx")],
+                "constraints": [
+                    models.UniqueConstraint(fields=("player", "name"), name="unique_player_name")
+                ],
             },
         ),
         migrations.AddIndex(
-            model_name='rating',
-            index=models.Index(condition=models.Q(('global_rank__isnull', False)), fields=['global_rank'], name='rating_global_rank_idx'),
+            model_name="rating",
+            index=models.Index(
+                condition=models.Q(("global_rank__isnull", False)),
+                fields=["global_rank"],
+                name="rating_global_rank_idx",
+            ),
         ),
         migrations.AddIndex(
-            model_name='rating',
-            index=models.Index(condition=models.Q(('character_rank__isnull', False)), fields=['character', 'character_rank'], name='rating_char_rank_idx'),
+            model_name="rating",
+            index=models.Index(
+                condition=models.Q(("character_rank__isnull", False)),
+                fields=["character", "character_rank"],
+                name="rating_char_rank_idx",
+            ),
         ),
         migrations.AddIndex(
-            model_name='rating',
-            index=models.Index(fields=['last_played_at'], name='rating_last_played_idx'),
+            model_name="rating",
+            index=models.Index(fields=["last_played_at"], name="rating_last_played_idx"),
         ),
         migrations.AddConstraint(
-            model_name='rating',
-            constraint=models.UniqueConstraint(fields=('player', 'character'), name='unique_player_character'),
+            model_name="rating",
+            constraint=models.UniqueConstraint(
+                fields=("player", "character"), name="unique_player_character"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='playermatchup',
-            constraint=models.UniqueConstraint(fields=('rating', 'opponent_character'), name='unique_rating_matchup'),
+            model_name="playermatchup",
+            constraint=models.UniqueConstraint(
+                fields=("rating", "opponent_character"), name="unique_rating_matchup"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='ratingsnapshot',
-            constraint=models.UniqueConstraint(fields=('rating', 'day'), name='unique_rating_day'),
+            model_name="ratingsnapshot",
+            constraint=models.UniqueConstraint(fields=("rating", "day"), name="unique_rating_day"),
         ),
     ]

@@ -4,14 +4,13 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('players', '0004_fillfactor_for_hot_updates'),
+        ("players", "0004_fillfactor_for_hot_updates"),
     ]
 
     operations = [
         migrations.AddIndex(
-            model_name='rating',
-            index=models.Index(fields=['value', 'id'], name='rating_value_idx'),
+            model_name="rating",
+            index=models.Index(fields=["value", "id"], name="rating_value_idx"),
         ),
     ]
