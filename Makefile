@@ -32,6 +32,7 @@ browser-deps:
 
 check: install
 	$(BIN)/ruff check .
+	$(BIN)/ruff format --check --quiet .
 	$(BIN)/python manage.py makemigrations --check --dry-run
 	$(BIN)/python manage.py check
 
@@ -47,7 +48,7 @@ test-postgres: install
 
 lint: install
 	$(BIN)/ruff check .
-	$(BIN)/ruff format --check . || true
+	$(BIN)/ruff format --check .
 
 bench: install
 	$(BIN)/python -m bench.import_recompute
