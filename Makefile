@@ -18,10 +18,12 @@ install: $(STAMP)
 migrate: install
 	$(BIN)/python manage.py migrate --no-input
 
-# Web server, Celery worker and beat together; Ctrl-C stops all three.
+# Web server, Celery worker and beat together; Ctrl-C stops all three. Ranks and
+# statistics refresh every 2 minutes here (hourly by default) so a new site fills up fast.
 run: migrate
 	$(BIN)/python manage.py sources ensure-simulator
-	DEBUG=$${DEBUG:-1} $(BIN)/python manage.py runstack
+	DEBUG=$${DEBUG:-1} CELERY_REFRESH_SECONDS=$${CELERY_REFRESH_SECONDS:-120} \
+		$(BIN)/python manage.py runstack
 
 # Chromium from Debian for the browser tests (never a test tool's own download).
 browser-deps:
