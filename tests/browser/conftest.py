@@ -40,12 +40,3 @@ def browser() -> Iterator[object]:
         browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
         yield browser
         browser.close()
-
-
-@pytest.fixture(autouse=True)
-def _plain_static_files(settings) -> None:
-    """{% static %} without the collectstatic manifest; the live server serves the files."""
-    settings.STORAGES = {
-        **settings.STORAGES,
-        "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
-    }

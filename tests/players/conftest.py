@@ -13,16 +13,6 @@ QUERY_LIMIT = 10
 PROFILE_QUERY_LIMIT = QUERY_LIMIT + 3
 
 
-@pytest.fixture(autouse=True)
-def _plain_static_files(settings) -> None:
-    """Pages link their CSS through {% static %}; the hashed-name manifest exists only
-    after collectstatic, which tests do not run."""
-    settings.STORAGES = {
-        **settings.STORAGES,
-        "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
-    }
-
-
 @pytest.fixture
 def league(db) -> SeededLeague:
     """3,000 rated games among 120 simulated players, with ranks and statistics."""

@@ -158,16 +158,6 @@ def test_status_command_prints_sources_runs_pending_and_rejected():
     assert "unknown character" in text
 
 
-@pytest.fixture
-def plain_static(settings) -> None:
-    """The admin's pages without a collectstatic manifest."""
-    settings.STORAGES = {
-        **settings.STORAGES,
-        "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
-    }
-
-
-@pytest.mark.usefixtures("plain_static")
 def test_operations_page_in_the_admin(admin_client):
     _history()
     changelist = admin_client.get("/admin/matches/replaysource/")
@@ -183,7 +173,6 @@ def test_operations_page_is_for_staff_only(client):
     assert client.get("/admin/matches/replaysource/operations/").status_code == 302
 
 
-@pytest.mark.usefixtures("plain_static")
 def test_admin_form_checks_source_settings(admin_client):
     response = admin_client.post(
         "/admin/matches/replaysource/add/",
