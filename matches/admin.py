@@ -74,6 +74,7 @@ class MatchAdmin(admin.ModelAdmin):
         "rating__rated_at",
     )
     list_filter = ("rating__counted", "time_corrected", "source")
+    list_select_related = ("rating", "player_a", "player_b", "character_a", "character_b")
     search_fields = ("source_replay_id", "player_a__id", "player_b__id")
     raw_id_fields = ("player_a", "player_b")
     date_hierarchy = "played_at"
@@ -84,6 +85,7 @@ class MatchAdmin(admin.ModelAdmin):
 class CharacterMatchupAdmin(admin.ModelAdmin):
     list_display = ("bracket", "character", "opponent", "wins", "losses", "value", "deviation")
     list_filter = ("bracket", "character")
+    list_select_related = ("character", "opponent")
 
 
 @admin.register(IngestRun)
@@ -98,6 +100,7 @@ class IngestRunAdmin(admin.ModelAdmin):
         "rejected",
         "error",
     )
+    list_select_related = ("source",)
     list_filter = ("source",)
 
 
@@ -105,6 +108,7 @@ class IngestRunAdmin(admin.ModelAdmin):
 class RejectedReplayAdmin(admin.ModelAdmin):
     list_display = ("created_at", "source", "reason")
     list_filter = ("source",)
+    list_select_related = ("source",)
     search_fields = ("reason", "raw")
     readonly_fields = ("source", "run", "raw", "fingerprint", "reason", "created_at")
     show_full_result_count = False

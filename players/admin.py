@@ -40,6 +40,7 @@ class PlayerAdmin(admin.ModelAdmin):
 class PlayerNameAdmin(admin.ModelAdmin):
     list_display = ("name", "player", "first_seen", "last_seen")
     search_fields = ("name", "player__id")
+    list_select_related = ("player",)
     raw_id_fields = ("player",)
     show_full_result_count = False
 
@@ -57,6 +58,7 @@ class RatingAdmin(admin.ModelAdmin):
         "character_rank",
     )
     list_filter = ("character",)
+    list_select_related = ("player", "character")
     search_fields = ("player__id", "player__name")
     raw_id_fields = ("player", "best_win_opponent")
     show_full_result_count = False
@@ -72,5 +74,6 @@ class RatingSnapshotAdmin(admin.ModelAdmin):
 @admin.register(PlayerMatchup)
 class PlayerMatchupAdmin(admin.ModelAdmin):
     list_display = ("rating", "opponent_character", "wins", "losses", "value", "deviation")
+    list_select_related = ("rating", "opponent_character")
     raw_id_fields = ("rating",)
     show_full_result_count = False
