@@ -322,17 +322,7 @@ class RatingLedger:
             self.character_matchups[key] = state
         return state
 
-    def take_snapshots(
-        self, before_day: int | None = None
-    ) -> dict[tuple[RatingKey, int], tuple[float, float]]:
-        """Remove and return the daily snapshots (only days before `before_day` if given).
-
-        Games arrive in time order, so a day before the current game's day is final.
-        """
-        if before_day is None:
-            taken, self.snapshots = self.snapshots, {}
-            return taken
-        taken = {key: value for key, value in self.snapshots.items() if key[1] < before_day}
-        for key in taken:
-            del self.snapshots[key]
+    def take_snapshots(self) -> dict[tuple[RatingKey, int], tuple[float, float]]:
+        """Remove and return the daily snapshots gathered since the last call."""
+        taken, self.snapshots = self.snapshots, {}
         return taken
