@@ -33,10 +33,15 @@ def read_settings(cls: type[SettingsT], raw: Mapping[str, Any]) -> SettingsT:
             values[name] = convert(value)
         except (TypeError, ValueError):
             raise ValueError(f"setting {name}={value!r} is not a {convert.__name__}") from None
-    try:
-        settings = cls(**values)
-    except TypeError as error:  # a required setting is missing
-        raise ValueError(str(error)) from None
+    required = [
+        name
+        for name, field in known.items()
+        if field.default is dataclasses.MISSING and field.default_factory is dataclasses.MISSING
+    ]
+    missing = [name for name in required if name not in values]
+    if missing:
+        raise ValueError(f"missing settings {', '.join(missing)} (required: {', '.join(required)})")
+    settings = cls(**values)
     validate = getattr(settings, "validate", None)
     if validate is not None:
         validate()

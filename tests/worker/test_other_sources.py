@@ -106,6 +106,8 @@ def test_sources_command():
     assert source.settings["url"] == "http://127.0.0.1:9/" and source.settings["page_size"] == 1000
     with pytest.raises(CommandError, match="unknown settings"):
         call_command("sources", "add", "x", "http", "url=http://h/", "pages=1")
+    with pytest.raises(CommandError, match="missing settings start"):
+        call_command("sources", "add", "y", "simulator", "rate=1")
     with pytest.raises(CommandError, match="exists already"):
         call_command("sources", "add", "feed", "http", "url=http://h/")
     call_command("sources", "disable", "feed")
