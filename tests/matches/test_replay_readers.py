@@ -97,13 +97,43 @@ def test_bad_lines_become_errors_and_the_rest_go_on(tmp_path: Path) -> None:
     assert [r.payload is not None for r in records] == [True, *[False] * 5, True]
     errors = [r.error for r in records]
     assert errors[0] is None and errors[6] is None
-    assert errors[1] is not None and errors[1].startswith("invalid JSON: Expecting value")
+    assert (
+        errors[1] is not None and errors[1] == "invalid JSON: unexpected end of data at column 28"
+    )
     assert errors[2] == "not a JSON object"
     assert errors[3] == "invalid UTF-8"
     assert records[3].raw == '{"id": "caf\ufffd"}'
     assert errors[4] == "invalid JSON: nested too deeply"
     assert errors[5] == f"line longer than {MAX_LINE_BYTES} bytes"
     assert records[5].raw == ""
+
+
+@pytest.mark.parametrize("block_bytes", [7, 4096, MAX_LINE_BYTES + 1])
+def test_lines_split_across_blocks_read_the_same(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, block_bytes: int
+) -> None:
+    good = json.dumps(REPLAYS[0]).encode()
+    data = b"\r\n".join(
+        [b"\xef\xbb\xbf" + good, b"", b"y" * (3 * MAX_LINE_BYTES), good, b"{", good]
+    )
+    path = write_bytes(tmp_path / "r.jsonl", data)
+    expected = list(iter_replay_file(path))
+    assert [(r.line, r.error) for r in expected] == [
+        (1, None),
+        (3, f"line longer than {MAX_LINE_BYTES} bytes"),
+        (4, None),
+        (5, "invalid JSON: unexpected end of data at column 2"),
+        (6, None),
+    ]
+    monkeypatch.setattr("matches.replays.readers._BLOCK_BYTES", block_bytes)
+    assert list(iter_replay_file(path)) == expected
+
+
+def test_a_file_without_line_breaks_is_one_over_long_line(tmp_path: Path) -> None:
+    path = write_bytes(tmp_path / "r.jsonl", b"z" * (5 * 1024 * 1024))
+    assert [(r.line, r.error) for r in iter_replay_file(path)] == [
+        (1, f"line longer than {MAX_LINE_BYTES} bytes")
+    ]
 
 
 def test_a_line_exactly_at_the_limit_is_read(tmp_path: Path) -> None:
