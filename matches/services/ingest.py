@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import closing
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from itertools import islice
@@ -23,9 +24,13 @@ from matches.models import IngestRun, Match, PendingMatch, RejectedReplay, Repla
 from matches.replays.readers import RawReplay
 from matches.replays.validation import InvalidReplay, ParsedReplay, parse_replay
 from matches.services import bulk
+from matches.services.locks import INGEST_WRITER_LOCK, acquire_transaction_lock
+from matches.services.memory import paused_garbage_collection
 from players.models import Player, PlayerName
 
-CHUNK_SIZE = 5000
+CHUNK_SIZE = 20_000
+# Players held in memory before a transaction is written and committed: about 60 MB.
+PLAYERS_PER_TRANSACTION = 200_000
 # Enough of a rejected payload to see what was wrong without storing megabytes.
 MAX_REJECTED_RAW_CHARS = 16_384
 FILE_IMPORT_SOURCE = "file-import"
@@ -69,14 +74,6 @@ class IngestResult:
         )
 
 
-@dataclass(frozen=True, slots=True)
-class _Side:
-    player_id: str
-    name: str
-    character_id: int
-    platform: str
-
-
 def file_import_source() -> ReplaySource:
     source, _ = ReplaySource.objects.get_or_create(
         name=FILE_IMPORT_SOURCE, defaults={"kind": ReplaySource.Kind.FILE, "enabled": False}
@@ -90,119 +87,131 @@ def _chunks(items: Iterable[RawReplay], size: int) -> Iterator[list[RawReplay]]:
         yield chunk
 
 
-def _sides(replay: ParsedReplay) -> tuple[_Side, _Side, str]:
-    """Both sides in stored order (smaller player id first) and the stored winner."""
-    first, second = (_Side(p.id, p.name, p.character_id, p.platform) for p in replay.players)
-    if first.player_id <= second.player_id:
-        return first, second, "A" if replay.winner == 0 else "B"
-    return second, first, "B" if replay.winner == 0 else "A"
-
-
 def _greatest_least() -> tuple[str, str]:
     return ("GREATEST", "LEAST") if connection.vendor == "postgresql" else ("MAX", "MIN")
 
 
-def _upsert_players(replays: list[ParsedReplay]) -> None:
-    """One row per player: the latest name, platform and floor; first and last seen."""
-    latest: dict[str, list] = {}
-    names: dict[tuple[str, str], list] = {}
-    for replay in replays:
-        moment = replay.played_at
-        for player in replay.players:
-            row = latest.get(player.id)
-            if row is None:
-                latest[player.id] = [
-                    player.id,
-                    player.name,
-                    player.platform,
-                    replay.floor,
-                    moment,
-                    moment,
-                    False,
-                    False,
-                    False,
-                ]
-            else:
-                if moment >= row[5]:
-                    row[1], row[2], row[5] = player.name, player.platform, moment
-                    row[3] = replay.floor if replay.floor is not None else row[3]
-                row[4] = min(row[4], moment)
-            seen = names.get((player.id, player.name))
-            if seen is None:
-                names[(player.id, player.name)] = [player.id, player.name, moment, moment]
-            else:
-                seen[2], seen[3] = min(seen[2], moment), max(seen[3], moment)
+class _PlayerSightings:
+    """What a run of chunks showed of each player, written once for the whole run.
 
-    greatest, least = _greatest_least()
-    table = Player._meta.db_table
-    newer = f"excluded.last_seen >= {table}.last_seen"
-    bulk.insert(
-        Player,
-        (
-            "id",
-            "name",
-            "platform",
-            "floor",
-            "first_seen",
-            "last_seen",
-            "hidden",
-            "cheater",
-            "supporter",
-        ),
-        latest.values(),
-        f"""ON CONFLICT (id) DO UPDATE SET
-            name = CASE WHEN {newer} THEN excluded.name ELSE {table}.name END,
-            platform = CASE WHEN {newer} THEN excluded.platform ELSE {table}.platform END,
-            floor = CASE WHEN {newer} THEN COALESCE(excluded.floor, {table}.floor)
-                    ELSE {table}.floor END,
-            first_seen = {least}({table}.first_seen, excluded.first_seen),
-            last_seen = {greatest}({table}.last_seen, excluded.last_seen)""",
-    )
-    names_table = PlayerName._meta.db_table
-    bulk.insert(
-        PlayerName,
-        ("player_id", "name", "first_seen", "last_seen"),
-        names.values(),
-        f"""ON CONFLICT (player_id, name) DO UPDATE SET
-            first_seen = {least}({names_table}.first_seen, excluded.first_seen),
-            last_seen = {greatest}({names_table}.last_seen, excluded.last_seen)""",
-    )
+    A player appears in many games of an import; upserting their row once per run
+    instead of once per chunk is what keeps large imports fast. Keeps, per player, the
+    latest name, platform and floor and the first and last time seen; per (player,
+    name), the first and last time that name was used.
+    """
 
+    def __init__(self) -> None:
+        self.latest: dict[str, list] = {}
+        self.names: dict[tuple[str, str], list] = {}
 
-def _insert_matches(source: ReplaySource, replays: list[ParsedReplay], now: datetime) -> int:
-    """Insert the games and queue the new ones for rating; returns how many were new."""
-    rows = []
-    for replay in replays:
-        side_a, side_b, winner = _sides(replay)
-        rows.append(
+    def __len__(self) -> int:
+        return len(self.latest)
+
+    def add(self, replays: list[ParsedReplay]) -> None:
+        latest, names = self.latest, self.names
+        for replay in replays:
+            moment = replay.played_at
+            for player in replay.players:
+                row = latest.get(player.id)
+                if row is None:
+                    latest[player.id] = [
+                        player.id,
+                        player.name,
+                        player.platform,
+                        replay.floor,
+                        moment,
+                        moment,
+                        False,
+                        False,
+                        False,
+                    ]
+                else:
+                    if moment >= row[5]:
+                        row[1], row[2], row[5] = player.name, player.platform, moment
+                        row[3] = replay.floor if replay.floor is not None else row[3]
+                    elif moment < row[4]:
+                        row[4] = moment
+                seen = names.get((player.id, player.name))
+                if seen is None:
+                    names[(player.id, player.name)] = [player.id, player.name, moment, moment]
+                elif moment > seen[3]:
+                    seen[3] = moment
+                elif moment < seen[2]:
+                    seen[2] = moment
+
+    def write(self) -> None:
+        """Upsert the players, then their names, in key order: concurrent importers then
+        lock shared rows in the same order and cannot deadlock."""
+        greatest, least = _greatest_least()
+        table = Player._meta.db_table
+        newer = f"excluded.last_seen >= {table}.last_seen"
+        bulk.insert(
+            Player,
             (
-                source.id,
-                replay.source_replay_id,
-                replay.played_at,
-                replay.time_corrected,
-                now,
-                replay.floor,
-                side_a.player_id,
-                side_a.character_id,
-                side_a.platform,
-                side_b.player_id,
-                side_b.character_id,
-                side_b.platform,
-                winner,
-            )
+                "id",
+                "name",
+                "platform",
+                "floor",
+                "first_seen",
+                "last_seen",
+                "hidden",
+                "cheater",
+                "supporter",
+            ),
+            (self.latest[key] for key in sorted(self.latest)),
+            f"""ON CONFLICT (id) DO UPDATE SET
+                name = CASE WHEN {newer} THEN excluded.name ELSE {table}.name END,
+                platform = CASE WHEN {newer} THEN excluded.platform ELSE {table}.platform END,
+                floor = CASE WHEN {newer} THEN COALESCE(excluded.floor, {table}.floor)
+                        ELSE {table}.floor END,
+                first_seen = {least}({table}.first_seen, excluded.first_seen),
+                last_seen = {greatest}({table}.last_seen, excluded.last_seen)""",
         )
-    inserted = bulk.insert_returning(
-        Match, MATCH_INSERT_COLUMNS, rows, "ON CONFLICT DO NOTHING", ("id", "source_replay_id")
+        names_table = PlayerName._meta.db_table
+        bulk.insert(
+            PlayerName,
+            ("player_id", "name", "first_seen", "last_seen"),
+            (self.names[key] for key in sorted(self.names)),
+            f"""ON CONFLICT (player_id, name) DO UPDATE SET
+                first_seen = {least}({names_table}.first_seen, excluded.first_seen),
+                last_seen = {greatest}({names_table}.last_seen, excluded.last_seen)""",
+        )
+
+
+def _match_row(source_id: int, replay: ParsedReplay, now: datetime) -> tuple:
+    """The stored row of a game: side A is the player with the smaller id."""
+    first, second = replay.players
+    winner = replay.winner
+    if first.id > second.id:
+        first, second, winner = second, first, 1 - winner
+    return (
+        source_id,
+        replay.source_replay_id,
+        replay.played_at,
+        replay.time_corrected,
+        now,
+        replay.floor,
+        first.id,
+        first.character_id,
+        first.platform,
+        second.id,
+        second.character_id,
+        second.platform,
+        "A" if winner == 0 else "B",
     )
-    played_at: dict[str, datetime] = {}
-    for replay in replays:  # the first of repeated ids is the one stored
-        played_at.setdefault(replay.source_replay_id, replay.played_at)
-    bulk.insert(
-        PendingMatch,
-        ("match_id", "played_at"),
-        [(match_id, played_at[replay_id]) for match_id, replay_id in inserted],
+
+
+def _insert_matches(rows: list[tuple]) -> int:
+    """Insert the games and queue the new ones for rating; returns how many were new."""
+    return bulk.insert_and_record_new(
+        Match,
+        MATCH_INSERT_COLUMNS,
+        rows,
+        "ON CONFLICT DO NOTHING",
+        returning=("id", "played_at"),
+        record=PendingMatch,
+        record_columns=("match_id", "played_at"),
     )
-    return len(inserted)
 
 
 def _reject(
@@ -226,38 +235,102 @@ def _reject(
 
 @dataclass
 class _ParsedChunk:
+    """A chunk of replays made ready to write: match rows, rejections, players seen."""
+
     read: int
-    valid: list[ParsedReplay]
+    match_rows: list[tuple]
     rejected: list[tuple[str, str]]  # (raw text, reason)
     parsed_at: datetime
+    # The players of this chunk's transaction so far, this chunk's included.
+    sightings: _PlayerSightings
+    # Whether the transaction has seen enough players to be written and committed.
+    fills_transaction: bool = False
 
 
-def _parse_chunk(chunk: list[RawReplay]) -> _ParsedChunk:
+def _parse_chunk(
+    chunk: list[RawReplay], source_id: int, sightings: _PlayerSightings
+) -> _ParsedChunk:
     now = timezone.now()
     skew = timedelta(seconds=settings.REPLAY_MAX_CLOCK_SKEW_SECONDS)
-    parsed = _ParsedChunk(len(chunk), [], [], now)
+    valid: list[ParsedReplay] = []
+    rejected: list[tuple[str, str]] = []
     for item in chunk:
         if item.error is not None:
-            parsed.rejected.append((item.raw, item.error))
+            rejected.append((item.raw, item.error))
             continue
         try:
-            parsed.valid.append(parse_replay(item.payload, now=now, max_clock_skew=skew))
+            valid.append(parse_replay(item.payload, now=now, max_clock_skew=skew))
         except InvalidReplay as error:
-            parsed.rejected.append((item.raw, error.reason))
-    return parsed
+            rejected.append((item.raw, error.reason))
+    sightings.add(valid)
+    rows = [_match_row(source_id, replay, now) for replay in valid]
+    return _ParsedChunk(len(chunk), rows, rejected, now, sightings)
 
 
-@transaction.atomic
 def _store_chunk(source: ReplaySource, run: IngestRun | None, chunk: _ParsedChunk) -> IngestResult:
-    new = 0
-    if chunk.valid:
-        _upsert_players(chunk.valid)
-        new = _insert_matches(source, chunk.valid, chunk.parsed_at)
+    new = _insert_matches(chunk.match_rows) if chunk.match_rows else 0
     if chunk.rejected:
         _reject(source, run, chunk.rejected, chunk.parsed_at)
     return IngestResult(
-        read=chunk.read, new=new, duplicate=len(chunk.valid) - new, rejected=len(chunk.rejected)
+        read=chunk.read,
+        new=new,
+        duplicate=len(chunk.match_rows) - new,
+        rejected=len(chunk.rejected),
     )
+
+
+def _parsed_ahead(
+    source: ReplaySource, replays: Iterable[RawReplay], chunk_size: int
+) -> Iterator[_ParsedChunk]:
+    """The replays a chunk at a time, ready to write. The next chunk is read, validated
+    and turned into rows on a helper thread while the caller writes this one: all the
+    pure-Python work happens there, while the database works on the caller's statements
+    (which release the GIL)."""
+    chunks = _chunks(replays, chunk_size)
+    sightings = _PlayerSightings()
+
+    def next_parsed() -> _ParsedChunk | None:
+        nonlocal sightings
+        chunk = next(chunks, None)
+        if chunk is None:
+            return None
+        parsed = _parse_chunk(chunk, source.id, sightings)
+        if len(sightings) >= PLAYERS_PER_TRANSACTION:
+            parsed.fills_transaction = True
+            sightings = _PlayerSightings()
+        return parsed
+
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="replay-parser") as parser:
+        pending = parser.submit(next_parsed)
+        while (parsed := pending.result()) is not None:
+            pending = parser.submit(next_parsed)
+            yield parsed
+
+
+def _store_transaction(
+    source: ReplaySource,
+    run: IngestRun | None,
+    chunks: Iterator[_ParsedChunk],
+    result: IngestResult,
+) -> bool:
+    """Store chunks in one transaction until one fills it, then the players they saw;
+    False once the input is used up.
+
+    Ingesting transactions take turns (INGEST_WRITER_LOCK): two of them inserting the
+    same games in different orders would otherwise deadlock each other.
+    """
+    with transaction.atomic():
+        acquire_transaction_lock(INGEST_WRITER_LOCK, wait=True)
+        sightings = None
+        for chunk in chunks:
+            result.add(_store_chunk(source, run, chunk))
+            sightings = chunk.sightings
+            if chunk.fills_transaction:
+                sightings.write()
+                return True
+        if sightings is not None:
+            sightings.write()
+    return False
 
 
 def store_replays(
@@ -267,25 +340,22 @@ def store_replays(
     run: IngestRun | None = None,
     chunk_size: int = CHUNK_SIZE,
 ) -> IngestResult:
-    """Validate and store replays a chunk per transaction; returns what happened to them.
+    """Validate and store replays; returns what happened to them.
 
-    Called inside a transaction, the chunks become savepoints of it: a caller that
-    saves a feed cursor in the same transaction commits cursor and data together.
-    The next chunk is read and validated on a helper thread while the database stores
-    the current one (pure Python there; the database work here releases the GIL).
+    Games are written a chunk at a time and their players once per transaction, which
+    commits after every PLAYERS_PER_TRANSACTION distinct players (or at the end): the
+    games of a transaction and the players they name land together, and a player seen
+    in a thousand games of an import is written once, not a thousand times. Called
+    inside a transaction, these become savepoints of it: a caller that saves a feed
+    cursor in the same transaction commits cursor and data together.
     """
-    chunks = _chunks(replays, chunk_size)
-
-    def next_parsed() -> _ParsedChunk | None:
-        chunk = next(chunks, None)
-        return None if chunk is None else _parse_chunk(chunk)
-
     result = IngestResult()
-    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="replay-parser") as parser:
-        pending = parser.submit(next_parsed)
-        while (parsed := pending.result()) is not None:
-            pending = parser.submit(next_parsed)
-            result.add(_store_chunk(source, run, parsed))
+    with (
+        paused_garbage_collection(),
+        closing(_parsed_ahead(source, replays, chunk_size)) as chunks,
+    ):
+        while _store_transaction(source, run, chunks, result):
+            pass
     return result
 
 

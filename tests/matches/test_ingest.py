@@ -5,14 +5,16 @@ from __future__ import annotations
 import csv
 import gzip
 import json
+import threading
 from datetime import timedelta
 from pathlib import Path
 
 import pytest
 from django.core.management import CommandError, call_command
+from django.db import connection
 from django.utils import timezone
 
-from matches.models import IngestRun, Match, RejectedReplay
+from matches.models import IngestRun, Match, PendingMatch, RejectedReplay
 from matches.replays.readers import iter_replay_payloads
 from matches.services.ingest import file_import_source, store_replays
 from players.models import Player, PlayerName
@@ -168,3 +170,99 @@ def test_import_command_reads_jsonl_gzip_and_csv_and_is_idempotent(tmp_path, cap
 def test_import_command_refuses_a_missing_file(tmp_path):
     with pytest.raises(CommandError, match="no such file"):
         call_command("import_replays", str(tmp_path / "missing.jsonl"))
+
+
+def _players_and_names() -> tuple[list[tuple], list[tuple]]:
+    players = list(
+        Player.objects.order_by("id").values_list("id", "name", "first_seen", "last_seen")
+    )
+    names = list(
+        PlayerName.objects.order_by("player_id", "name").values_list(
+            "player_id", "name", "first_seen", "last_seen"
+        )
+    )
+    return players, names
+
+
+def _name_changing_games() -> list[dict]:
+    return [
+        replay(5, P1, P2, names=("Five", "kyo")),
+        replay(1, P1, P3, names=("One", "third")),
+        replay(4, P2, P3, names=("kyo", "Third Renamed")),
+        replay(2, P1, P2, names=("Two", "kyo-early")),
+        replay(3, P3, P1, names=("third", "Three")),
+    ]
+
+
+def test_players_written_once_per_transaction_equal_players_written_once(monkeypatch):
+    store(_name_changing_games())
+    in_one_transaction = _players_and_names()
+    Match.objects.all().delete()
+    Player.objects.all().delete()
+    # A transaction full after two players, and a chunk per game: five transactions.
+    monkeypatch.setattr("matches.services.ingest.PLAYERS_PER_TRANSACTION", 2)
+    result = store_replays(
+        source=file_import_source(),
+        replays=iter_replay_payloads(_name_changing_games()),
+        chunk_size=1,
+    )
+    assert (result.read, result.new) == (5, 5)
+    assert _players_and_names() == in_one_transaction
+    latest_names = {player_id: name for player_id, name, _, _ in in_one_transaction[0]}
+    assert latest_names == {P1: "Five", P2: "kyo", P3: "Third Renamed"}
+
+
+def test_an_import_that_fails_midway_keeps_whole_transactions(monkeypatch):
+    """Games and the players they name commit together: no stored game lacks its players."""
+    from matches.services import ingest
+
+    monkeypatch.setattr(ingest, "PLAYERS_PER_TRANSACTION", 2)
+    real_insert, calls = ingest._insert_matches, []
+
+    def insert_failing_on_the_fourth_chunk(rows):
+        calls.append(rows)
+        if len(calls) == 4:
+            raise RuntimeError("database went away")
+        return real_insert(rows)
+
+    monkeypatch.setattr(ingest, "_insert_matches", insert_failing_on_the_fourth_chunk)
+    with pytest.raises(RuntimeError):
+        store_replays(
+            source=file_import_source(),
+            replays=iter_replay_payloads(_name_changing_games()),
+            chunk_size=1,
+        )
+    stored = Match.objects.count()
+    assert 0 < stored < 5
+    players = set(Player.objects.values_list("id", flat=True))
+    for a, b in Match.objects.values_list("player_a_id", "player_b_id"):
+        assert {a, b} <= players
+
+
+@pytest.mark.skipif(
+    connection.vendor != "postgresql", reason="SQLite's write lock already serializes writers"
+)
+@pytest.mark.django_db(transaction=True)
+def test_concurrent_imports_of_the_same_games_in_opposite_orders_do_not_deadlock():
+    games = [replay(n, P1 if n % 2 else P3, P2) for n in range(1, 401)]
+    source = file_import_source()
+    errors: list[BaseException] = []
+
+    def import_games(replays: list[dict]) -> None:
+        try:
+            store_replays(source=source, replays=iter_replay_payloads(replays), chunk_size=50)
+        except BaseException as error:  # reported by the assertion below
+            errors.append(error)
+        finally:
+            connection.close()
+
+    threads = [
+        threading.Thread(target=import_games, args=(order,)) for order in (games, games[::-1])
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)
+    assert errors == []
+    assert Match.objects.count() == 400
+    assert PendingMatch.objects.count() == 400

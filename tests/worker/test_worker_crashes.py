@@ -15,7 +15,8 @@ from django.db import connection
 from matches.models import Match, MatchRating
 from matches.replays.readers import iter_replay_payloads
 from matches.services.ingest import file_import_source, store_replays
-from matches.services.rating import RATING_WRITER_LOCK, rate_pending_matches, recompute_all_ratings
+from matches.services.locks import RATING_WRITER_LOCK
+from matches.services.rating import rate_pending_matches, recompute_all_ratings
 from matches.simulation.league import LeagueSimulator
 from matches.tasks import rate_matches
 from players.models import Rating
