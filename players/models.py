@@ -80,10 +80,19 @@ class PlayerName(models.Model):
 class Rating(models.Model):
     """A player's rating on one character, with the records the profile shows."""
 
+    # Written only by the rating service, like the other derived tables: its keys skip
+    # the database's per-row checks (four per rating at a recompute's commit), and
+    # Django's on_delete keeps them whole. Player is indexed by unique (player, character).
     player = models.ForeignKey(
-        Player, on_delete=models.CASCADE, related_name="ratings", db_index=False
-    )  # indexed by unique (player, character)
-    character = models.ForeignKey(Character, on_delete=models.PROTECT, related_name="ratings")
+        Player,
+        on_delete=models.CASCADE,
+        related_name="ratings",
+        db_index=False,
+        db_constraint=False,
+    )
+    character = models.ForeignKey(
+        Character, on_delete=models.PROTECT, related_name="ratings", db_constraint=False
+    )
     value = models.FloatField()
     deviation = models.FloatField()
     wins = models.PositiveIntegerField(default=0)
@@ -94,10 +103,20 @@ class Rating(models.Model):
     peak_deviation = models.FloatField(null=True, blank=True)
     peak_at = models.DateTimeField(null=True, blank=True)
     best_win_opponent = models.ForeignKey(
-        Player, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+        Player,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+        db_constraint=False,
     )
     best_win_character = models.ForeignKey(
-        Character, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+        Character,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+        db_constraint=False,
     )
     best_win_value = models.FloatField(null=True, blank=True)
     best_win_deviation = models.FloatField(null=True, blank=True)
@@ -168,7 +187,9 @@ class PlayerMatchup(models.Model):
         db_index=False,
         db_constraint=False,
     )
-    opponent_character = models.ForeignKey(Character, on_delete=models.PROTECT, related_name="+")
+    opponent_character = models.ForeignKey(
+        Character, on_delete=models.PROTECT, related_name="+", db_constraint=False
+    )
     wins = models.PositiveIntegerField(default=0)
     losses = models.PositiveIntegerField(default=0)
     value = models.FloatField()
