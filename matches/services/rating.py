@@ -33,12 +33,12 @@ from matches.ratings.ledger import (
     RatingState,
 )
 from matches.services import bulk
+from matches.services.locks import RATING_WRITER_LOCK, acquire_transaction_lock
+from matches.services.memory import paused_garbage_collection
 from players.models import Player, PlayerMatchup, Rating, RatingSnapshot
 
 logger = logging.getLogger(__name__)
 
-# Any fixed number shared by every process: the PostgreSQL advisory lock's key.
-RATING_WRITER_LOCK = 4_711_001
 # Keeps IN (...) lists under SQLite's limit on bound variables.
 _IN_CHUNK = 10_000
 _EPOCH_ORDINAL = date(1970, 1, 1).toordinal()
@@ -113,21 +113,6 @@ def character_matchup_params() -> GlickoParams:
         maximum_deviation=params.maximum_deviation,
         update_damping=params.update_damping,
     )
-
-
-def _acquire_writer_lock(*, wait: bool) -> bool:
-    """Become the one rating writer for the current transaction.
-
-    PostgreSQL: a transaction-scoped advisory lock. SQLite: every transaction already
-    takes the database's write lock up front (transaction_mode IMMEDIATE in settings),
-    so holding a transaction is holding the lock.
-    """
-    if connection.vendor != "postgresql":
-        return True
-    function = "pg_advisory_xact_lock" if wait else "pg_try_advisory_xact_lock"
-    with connection.cursor() as cursor:
-        cursor.execute(f"SELECT {function}(%s)", [RATING_WRITER_LOCK])
-        return wait or bool(cursor.fetchone()[0])
 
 
 def _epoch(moment: datetime | None) -> float | None:
@@ -271,10 +256,11 @@ def _write_ratings(ledger: RatingLedger, keys: Iterable[RatingKey], *, fresh: bo
         fresh=fresh,
     )
     new_players = sorted({key[0] for key in keys if ledger.ratings[key].rating_id is None})
-    for chunk in _chunks(new_players):
-        for rating_id, player_id, character_id in Rating.objects.filter(
-            player_id__in=chunk
-        ).values_list("id", "player_id", "character_id"):
+    ids = Rating.objects.values_list("id", "player_id", "character_id")
+    # After a reset every rating is new: one read of the whole table beats lists of ids.
+    pages = [ids] if fresh else (ids.filter(player_id__in=chunk) for chunk in _chunks(new_players))
+    for page in pages:
+        for rating_id, player_id, character_id in _rows(page):
             state = ledger.ratings.get((player_id, character_id))
             if state is not None:
                 state.rating_id = rating_id
@@ -318,16 +304,20 @@ def _write_matchups(ledger: RatingLedger, *, fresh: bool) -> None:
 
 
 def _write_snapshots(ledger: RatingLedger, snapshots: dict, *, fresh: bool) -> None:
+    days: dict[int, date] = {}  # a few hundred distinct days among a million snapshots
+
+    def day_date(day: int) -> date:
+        found = days.get(day)
+        if found is None:
+            found = days[day] = date.fromordinal(_EPOCH_ORDINAL + day)
+        return found
+
+    ratings = ledger.ratings
     _save(
         RatingSnapshot,
         ("rating_id", "day", "value", "deviation"),
         (
-            (
-                ledger.ratings[key].rating_id,
-                date.fromordinal(_EPOCH_ORDINAL + day),
-                value,
-                deviation,
-            )
+            (ratings[key].rating_id, day_date(day), value, deviation)
             for (key, day), (value, deviation) in snapshots.items()
         ),
         ("rating_id", "day"),
@@ -395,7 +385,7 @@ def rate_pending_matches(
     rated = counted = batches = 0
     while max_batches is None or batches < max_batches:
         with transaction.atomic():
-            if not _acquire_writer_lock(wait=False):
+            if not acquire_transaction_lock(RATING_WRITER_LOCK, wait=False):
                 return RatingRun(rated, counted, batches, busy=True)
             games = _games(
                 PendingMatch.objects.order_by("played_at", "match_id")
@@ -430,9 +420,12 @@ def matches_in_order(matches: QuerySet[Match], chunk_size: int = 50_000) -> Iter
         yield _games(page)
         last_id = page[-1][0]
         last_played_at = Match.objects.values_list("played_at", flat=True).get(id=last_id)
+        # The redundant `played_at >= last` is what the index can seek to; the OR alone
+        # would make every page scan the index from the first game.
         page = _rows(
             queryset.filter(
-                Q(played_at__gt=last_played_at) | Q(played_at=last_played_at, id__gt=last_id)
+                Q(played_at__gt=last_played_at) | Q(id__gt=last_id),
+                played_at__gte=last_played_at,
             )[:chunk_size]
         )
 
@@ -445,6 +438,11 @@ _DERIVED_MODELS = (
     CharacterMatchup,
     Rating,
 )
+
+
+# The big derived tables, which a recompute fills without their indexes; no database
+# foreign key points at any of them.
+_BULK_LOADED_MODELS = (MatchRating, RatingSnapshot, PlayerMatchup, Rating)
 
 
 def _reset_derived_tables() -> None:
@@ -467,15 +465,16 @@ def recompute_all_ratings(
     """Forget every rating and rebuild all of them from the stored matches, in one transaction.
 
     The whole history runs through one in-memory ledger; match results are written a
-    chunk at a time and ratings, matchups and snapshots once at the end. Readers see
-    the old ratings until the new ones commit. Ranks and the top-N matchup brackets
-    are rebuilt afterwards from the new ratings.
+    chunk at a time and ratings, matchups and snapshots once at the end, into tables
+    whose indexes are built after the load. The tables are emptied with TRUNCATE, so
+    their readers wait for the commit (the page cache serves pages meanwhile). Ranks
+    and the top-N matchup brackets are rebuilt afterwards from the new ratings.
     """
     from matches.services.statistics import refresh_ranks
 
     rated = counted = batches = 0
-    with transaction.atomic():
-        _acquire_writer_lock(wait=True)
+    with paused_garbage_collection(), transaction.atomic():
+        acquire_transaction_lock(RATING_WRITER_LOCK, wait=True)
         _reset_derived_tables()
         excluded = Player.objects.filter(Q(hidden=True) | Q(cheater=True)).values_list(
             "id", flat=True
@@ -486,16 +485,17 @@ def recompute_all_ratings(
         # Kept for the top-N brackets, which need the final ranks: cheaper in memory
         # than reading a million games back from the database.
         counted_games: list[Game] = []
-        for games in matches_in_order(Match.objects.all(), chunk_size):
-            results = [ledger.apply(game) for game in games]
-            _write_results(results, rated_at)
-            counted_games += [game for game, r in zip(games, results, strict=True) if r.counted]
-            rated += len(results)
-            batches += 1
-            if progress is not None:
-                progress(rated)
+        with bulk.indexes_built_after(_BULK_LOADED_MODELS):
+            for games in matches_in_order(Match.objects.all(), chunk_size):
+                results = [ledger.apply(game) for game in games]
+                _write_results(results, rated_at)
+                counted_games += [g for g, r in zip(games, results, strict=True) if r.counted]
+                rated += len(results)
+                batches += 1
+                if progress is not None:
+                    progress(rated)
+            _write_ledger(ledger, fresh=True)
         counted = len(counted_games)
-        _write_ledger(ledger, fresh=True)
         refresh_ranks()
         rebuild_bracket_matchups(counted_games)
     bulk.analyze(_DERIVED_MODELS)
@@ -539,7 +539,7 @@ def decay_all_ratings(now: datetime | None = None) -> int:
     params = glicko_params()
     moment = (now or timezone.now()).timestamp()
     with transaction.atomic():
-        _acquire_writer_lock(wait=True)
+        acquire_transaction_lock(RATING_WRITER_LOCK, wait=True)
         rows = []
         for rating_id, deviation, last_decay_at in Rating.objects.filter(
             deviation__lt=params.maximum_deviation, last_decay_at__isnull=False

@@ -6,11 +6,18 @@ import random
 from datetime import timedelta
 
 import pytest
+from django.db import IntegrityError, connection, transaction
 
 from matches.models import CharacterMatchup, Match, MatchRating, PendingMatch
 from matches.replays.readers import iter_replay_payloads
+from matches.services import bulk
 from matches.services.ingest import file_import_source, store_replays
-from matches.services.rating import decay_all_ratings, rate_pending_matches, recompute_all_ratings
+from matches.services.rating import (
+    decay_all_ratings,
+    matches_in_order,
+    rate_pending_matches,
+    recompute_all_ratings,
+)
 from matches.services.statistics import refresh_ranks
 from players.models import Character, Player, PlayerMatchup, Rating, RatingSnapshot
 from tests.factories import BASE_TIME, PlayerFactory, RatingFactory, replay
@@ -307,3 +314,67 @@ def test_periodic_decay_grows_idle_deviations_from_the_last_decay():
     assert decay_all_ratings(BASE_TIME + timedelta(hours=720, minutes=20)) == 1
     assert rating(A).deviation == pytest.approx(97.0526, abs=1e-3)
     assert rating(A).last_decay_at == BASE_TIME + timedelta(hours=720)
+
+
+def test_matches_in_order_pages_through_games_sharing_a_moment_once_each():
+    moment = BASE_TIME + timedelta(hours=1)
+    players = [str(100000000000000000 + n) for n in range(12)]
+    store(
+        [replay(n, players[n], players[n + 6], played_at=moment) for n in range(6)]
+        + [replay(10 + n, players[n], players[n + 1]) for n in range(5)]
+    )
+    expected = list(Match.objects.order_by("played_at", "id").values_list("id", flat=True))
+    for chunk_size in (1, 2, 4):
+        pages = matches_in_order(Match.objects.all(), chunk_size)
+        paged = [game.match_id for games in pages for game in games]
+        assert paged == expected
+
+
+def _index_definitions() -> set[tuple[str, str]]:
+    tables = [
+        model._meta.db_table for model in (MatchRating, RatingSnapshot, PlayerMatchup, Rating)
+    ]
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT indexname, indexdef FROM pg_indexes WHERE tablename = ANY(%s)", [tables]
+        )
+        indexes = set(cursor.fetchall())
+        cursor.execute(
+            "SELECT conname, pg_get_constraintdef(oid) FROM pg_constraint "
+            "WHERE conrelid = ANY(%s::regclass[])",
+            [tables],
+        )
+        return indexes | set(cursor.fetchall())
+
+
+postgres_only = pytest.mark.skipif(
+    connection.vendor != "postgresql", reason="SQLite keeps its indexes during a recompute"
+)
+
+
+@postgres_only
+def test_recompute_builds_back_every_index_and_constraint_it_set_aside():
+    before = _index_definitions()
+    assert len(before) >= 10
+    store(random_league(40))
+    recompute_all_ratings(chunk_size=7)
+    assert _index_definitions() == before
+
+
+@postgres_only
+def test_a_duplicate_loaded_without_indexes_fails_the_rebuild_and_the_load():
+    store(random_league(10))
+    recompute_all_ratings()
+    snapshot = RatingSnapshot.objects.first()
+    count = RatingSnapshot.objects.count()
+    with (
+        pytest.raises(IntegrityError),
+        transaction.atomic(),
+        bulk.indexes_built_after([RatingSnapshot]),
+    ):
+        bulk.insert(
+            RatingSnapshot,
+            ("rating_id", "day", "value", "deviation"),
+            [(snapshot.rating_id, snapshot.day, 1.0, 2.0)],
+        )
+    assert RatingSnapshot.objects.count() == count
