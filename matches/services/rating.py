@@ -467,7 +467,7 @@ def recompute_all_ratings(
     The whole history runs through one in-memory ledger; match results are written a
     chunk at a time and ratings, matchups and snapshots once at the end, into tables
     whose indexes are built after the load. The tables are emptied with TRUNCATE, so
-    their readers wait for the commit (the page cache serves pages meanwhile). Ranks
+    their readers wait for the commit (cached pages are still served). Ranks
     and the top-N matchup brackets are rebuilt afterwards from the new ratings.
     """
     from matches.services.statistics import refresh_ranks
