@@ -18,6 +18,7 @@ from matches.models import IngestRun, Match, PendingMatch, RejectedReplay
 from matches.replays.readers import iter_replay_payloads
 from matches.services.ingest import file_import_source, store_replays
 from players.models import Player, PlayerName
+from tests import databases
 from tests.factories import BASE_TIME, replay
 
 pytestmark = pytest.mark.django_db
@@ -239,9 +240,7 @@ def test_an_import_that_fails_midway_keeps_whole_transactions(monkeypatch):
         assert {a, b} <= players
 
 
-@pytest.mark.skipif(
-    connection.vendor != "postgresql", reason="SQLite's write lock already serializes writers"
-)
+@databases.postgres_only("SQLite's write lock already serializes writers")
 @pytest.mark.django_db(transaction=True)
 def test_concurrent_imports_of_the_same_games_in_opposite_orders_do_not_deadlock():
     games = [replay(n, P1 if n % 2 else P3, P2) for n in range(1, 401)]

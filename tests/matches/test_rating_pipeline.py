@@ -20,6 +20,7 @@ from matches.services.rating import (
 )
 from matches.services.statistics import refresh_ranks
 from players.models import Character, Player, PlayerMatchup, Rating, RatingSnapshot
+from tests import databases
 from tests.factories import BASE_TIME, PlayerFactory, RatingFactory, replay
 
 pytestmark = pytest.mark.django_db
@@ -347,9 +348,7 @@ def _index_definitions() -> set[tuple[str, str]]:
         return indexes | set(cursor.fetchall())
 
 
-postgres_only = pytest.mark.skipif(
-    connection.vendor != "postgresql", reason="SQLite keeps its indexes during a recompute"
-)
+postgres_only = databases.postgres_only("SQLite keeps its indexes during a recompute")
 
 
 @postgres_only

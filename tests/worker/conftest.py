@@ -22,22 +22,21 @@ from urllib.parse import quote
 import pytest
 import redis
 from celery.contrib.testing.worker import start_worker
-from django.conf import settings
 from django.db import OperationalError, connection
 from django.db.models import F, Sum
 
 from matches.models import Match, MatchRating, ReplaySource
 from players.models import Rating
 from ratingsite.celery import app
+from tests import databases
 from tests.worker.fakefeed import FakeFeed
 
 ROOT = Path(__file__).resolve().parents[2]
 REDIS_TEST_URL = os.environ.get("REDIS_TEST_URL", "")
 WORKER_FLAGS = ["--without-gossip", "--without-mingle", "--without-heartbeat"]
 
-postgres_only = pytest.mark.skipif(
-    not settings.DATABASES["default"]["ENGINE"].endswith("postgresql"),
-    reason="a worker process shares the database with the test: PostgreSQL only",
+postgres_only = databases.postgres_only(
+    "a worker process shares the database with the test: PostgreSQL only"
 )
 
 
