@@ -1,9 +1,10 @@
 """Applies games to ratings in memory, with every rule of DESIGN.md sections 4.4 and 4.5.
 
 The rating service loads the states a batch touches, feeds the batch's games through
-a `RatingLedger` in (played_at, id) order, and writes back what changed. Keeping this
-pure (plain objects, epoch seconds, no Django) makes it fast and testable on its own,
-and lets the recompute keep one ledger for the whole history.
+a `RatingLedger` in (played_at, id) order, hands each game's result to a
+`MatchupLedger` and writes back what changed. Keeping this pure (plain objects, epoch
+seconds, no Django) makes it fast and testable on its own, and lets the recompute keep
+one pair of ledgers for the whole history, each on its own core.
 """
 
 from __future__ import annotations
@@ -123,46 +124,44 @@ class Game(NamedTuple):
 
 
 class GameResult(NamedTuple):
-    """What is written back onto the match: pre-game ratings, changes, whether it counted."""
+    """What one game did to both sides: ratings before and after, and whether it counted.
+
+    A game that did not count leaves both sides as they were (after decay)."""
 
     match_id: int
     value_a: float
     deviation_a: float
-    change_a: float
     value_b: float
     deviation_b: float
-    change_b: float
+    new_value_a: float
+    new_deviation_a: float
+    new_value_b: float
+    new_deviation_b: float
     counted: bool
+
+    @property
+    def change_a(self) -> float:
+        return self.new_value_a - self.value_a
+
+    @property
+    def change_b(self) -> float:
+        return self.new_value_b - self.value_b
 
 
 @dataclass
 class RatingLedger:
-    """Ratings, matchups and daily snapshots in memory, updated one game at a time.
+    """Ratings in memory, updated one game at a time (DESIGN 4.2 and 4.4).
 
-    `ratings`, `player_matchups` and `character_matchups` hold whatever the caller
-    loaded; anything a game needs that is missing starts fresh. `touched_*` record
-    what changed so that only that is written back.
+    `ratings` holds whatever the caller loaded; a rating a game needs that is missing
+    starts fresh. `touched_ratings` records what changed so that only that is written
+    back. What follows from the results (matchups, snapshots) is a `MatchupLedger`'s.
     """
 
     params: GlickoParams
-    # Character pairs gather thousands of games: a lower deviation floor (DESIGN 4.5).
-    character_matchup_params: GlickoParams
     # Players who never move anyone's rating: hidden (opted out) or cheaters.
     excluded_players: frozenset[PlayerId] = frozenset()
-    # Character ranks, for the top-N matchup brackets, and which brackets to maintain.
-    character_ranks: dict[RatingKey, int] = field(default_factory=dict)
-    brackets: tuple[tuple[str, int | None], ...] = BRACKETS
     ratings: dict[RatingKey, RatingState] = field(default_factory=dict)
-    player_matchups: dict[tuple[RatingKey, CharacterId], MatchupState] = field(default_factory=dict)
-    character_matchups: dict[tuple[str, CharacterId, CharacterId], MatchupState] = field(
-        default_factory=dict
-    )
-    snapshots: dict[tuple[RatingKey, int], tuple[float, float]] = field(default_factory=dict)
     touched_ratings: set[RatingKey] = field(default_factory=set)
-    touched_player_matchups: set[tuple[RatingKey, CharacterId]] = field(default_factory=set)
-    touched_character_matchups: set[tuple[str, CharacterId, CharacterId]] = field(
-        default_factory=set
-    )
 
     def rating(self, key: RatingKey) -> RatingState:
         state = self.ratings.get(key)
@@ -192,7 +191,16 @@ class RatingLedger:
         )
         if not counted:
             return GameResult(
-                game.match_id, value_a, deviation_a, 0.0, value_b, deviation_b, 0.0, False
+                game.match_id,
+                value_a,
+                deviation_a,
+                value_b,
+                deviation_b,
+                value_a,
+                deviation_a,
+                value_b,
+                deviation_b,
+                False,
             )
 
         a.value, a.deviation, b.value, b.deviation = rate_game(
@@ -223,27 +231,72 @@ class RatingLedger:
             winner.best_win_opponent, winner.best_win_character = loser_key
             winner.best_win_value, winner.best_win_deviation = loser_value, loser_deviation
             winner.best_win_at = moment
-
-        day = int(moment // SECONDS_PER_DAY)
-        self.snapshots[(key_a, day)] = (a.value, a.deviation)
-        self.snapshots[(key_b, day)] = (b.value, b.deviation)
-        self._update_player_matchup(
-            (key_a, game.character_b), value_a, value_b, deviation_b, game.a_won, moment
-        )
-        self._update_player_matchup(
-            (key_b, game.character_a), value_b, value_a, deviation_a, not game.a_won, moment
-        )
-        self.apply_character_matchups(game)
         return GameResult(
             game.match_id,
             value_a,
             deviation_a,
-            a.value - value_a,
             value_b,
             deviation_b,
-            b.value - value_b,
+            a.value,
+            a.deviation,
+            b.value,
+            b.deviation,
             True,
         )
+
+
+@dataclass
+class MatchupLedger:
+    """What counted games add beside the ratings: player matchups (a rating against an
+    opponent character), character matchups and daily snapshots (DESIGN 4.5).
+
+    It needs only the games and their `GameResult`s, never the ratings themselves, so
+    a recompute can run it in a second process beside the `RatingLedger`.
+    """
+
+    params: GlickoParams
+    # Character pairs gather thousands of games: a lower deviation floor (DESIGN 4.5).
+    character_matchup_params: GlickoParams
+    # Character ranks, for the top-N matchup brackets, and which brackets to maintain.
+    character_ranks: dict[RatingKey, int] = field(default_factory=dict)
+    brackets: tuple[tuple[str, int | None], ...] = BRACKETS
+    player_matchups: dict[tuple[RatingKey, CharacterId], MatchupState] = field(default_factory=dict)
+    character_matchups: dict[tuple[str, CharacterId, CharacterId], MatchupState] = field(
+        default_factory=dict
+    )
+    snapshots: dict[tuple[RatingKey, int], tuple[float, float]] = field(default_factory=dict)
+    touched_player_matchups: set[tuple[RatingKey, CharacterId]] = field(default_factory=set)
+    touched_character_matchups: set[tuple[str, CharacterId, CharacterId]] = field(
+        default_factory=set
+    )
+
+    def record(self, game: Game, result: GameResult) -> None:
+        """Follow one rated game; games that did not count leave no trace here."""
+        if not result.counted:
+            return
+        key_a = (game.player_a, game.character_a)
+        key_b = (game.player_b, game.character_b)
+        moment = game.played_at
+        day = int(moment // SECONDS_PER_DAY)
+        self.snapshots[(key_a, day)] = (result.new_value_a, result.new_deviation_a)
+        self.snapshots[(key_b, day)] = (result.new_value_b, result.new_deviation_b)
+        self._update_player_matchup(
+            (key_a, game.character_b),
+            result.value_a,
+            result.value_b,
+            result.deviation_b,
+            game.a_won,
+            moment,
+        )
+        self._update_player_matchup(
+            (key_b, game.character_a),
+            result.value_b,
+            result.value_a,
+            result.deviation_a,
+            not game.a_won,
+            moment,
+        )
+        self.apply_character_matchups(game)
 
     def _update_player_matchup(
         self,

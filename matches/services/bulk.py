@@ -11,6 +11,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 from django.db import connection, models
@@ -18,6 +19,7 @@ from django.db import connection, models
 Row = Sequence[Any]
 _temp_names = itertools.count()
 _SQLITE_MAX_VARIABLES = 32_000
+_COPY_BLOCK_BYTES = 1 << 20
 
 
 def _column_adapters(model: type[models.Model], columns: Sequence[str]) -> list[Callable | None]:
@@ -67,6 +69,25 @@ def _types(cursor: Any, table: str, columns: Sequence[str]) -> list[int]:
         cursor.execute(f"SELECT {', '.join(columns)} FROM {table} LIMIT 0")
         _column_types[key] = [column.type_code for column in cursor.description]
     return _column_types[key]
+
+
+def column_types(model: type[models.Model], columns: Sequence[str]) -> list[int]:
+    """PostgreSQL type oids of a table's columns, as binary COPY data must be encoded."""
+    with connection.cursor() as cursor:
+        return _types(cursor, model._meta.db_table, columns)
+
+
+def copy_file(model: type[models.Model], columns: Sequence[str], path: Path) -> None:
+    """Stream a file of binary COPY data (signature to trailer) into a table (PostgreSQL)."""
+    statement = f"COPY {model._meta.db_table} ({', '.join(columns)}) FROM STDIN (FORMAT BINARY)"
+    with (
+        connection.cursor() as cursor,
+        path.open("rb") as file,
+        connection.wrap_database_errors,
+        cursor.cursor.copy(statement) as copy,
+    ):
+        while block := file.read(_COPY_BLOCK_BYTES):
+            copy.write(block)
 
 
 def _copy_to_temp(cursor: Any, table: str, columns: Sequence[str], rows: Iterable[Row]) -> str:

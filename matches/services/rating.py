@@ -10,11 +10,13 @@ a retried or concurrent run rates nothing twice.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import UTC, date, datetime
+from datetime import datetime
 
 from django.conf import settings
+from django.core.management.color import no_style
 from django.db import connection, transaction
 from django.db.models import Q, QuerySet
 from django.utils import timezone
@@ -27,6 +29,7 @@ from matches.ratings.ledger import (
     BRACKETS,
     Game,
     GameResult,
+    MatchupLedger,
     MatchupState,
     RatingKey,
     RatingLedger,
@@ -34,14 +37,28 @@ from matches.ratings.ledger import (
 )
 from matches.services import bulk
 from matches.services.locks import RATING_WRITER_LOCK, acquire_transaction_lock
+from matches.services.matchup_process import (
+    CHARACTER_MATCHUPS,
+    PLAYER_MATCHUPS,
+    SNAPSHOTS,
+    MatchupProcess,
+)
 from matches.services.memory import paused_garbage_collection
+from matches.services.rating_rows import (
+    CHARACTER_MATCHUP_COLUMNS,
+    PLAYER_MATCHUP_COLUMNS,
+    SNAPSHOT_COLUMNS,
+    character_matchup_rows,
+    moment,
+    player_matchup_rows,
+    snapshot_rows,
+)
 from players.models import Player, PlayerMatchup, Rating, RatingSnapshot
 
 logger = logging.getLogger(__name__)
 
 # Keeps IN (...) lists under SQLite's limit on bound variables.
 _IN_CHUNK = 10_000
-_EPOCH_ORDINAL = date(1970, 1, 1).toordinal()
 
 
 def _game_columns(prefix: str = "") -> tuple[str, ...]:
@@ -65,15 +82,6 @@ RATING_STATE_COLUMNS = (
     "best_win_value",
     "best_win_deviation",
     "best_win_at",
-)
-PLAYER_MATCHUP_COLUMNS = (
-    "rating_id",
-    "opponent_character_id",
-    "wins",
-    "losses",
-    "value",
-    "deviation",
-    "last_decay_at",
 )
 _RATING_TIME_COLUMNS = frozenset({"last_played_at", "last_decay_at", "peak_at", "best_win_at"})
 
@@ -119,10 +127,6 @@ def _epoch(moment: datetime | None) -> float | None:
     return None if moment is None else moment.timestamp()
 
 
-def _moment(epoch: float | None) -> datetime | None:
-    return None if epoch is None else datetime.fromtimestamp(epoch, UTC)
-
-
 def _rows(queryset: QuerySet) -> list[tuple]:
     """A values_list queryset's rows straight from the driver: at a million rows, Django's
     row-by-row iterator costs more than the query."""
@@ -145,16 +149,22 @@ def _chunks(values: list, size: int = _IN_CHUNK) -> Iterator[list]:
         yield values[start : start + size]
 
 
-def _new_ledger(excluded: Iterable[str], ranks: dict[RatingKey, int]) -> RatingLedger:
-    return RatingLedger(
+def _new_rating_ledger(excluded: Iterable[str]) -> RatingLedger:
+    return RatingLedger(params=glicko_params(), excluded_players=frozenset(excluded))
+
+
+def _new_matchup_ledger(
+    ranks: dict[RatingKey, int], brackets: tuple[tuple[str, int | None], ...] = BRACKETS
+) -> MatchupLedger:
+    return MatchupLedger(
         params=glicko_params(),
         character_matchup_params=character_matchup_params(),
-        excluded_players=frozenset(excluded),
         character_ranks=ranks,
+        brackets=brackets,
     )
 
 
-def _load_ledger(games: list[Game]) -> RatingLedger:
+def _load_ledgers(games: list[Game]) -> tuple[RatingLedger, MatchupLedger]:
     """Every state the batch touches, in one query per table."""
     player_ids = sorted({p for game in games for p in (game.player_a, game.player_b)})
     excluded: list[str] = []
@@ -171,8 +181,9 @@ def _load_ledger(games: list[Game]) -> RatingLedger:
             ratings[key] = _rating_state(row[0], row[4:])
             if row[3] is not None:
                 ranks[key] = row[3]
-    ledger = _new_ledger(excluded, ranks)
+    ledger = _new_rating_ledger(excluded)
     ledger.ratings = ratings
+    matchups = _new_matchup_ledger(ranks)
     by_id = {state.rating_id: key for key, state in ratings.items()}
     for chunk in _chunks(list(by_id)):
         for (
@@ -184,7 +195,7 @@ def _load_ledger(games: list[Game]) -> RatingLedger:
             deviation,
             last_decay,
         ) in PlayerMatchup.objects.filter(rating_id__in=chunk).values_list(*PLAYER_MATCHUP_COLUMNS):
-            ledger.player_matchups[(by_id[rating_id], opponent)] = MatchupState(
+            matchups.player_matchups[(by_id[rating_id], opponent)] = MatchupState(
                 value, deviation, wins, losses, last_decay.timestamp()
             )
     for (
@@ -195,13 +206,11 @@ def _load_ledger(games: list[Game]) -> RatingLedger:
         losses,
         value,
         deviation,
-    ) in CharacterMatchup.objects.values_list(
-        "bracket", "character_id", "opponent_id", "wins", "losses", "value", "deviation"
-    ):
-        ledger.character_matchups[(bracket, character, opponent)] = MatchupState(
+    ) in CharacterMatchup.objects.values_list(*CHARACTER_MATCHUP_COLUMNS):
+        matchups.character_matchups[(bracket, character, opponent)] = MatchupState(
             value, deviation, wins, losses
         )
-    return ledger
+    return ledger, matchups
 
 
 def _rating_state(rating_id: int, values: tuple) -> RatingState:
@@ -222,16 +231,16 @@ def _rating_row(key: RatingKey, state: RatingState) -> tuple:
         state.deviation,
         state.wins,
         state.losses,
-        _moment(state.last_played_at),
-        _moment(state.last_decay_at),
+        moment(state.last_played_at),
+        moment(state.last_decay_at),
         state.peak_value,
         state.peak_deviation,
-        _moment(state.peak_at),
+        moment(state.peak_at),
         state.best_win_opponent,
         state.best_win_character,
         state.best_win_value,
         state.best_win_deviation,
-        _moment(state.best_win_at),
+        moment(state.best_win_at),
     )
 
 
@@ -245,81 +254,73 @@ def _save(
         bulk.upsert(model, columns, rows, conflict_columns=conflict_columns)
 
 
-def _write_ratings(ledger: RatingLedger, keys: Iterable[RatingKey], *, fresh: bool) -> None:
-    """Write the given ratings, then learn the ids of those that were new."""
+def _write_ratings(ledger: RatingLedger, keys: Iterable[RatingKey]) -> None:
+    """Upsert the given ratings, then learn the ids of those that were new."""
     keys = list(keys)
-    _save(
+    bulk.upsert(
         Rating,
         ("player_id", "character_id", *RATING_STATE_COLUMNS),
         (_rating_row(key, ledger.ratings[key]) for key in keys),
-        ("player_id", "character_id"),
-        fresh=fresh,
+        conflict_columns=("player_id", "character_id"),
     )
     new_players = sorted({key[0] for key in keys if ledger.ratings[key].rating_id is None})
     ids = Rating.objects.values_list("id", "player_id", "character_id")
-    # After a reset every rating is new: one read of the whole table beats lists of ids.
-    pages = [ids] if fresh else (ids.filter(player_id__in=chunk) for chunk in _chunks(new_players))
-    for page in pages:
-        for rating_id, player_id, character_id in _rows(page):
+    for chunk in _chunks(new_players):
+        for rating_id, player_id, character_id in _rows(ids.filter(player_id__in=chunk)):
             state = ledger.ratings.get((player_id, character_id))
             if state is not None:
                 state.rating_id = rating_id
 
 
-def _write_matchups(ledger: RatingLedger, *, fresh: bool) -> None:
+def _number_ratings(ledger: RatingLedger) -> dict[RatingKey, int]:
+    """After a reset, give every rating its id (1, 2, ... in order of first game) before
+    any is written, so that rows naming them can be built meanwhile; returns the ids."""
+    ids = {}
+    for number, (key, state) in enumerate(ledger.ratings.items(), start=1):
+        state.rating_id = ids[key] = number
+    return ids
+
+
+def _insert_numbered_ratings(ledger: RatingLedger) -> None:
+    """Insert every rating with the id `_number_ratings` gave it, into the emptied table."""
+    bulk.insert(
+        Rating,
+        ("id", "player_id", "character_id", *RATING_STATE_COLUMNS),
+        ((state.rating_id, *_rating_row(key, state)) for key, state in ledger.ratings.items()),
+    )
+    with connection.cursor() as cursor:
+        # The id sequence continues after the highest id given here.
+        for statement in connection.ops.sequence_reset_sql(no_style(), [Rating]):
+            cursor.execute(statement)
+
+
+def _rating_ids(ledger: RatingLedger) -> dict[RatingKey, int]:
+    return {key: state.rating_id for key, state in ledger.ratings.items()}
+
+
+def _write_matchups(
+    matchups: MatchupLedger, rating_ids: Mapping[RatingKey, int], *, fresh: bool
+) -> None:
     _save(
         PlayerMatchup,
         PLAYER_MATCHUP_COLUMNS,
-        (
-            (
-                ledger.ratings[key].rating_id,
-                opponent,
-                m.wins,
-                m.losses,
-                m.value,
-                m.deviation,
-                _moment(m.last_decay_at),
-            )
-            for (key, opponent), m in (
-                (k, ledger.player_matchups[k]) for k in ledger.touched_player_matchups
-            )
-        ),
+        player_matchup_rows(matchups, rating_ids),
         ("rating_id", "opponent_character_id"),
         fresh=fresh,
     )
     _save(
         CharacterMatchup,
-        ("bracket", "character_id", "opponent_id", "wins", "losses", "value", "deviation"),
-        (
-            (*key, m.wins, m.losses, m.value, m.deviation)
-            for key, m in (
-                (k, ledger.character_matchups[k]) for k in ledger.touched_character_matchups
-            )
-        ),
+        CHARACTER_MATCHUP_COLUMNS,
+        character_matchup_rows(matchups),
         ("bracket", "character_id", "opponent_id"),
         fresh=fresh,
     )
-    ledger.touched_player_matchups.clear()
-    ledger.touched_character_matchups.clear()
-
-
-def _write_snapshots(ledger: RatingLedger, snapshots: dict, *, fresh: bool) -> None:
-    days: dict[int, date] = {}  # a few hundred distinct days among a million snapshots
-
-    def day_date(day: int) -> date:
-        found = days.get(day)
-        if found is None:
-            found = days[day] = date.fromordinal(_EPOCH_ORDINAL + day)
-        return found
-
-    ratings = ledger.ratings
+    matchups.touched_player_matchups.clear()
+    matchups.touched_character_matchups.clear()
     _save(
         RatingSnapshot,
-        ("rating_id", "day", "value", "deviation"),
-        (
-            (ratings[key].rating_id, day_date(day), value, deviation)
-            for (key, day), (value, deviation) in snapshots.items()
-        ),
+        SNAPSHOT_COLUMNS,
+        snapshot_rows(matchups.take_snapshots(), rating_ids),
         ("rating_id", "day"),
         fresh=fresh,
     )
@@ -346,10 +347,10 @@ def _write_results(results: list[GameResult], rated_at: datetime) -> None:
                 r.counted,
                 r.value_a,
                 r.deviation_a,
-                r.change_a,
+                r.new_value_a - r.value_a,
                 r.value_b,
                 r.deviation_b,
-                r.change_b,
+                r.new_value_b - r.value_b,
             )
             for r in results
         ),
@@ -365,12 +366,66 @@ def _claim(games: list[Game]) -> int:
     )
 
 
-def _write_ledger(ledger: RatingLedger, *, fresh: bool = False) -> None:
-    """Write what the ledger changed; `fresh` when the derived tables were just emptied."""
-    _write_ratings(ledger, ledger.touched_ratings, fresh=fresh)
-    ledger.touched_ratings.clear()
-    _write_matchups(ledger, fresh=fresh)
-    _write_snapshots(ledger, ledger.take_snapshots(), fresh=fresh)
+class _LocalMatchups:
+    """The MatchupLedger in this process: every incremental batch, and recomputes on SQLite."""
+
+    def __init__(self, ledger: MatchupLedger) -> None:
+        self.ledger = ledger
+        self.rating_ids: Mapping[RatingKey, int] = {}
+
+    def record(self, games: Sequence[Game], results: Sequence[GameResult]) -> None:
+        record = self.ledger.record
+        for game, result in zip(games, results, strict=True):
+            record(game, result)
+
+    def close(self, rating_ids: Mapping[RatingKey, int]) -> None:
+        """No more games; rows will name ratings by these ids."""
+        self.rating_ids = rating_ids
+
+    def write(self, *, fresh: bool) -> None:
+        _write_matchups(self.ledger, self.rating_ids, fresh=fresh)
+
+
+class _MatchupsInChildProcess:
+    """The MatchupLedger on the second core (a recompute on PostgreSQL). Its rows arrive
+    as COPY files, encoded while this process goes on after `close`; they can only
+    load emptied tables (`fresh`)."""
+
+    TABLES = {
+        PLAYER_MATCHUPS: (PlayerMatchup, PLAYER_MATCHUP_COLUMNS),
+        CHARACTER_MATCHUPS: (CharacterMatchup, CHARACTER_MATCHUP_COLUMNS),
+        SNAPSHOTS: (RatingSnapshot, SNAPSHOT_COLUMNS),
+    }
+
+    def __init__(self, process: MatchupProcess) -> None:
+        self.process = process
+
+    def record(self, games: Sequence[Game], results: Sequence[GameResult]) -> None:
+        self.process.record(games, results)
+
+    def close(self, rating_ids: Mapping[RatingKey, int]) -> None:
+        self.process.close(rating_ids)
+
+    def write(self, *, fresh: bool) -> None:
+        assert fresh, "COPY files only load emptied tables"
+        for name, path in self.process.encoded_files():
+            model, columns = self.TABLES[name]
+            bulk.copy_file(model, columns, path)
+
+
+@contextmanager
+def _recompute_matchups(
+    ledger: MatchupLedger,
+) -> Iterator[_LocalMatchups | _MatchupsInChildProcess]:
+    if connection.vendor != "postgresql":
+        yield _LocalMatchups(ledger)
+        return
+    types = {
+        name: bulk.column_types(model, columns)
+        for name, (model, columns) in _MatchupsInChildProcess.TABLES.items()
+    }
+    with MatchupProcess(ledger, connection.get_connection_params(), types) as process:
+        yield _MatchupsInChildProcess(process)
 
 
 class ClaimLost(RuntimeError):
@@ -396,9 +451,11 @@ def rate_pending_matches(
                 break
             if _claim(games) != len(games):
                 raise ClaimLost("a concurrent writer rated part of this batch")
-            ledger = _load_ledger(games)
+            ledger, matchups = _load_ledgers(games)
             results = [ledger.apply(game) for game in games]
-            _write_ledger(ledger)
+            _LocalMatchups(matchups).record(games, results)
+            _write_ratings(ledger, ledger.touched_ratings)
+            _write_matchups(matchups, _rating_ids(ledger), fresh=False)
             _write_results(results, timezone.now())
         rated += len(results)
         counted += sum(r.counted for r in results)
@@ -440,11 +497,6 @@ _DERIVED_MODELS = (
 )
 
 
-# The big derived tables, which a recompute fills without their indexes; no database
-# foreign key points at any of them.
-_BULK_LOADED_MODELS = (MatchRating, RatingSnapshot, PlayerMatchup, Rating)
-
-
 def _reset_derived_tables() -> None:
     """Empty everything rating derives from matches, the pending queue included."""
     if connection.vendor == "postgresql":
@@ -464,11 +516,13 @@ def recompute_all_ratings(
 ) -> RatingRun:
     """Forget every rating and rebuild all of them from the stored matches, in one transaction.
 
-    The whole history runs through one in-memory ledger; match results are written a
-    chunk at a time and ratings, matchups and snapshots once at the end, into tables
-    whose indexes are built after the load. The tables are emptied with TRUNCATE, so
-    their readers wait for the commit (cached pages are still served). Ranks
-    and the top-N matchup brackets are rebuilt afterwards from the new ratings.
+    The whole history runs through one pair of in-memory ledgers: on PostgreSQL the
+    matchup ledger runs in a second process, beside the ratings (see
+    matches.services.matchup_process). Match results are written a chunk at a time and
+    ratings, matchups and snapshots once at the end, into tables whose indexes are
+    built after the load. The tables are emptied with TRUNCATE, so their readers wait
+    for the commit (cached pages are still served). Ranks and the top-N matchup
+    brackets are rebuilt afterwards from the new ratings.
     """
     from matches.services.statistics import refresh_ranks
 
@@ -476,28 +530,36 @@ def recompute_all_ratings(
     with paused_garbage_collection(), transaction.atomic():
         acquire_transaction_lock(RATING_WRITER_LOCK, wait=True)
         _reset_derived_tables()
-        excluded = Player.objects.filter(Q(hidden=True) | Q(cheater=True)).values_list(
-            "id", flat=True
+        ledger = _new_rating_ledger(
+            Player.objects.filter(Q(hidden=True) | Q(cheater=True)).values_list("id", flat=True)
         )
-        ledger = _new_ledger(excluded, {})
-        ledger.brackets = BRACKETS[:1]
         rated_at = timezone.now()
         # Kept for the top-N brackets, which need the final ranks: cheaper in memory
         # than reading a million games back from the database.
         counted_games: list[Game] = []
-        with bulk.indexes_built_after(_BULK_LOADED_MODELS):
-            for games in matches_in_order(Match.objects.all(), chunk_size):
-                results = [ledger.apply(game) for game in games]
-                _write_results(results, rated_at)
-                counted_games += [g for g, r in zip(games, results, strict=True) if r.counted]
-                rated += len(results)
-                batches += 1
-                if progress is not None:
-                    progress(rated)
-            _write_ledger(ledger, fresh=True)
+        with (
+            bulk.indexes_built_after((RatingSnapshot, PlayerMatchup)),
+            _recompute_matchups(_new_matchup_ledger({}, BRACKETS[:1])) as matchups,
+        ):
+            with bulk.indexes_built_after((MatchRating,)):
+                for games in matches_in_order(Match.objects.all(), chunk_size):
+                    results = [ledger.apply(game) for game in games]
+                    matchups.record(games, results)
+                    _write_results(results, rated_at)
+                    counted_games += [g for g, r in zip(games, results, strict=True) if r.counted]
+                    rated += len(results)
+                    batches += 1
+                    if progress is not None:
+                        progress(rated)
+                # On PostgreSQL the matchup process now encodes its rows while this one
+                # builds indexes, writes the ratings and ranks them.
+                matchups.close(_number_ratings(ledger))
+            with bulk.indexes_built_after((Rating,)):
+                _insert_numbered_ratings(ledger)
+                refresh_ranks()
+            rebuild_bracket_matchups(counted_games)
+            matchups.write(fresh=True)
         counted = len(counted_games)
-        refresh_ranks()
-        rebuild_bracket_matchups(counted_games)
     bulk.analyze(_DERIVED_MODELS)
     bump_generation()
     return RatingRun(rated, counted, batches)
@@ -517,8 +579,7 @@ def rebuild_bracket_matchups(counted_games: Iterable[Game] | None = None) -> Non
             character_rank__lte=largest
         ).values_list("player_id", "character_id", "character_rank")
     }
-    ledger = _new_ledger((), ranks)
-    ledger.brackets = BRACKETS[1:]
+    matchups = _new_matchup_ledger(ranks, BRACKETS[1:])
     if counted_games is None:
         counted_games = (
             game
@@ -526,9 +587,9 @@ def rebuild_bracket_matchups(counted_games: Iterable[Game] | None = None) -> Non
             for game in games
         )
     for game in counted_games:
-        ledger.apply_character_matchups(game)
+        matchups.apply_character_matchups(game)
     CharacterMatchup.objects.exclude(bracket=CharacterMatchup.Bracket.ALL).delete()
-    _write_matchups(ledger, fresh=True)
+    _write_matchups(matchups, {}, fresh=True)
 
 
 def decay_all_ratings(now: datetime | None = None) -> int:
@@ -537,7 +598,7 @@ def decay_all_ratings(now: datetime | None = None) -> int:
     Runs under the rating writer lock, so it never overwrites a batch's fresh ratings.
     """
     params = glicko_params()
-    moment = (now or timezone.now()).timestamp()
+    until = (now or timezone.now()).timestamp()
     with transaction.atomic():
         acquire_transaction_lock(RATING_WRITER_LOCK, wait=True)
         rows = []
@@ -545,8 +606,8 @@ def decay_all_ratings(now: datetime | None = None) -> int:
             deviation__lt=params.maximum_deviation, last_decay_at__isnull=False
         ).values_list("id", "deviation", "last_decay_at"):
             new_deviation, new_last_decay = decay(
-                deviation, last_decay_at.timestamp(), moment, params
+                deviation, last_decay_at.timestamp(), until, params
             )
             if new_last_decay != last_decay_at.timestamp():
-                rows.append((rating_id, new_deviation, _moment(new_last_decay)))
+                rows.append((rating_id, new_deviation, moment(new_last_decay)))
         return bulk.update(Rating, "id", ("deviation", "last_decay_at"), rows) if rows else 0

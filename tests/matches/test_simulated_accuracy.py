@@ -6,7 +6,7 @@ from datetime import datetime
 
 import pytest
 
-from matches.ratings.glicko import DEFAULT_PARAMS, GlickoParams
+from matches.ratings.glicko import DEFAULT_PARAMS
 from matches.ratings.ledger import Game, RatingLedger
 from matches.simulation.league import LeagueSimulator
 from players.roster import CODE_TO_ID
@@ -56,10 +56,7 @@ def test_spearman_helper_on_known_values():
 @pytest.mark.slow
 def test_ratings_rank_players_like_their_hidden_skills_on_200k_games():
     league = LeagueSimulator(players=2000, seed=11)
-    ledger = RatingLedger(
-        params=DEFAULT_PARAMS,
-        character_matchup_params=GlickoParams(minimum_deviation=5.0),
-    )
+    ledger = RatingLedger(params=DEFAULT_PARAMS)
     for number, replay in enumerate(league.games(200_000)):
         ledger.apply(game(number, replay))
     skills = league.true_skills()
