@@ -3,9 +3,25 @@
 from __future__ import annotations
 
 import pytest
-from django.db import connection
+from django.db import connection, models
 
 
 def postgres_only(reason: str) -> pytest.MarkDecorator:
     """Skip a test on SQLite, saying why it needs PostgreSQL."""
     return pytest.mark.skipif(connection.vendor != "postgresql", reason=reason)
+
+
+def index_definitions(*tables: type[models.Model]) -> set[tuple[str, str]]:
+    """Every index and constraint of the tables, by name and definition (PostgreSQL)."""
+    names = [model._meta.db_table for model in tables]
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT indexname, indexdef FROM pg_indexes WHERE tablename = ANY(%s)", [names]
+        )
+        indexes = set(cursor.fetchall())
+        cursor.execute(
+            "SELECT conname, pg_get_constraintdef(oid) FROM pg_constraint "
+            "WHERE conrelid = ANY(%s::regclass[])",
+            [names],
+        )
+        return indexes | set(cursor.fetchall())

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -90,3 +91,23 @@ def replay(
         ],
         **extra,
     }
+
+
+def random_league(games: int, seed: int = 7) -> list[dict]:
+    """Games among eight players and three characters, a few minutes apart."""
+    rng = random.Random(seed)
+    players = [str(100000000000000000 + n) for n in range(8)]
+    codes = ["SO", "KY", "MA"]
+    out = []
+    for n in range(games):
+        p1, p2 = rng.sample(players, 2)
+        out.append(
+            replay(
+                n * 37 + rng.randrange(30),
+                p1,
+                p2,
+                winner=rng.choice([1, 2]),
+                characters=(rng.choice(codes), rng.choice(codes)),
+            )
+        )
+    return out

@@ -254,46 +254,56 @@ def update(
 
 
 @contextmanager
-def indexes_built_after(tables: Iterable[type[models.Model]]) -> Iterator[None]:
-    """Load emptied tables without their indexes, and build the indexes once at the end.
+def indexes_built_after(
+    tables: Iterable[type[models.Model]], *, keep_unique: bool = False
+) -> Iterator[None]:
+    """Load tables without their indexes, and build the indexes once at the end.
 
-    On PostgreSQL, filling a million-row table and then building each index in one
-    sorted pass costs about a third of keeping the indexes up to date row by row.
-    Primary keys and unique constraints are dropped and re-added from their own
-    definitions (a duplicate loaded meanwhile fails the re-add, and with it the
-    transaction), so only tables no foreign key points at may be passed. On SQLite
-    this does nothing. Must run inside the transaction that loads the tables.
+    On PostgreSQL, filling a large table and then building each index in one sorted
+    pass costs a fraction of keeping the indexes up to date row by row. Primary keys
+    and unique constraints are dropped and re-added from their own definitions (a
+    duplicate loaded meanwhile fails the re-add, and with it the transaction), so only
+    tables no foreign key points at may be passed; with `keep_unique` they stay, for
+    loads that rely on them (ON CONFLICT) or tables others point at, and only the
+    other indexes are set aside. Dropping an index locks its table until the commit.
+    On SQLite this does nothing. Must run inside the transaction that loads the tables.
     """
     if connection.vendor != "postgresql":
         yield
         return
     names = [model._meta.db_table for model in tables]
     with connection.cursor() as cursor:
+        constraints = []
+        if not keep_unique:
+            cursor.execute(
+                "SELECT conrelid::regclass::text, conname, pg_get_constraintdef(oid) "
+                "FROM pg_constraint "
+                "WHERE conrelid = ANY(%s::regclass[]) AND contype IN ('p', 'u')",
+                [names],
+            )
+            constraints = cursor.fetchall()
         cursor.execute(
-            "SELECT conrelid::regclass::text, conname, pg_get_constraintdef(oid) "
-            "FROM pg_constraint WHERE conrelid = ANY(%s::regclass[]) AND contype IN ('p', 'u')",
-            [names],
-        )
-        constraints = cursor.fetchall()
-        cursor.execute(
-            "SELECT indexname, indexdef FROM pg_indexes "
-            "WHERE schemaname = current_schema() AND tablename = ANY(%s) "
-            "AND indexname <> ALL(%s)",
+            "SELECT indexrelid::regclass::text, pg_get_indexdef(indexrelid) FROM pg_index "
+            "WHERE indrelid = ANY(%s::regclass[]) AND indexrelid <> ALL(%s::regclass[])"
+            + (" AND NOT indisunique" if keep_unique else ""),
             [names, [name for _, name, _ in constraints]],
         )
         indexes = cursor.fetchall()
         for name, _ in indexes:
-            cursor.execute(f'DROP INDEX "{name}"')
+            cursor.execute(f"DROP INDEX {name}")
         for table, name, _ in constraints:
             cursor.execute(f'ALTER TABLE {table} DROP CONSTRAINT "{name}"')
     yield
     with connection.cursor() as cursor:
         # Index builds sort in this memory; the default 64 MB spills to disk at a million rows.
         cursor.execute("SET LOCAL maintenance_work_mem = '256MB'")
+        # A table with deferred foreign-key checks pending cannot be indexed: run them now.
+        cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
         for table, name, definition in constraints:
             cursor.execute(f'ALTER TABLE {table} ADD CONSTRAINT "{name}" {definition}')
         for _, definition in indexes:
             cursor.execute(definition)
+        cursor.execute("SET CONSTRAINTS ALL DEFERRED")
 
 
 def analyze(tables: Iterable[type[models.Model]]) -> None:

@@ -19,7 +19,7 @@ import queue
 import tempfile
 import traceback
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from multiprocessing.connection import Connection, wait
+from multiprocessing.connection import Connection
 from pathlib import Path
 from types import TracebackType
 from typing import Any, Self
@@ -125,13 +125,17 @@ class MatchupProcess:
             yield name, path
 
     def _reply(self) -> tuple:
-        while not self._replies.poll():
-            wait([self._replies, self._process.sentinel], timeout=_LIVENESS_SECONDS)
-            if not self._replies.poll() and not self._process.is_alive():
-                raise MatchupProcessFailed(
-                    f"the matchup process died (exit code {self._process.exitcode})"
-                )
-        return self._replies.recv()
+        try:
+            # The child holds the only other end: if it dies, this ends at once.
+            return self._replies.recv()
+        except EOFError:
+            raise self._died() from None
+
+    def _died(self) -> MatchupProcessFailed:
+        self._process.join(timeout=_LIVENESS_SECONDS)
+        return MatchupProcessFailed(
+            f"the matchup process died (exit code {self._process.exitcode})"
+        )
 
     def _put(self, message: tuple) -> None:
         while True:
@@ -140,9 +144,7 @@ class MatchupProcess:
                 return
             except queue.Full:
                 if not self._process.is_alive():
-                    raise MatchupProcessFailed(
-                        f"the matchup process died (exit code {self._process.exitcode})"
-                    ) from None
+                    raise self._died() from None
 
 
 def _serve(

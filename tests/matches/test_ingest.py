@@ -240,6 +240,51 @@ def test_an_import_that_fails_midway_keeps_whole_transactions(monkeypatch):
         assert {a, b} <= players
 
 
+first_load_only_on_postgres = databases.postgres_only("SQLite keeps its indexes during a load")
+
+
+@first_load_only_on_postgres
+def test_a_first_load_sets_indexes_aside_and_builds_every_one_back(monkeypatch):
+    from matches.services import ingest
+
+    tables = (Match, Player, PlayerName)
+    before = databases.index_definitions(*tables)
+    assert len(before) >= 15
+    set_aside = []
+    real_indexes_built_after = ingest.bulk.indexes_built_after
+
+    def recorded(models, **options):
+        set_aside.append([model.__name__ for model in models])
+        return real_indexes_built_after(models, **options)
+
+    monkeypatch.setattr(ingest.bulk, "indexes_built_after", recorded)
+    assert store(_name_changing_games()).new == 5
+    assert set_aside == [["Match", "Player", "PlayerName"]]
+    assert databases.index_definitions(*tables) == before
+    # The conflict checks held during the load, and the next load keeps every index.
+    assert store([*_name_changing_games(), replay(6, P1, P3)]).new == 1
+    assert set_aside == [["Match", "Player", "PlayerName"]]
+    assert Match.objects.count() == 6
+    assert PlayerName.objects.filter(name__iexact="third renamed").count() == 1
+
+
+@first_load_only_on_postgres
+def test_a_first_load_that_fails_leaves_no_games_and_every_index(monkeypatch):
+    from matches.services import ingest
+
+    tables = (Match, Player, PlayerName)
+    before = databases.index_definitions(*tables)
+
+    def failing_player_write(self):
+        raise RuntimeError("database went away")
+
+    monkeypatch.setattr(ingest._PlayerSightings, "write", failing_player_write)
+    with pytest.raises(RuntimeError):
+        store(_name_changing_games())
+    assert not Match.objects.exists()
+    assert databases.index_definitions(*tables) == before
+
+
 @databases.postgres_only("SQLite's write lock already serializes writers")
 @pytest.mark.django_db(transaction=True)
 def test_concurrent_imports_of_the_same_games_in_opposite_orders_do_not_deadlock():

@@ -6,7 +6,7 @@ import random
 from datetime import timedelta
 
 import pytest
-from django.db import IntegrityError, connection, transaction
+from django.db import IntegrityError, transaction
 
 from matches.models import CharacterMatchup, Match, MatchRating, PendingMatch
 from matches.replays.readers import iter_replay_payloads
@@ -21,7 +21,7 @@ from matches.services.rating import (
 from matches.services.statistics import refresh_ranks
 from players.models import Character, Player, PlayerMatchup, Rating, RatingSnapshot
 from tests import databases
-from tests.factories import BASE_TIME, PlayerFactory, RatingFactory, replay
+from tests.factories import BASE_TIME, PlayerFactory, RatingFactory, random_league, replay
 
 pytestmark = pytest.mark.django_db
 
@@ -187,25 +187,6 @@ def test_every_match_is_rated_exactly_once():
     assert rating(A).wins == 39
 
 
-def random_league(games: int, seed: int = 7) -> list[dict]:
-    rng = random.Random(seed)
-    players = [str(100000000000000000 + n) for n in range(8)]
-    codes = ["SO", "KY", "MA"]
-    out = []
-    for n in range(games):
-        p1, p2 = rng.sample(players, 2)
-        out.append(
-            replay(
-                n * 37 + rng.randrange(30),
-                p1,
-                p2,
-                winner=rng.choice([1, 2]),
-                characters=(rng.choice(codes), rng.choice(codes)),
-            )
-        )
-    return out
-
-
 def state() -> dict:
     return {
         "ratings": sorted(
@@ -331,33 +312,17 @@ def test_matches_in_order_pages_through_games_sharing_a_moment_once_each():
         assert paged == expected
 
 
-def _index_definitions() -> set[tuple[str, str]]:
-    tables = [
-        model._meta.db_table for model in (MatchRating, RatingSnapshot, PlayerMatchup, Rating)
-    ]
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT indexname, indexdef FROM pg_indexes WHERE tablename = ANY(%s)", [tables]
-        )
-        indexes = set(cursor.fetchall())
-        cursor.execute(
-            "SELECT conname, pg_get_constraintdef(oid) FROM pg_constraint "
-            "WHERE conrelid = ANY(%s::regclass[])",
-            [tables],
-        )
-        return indexes | set(cursor.fetchall())
-
-
 postgres_only = databases.postgres_only("SQLite keeps its indexes during a recompute")
 
 
 @postgres_only
 def test_recompute_builds_back_every_index_and_constraint_it_set_aside():
-    before = _index_definitions()
+    tables = (MatchRating, RatingSnapshot, PlayerMatchup, Rating)
+    before = databases.index_definitions(*tables)
     assert len(before) >= 10
     store(random_league(40))
     recompute_all_ratings(chunk_size=7)
-    assert _index_definitions() == before
+    assert databases.index_definitions(*tables) == before
 
 
 @postgres_only
