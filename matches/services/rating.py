@@ -407,7 +407,8 @@ class _MatchupsInChildProcess:
         self.process.close(rating_ids)
 
     def write(self, *, fresh: bool) -> None:
-        assert fresh, "COPY files only load emptied tables"
+        if not fresh:
+            raise ValueError("COPY files only load emptied tables")
         for name, path in self.process.encoded_files():
             model, columns = self.TABLES[name]
             bulk.copy_file(model, columns, path)
@@ -451,11 +452,13 @@ def rate_pending_matches(
                 break
             if _claim(games) != len(games):
                 raise ClaimLost("a concurrent writer rated part of this batch")
-            ledger, matchups = _load_ledgers(games)
+            ledger, matchup_ledger = _load_ledgers(games)
+            matchups = _LocalMatchups(matchup_ledger)
             results = [ledger.apply(game) for game in games]
-            _LocalMatchups(matchups).record(games, results)
+            matchups.record(games, results)
             _write_ratings(ledger, ledger.touched_ratings)
-            _write_matchups(matchups, _rating_ids(ledger), fresh=False)
+            matchups.close(_rating_ids(ledger))
+            matchups.write(fresh=False)
             _write_results(results, timezone.now())
         rated += len(results)
         counted += sum(r.counted for r in results)
