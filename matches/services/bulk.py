@@ -79,12 +79,10 @@ def column_types(model: type[models.Model], columns: Sequence[str]) -> list[int]
 
 def copy_file(model: type[models.Model], columns: Sequence[str], path: Path) -> None:
     """Stream a file of binary COPY data (signature to trailer) into a table (PostgreSQL)."""
-    statement = f"COPY {model._meta.db_table} ({', '.join(columns)}) FROM STDIN (FORMAT BINARY)"
     with (
         connection.cursor() as cursor,
         path.open("rb") as file,
-        connection.wrap_database_errors,
-        cursor.cursor.copy(statement) as copy,
+        _binary_copy(cursor, model._meta.db_table, columns, None) as copy,
     ):
         while block := file.read(_COPY_BLOCK_BYTES):
             copy.write(block)
@@ -102,20 +100,60 @@ def _copy_to_temp(cursor: Any, table: str, columns: Sequence[str], rows: Iterabl
     return temp
 
 
+@contextmanager
+def _binary_copy(
+    cursor: Any, table: str, columns: Sequence[str], types: list[int] | None
+) -> Iterator[Any]:
+    """A binary COPY into `table` on psycopg's own cursor (about four times faster than
+    text COPY to build); without `types` it takes data already encoded. Its errors
+    still reach callers as Django's database errors, like every other statement's."""
+    statement = f"COPY {table} ({', '.join(columns)}) FROM STDIN (FORMAT BINARY)"
+    with connection.wrap_database_errors, cursor.cursor.copy(statement) as copy:
+        if types is not None:
+            copy.set_types(types)
+        yield copy
+
+
 def _copy_rows(
     cursor: Any, table: str, columns: Sequence[str], types: list[int], rows: Iterable[Row]
 ) -> int:
-    """Stream rows through binary COPY on psycopg's own cursor (about four times faster
-    than text COPY to build); its errors still reach callers as Django's database
-    errors, like every other statement's."""
     written = 0
-    statement = f"COPY {table} ({', '.join(columns)}) FROM STDIN (FORMAT BINARY)"
-    with connection.wrap_database_errors, cursor.cursor.copy(statement) as copy:
-        copy.set_types(types)
+    with _binary_copy(cursor, table, columns, types) as copy:
         for row in rows:
             copy.write_row(row)
             written += 1
     return written
+
+
+@contextmanager
+def insert_stream(
+    model: type[models.Model], columns: Sequence[str]
+) -> Iterator[Callable[[Iterable[Row]], None]]:
+    """A function that inserts rows, called many times: every call feeds one COPY that
+    stays open until the block ends, so the database takes in each batch while the
+    caller computes the next. Meanwhile this connection can run nothing else (PostgreSQL)."""
+    table = model._meta.db_table
+    with (
+        connection.cursor() as cursor,
+        _binary_copy(cursor, table, columns, _types(cursor, table, columns)) as copy,
+    ):
+        write_row = copy.write_row
+
+        def copy_rows(rows: Iterable[Row]) -> None:
+            for row in rows:
+                write_row(row)
+
+        yield copy_rows
+
+
+def plain_connection_params() -> dict[str, Any]:
+    """This connection's settings as plain values, for opening another connection to the
+    same database from a thread or process (the driver's own objects stay behind)."""
+    return {
+        key: value
+        for key, value in connection.get_connection_params().items()
+        if isinstance(value, str | int)
+    }
 
 
 def insert(

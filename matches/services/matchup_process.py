@@ -60,11 +60,8 @@ class MatchupProcess:
         column_types: Mapping[str, list[int]],
     ) -> None:
         self._ledger = ledger
-        # Only the plain values: the parent's connection settings also hold objects
-        # (adapters, cursor classes) that neither pickle nor matter for encoding.
-        self._connection_params = {
-            key: value for key, value in connection_params.items() if isinstance(value, str | int)
-        }
+        # Plain values only (they are pickled for the child).
+        self._connection_params = dict(connection_params)
         self._column_types = dict(column_types)
         context = multiprocessing.get_context("spawn")
         self._inbox = context.Queue(maxsize=_QUEUED_CHUNKS)

@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
+from functools import partial
 
 from django.conf import settings
 from django.core.management.color import no_style
@@ -53,6 +54,7 @@ from matches.services.rating_rows import (
     player_matchup_rows,
     snapshot_rows,
 )
+from matches.services.read_ahead import chunks_read_ahead
 from players.models import Player, PlayerMatchup, Rating, RatingSnapshot
 
 logger = logging.getLogger(__name__)
@@ -326,35 +328,33 @@ def _write_matchups(
     )
 
 
-def _write_results(results: list[GameResult], rated_at: datetime) -> None:
-    bulk.insert(
-        MatchRating,
-        (
-            "match_id",
-            "rated_at",
-            "counted",
-            "value_a",
-            "deviation_a",
-            "change_a",
-            "value_b",
-            "deviation_b",
-            "change_b",
-        ),
-        (
-            (
-                r.match_id,
-                rated_at,
-                r.counted,
-                r.value_a,
-                r.deviation_a,
-                r.new_value_a - r.value_a,
-                r.value_b,
-                r.deviation_b,
-                r.new_value_b - r.value_b,
-            )
-            for r in results
-        ),
-    )
+MATCH_RATING_COLUMNS = (
+    "match_id",
+    "rated_at",
+    "counted",
+    "value_a",
+    "deviation_a",
+    "change_a",
+    "value_b",
+    "deviation_b",
+    "change_b",
+)
+
+
+def _result_rows(results: list[GameResult], rated_at: datetime) -> Iterator[tuple]:
+    """Rows of MATCH_RATING_COLUMNS."""
+    for r in results:
+        yield (
+            r.match_id,
+            rated_at,
+            r.counted,
+            r.value_a,
+            r.deviation_a,
+            r.new_value_a - r.value_a,
+            r.value_b,
+            r.deviation_b,
+            r.new_value_b - r.value_b,
+        )
 
 
 def _claim(games: list[Game]) -> int:
@@ -425,7 +425,7 @@ def _recompute_matchups(
         name: bulk.column_types(model, columns)
         for name, (model, columns) in _MatchupsInChildProcess.TABLES.items()
     }
-    with MatchupProcess(ledger, connection.get_connection_params(), types) as process:
+    with MatchupProcess(ledger, bulk.plain_connection_params(), types) as process:
         yield _MatchupsInChildProcess(process)
 
 
@@ -459,7 +459,7 @@ def rate_pending_matches(
             _write_ratings(ledger, ledger.touched_ratings)
             matchups.close(_rating_ids(ledger))
             matchups.write(fresh=False)
-            _write_results(results, timezone.now())
+            bulk.insert(MatchRating, MATCH_RATING_COLUMNS, _result_rows(results, timezone.now()))
         rated += len(results)
         counted += sum(r.counted for r in results)
         batches += 1
@@ -488,6 +488,37 @@ def matches_in_order(matches: QuerySet[Match], chunk_size: int = 50_000) -> Iter
                 played_at__gte=last_played_at,
             )[:chunk_size]
         )
+
+
+@contextmanager
+def _matches_in_results_out(
+    chunk_size: int,
+) -> Iterator[tuple[Iterable[list[Game]], Callable[[Iterable[tuple]], object]]]:
+    """Every match as Games in (played_at, id) order a chunk at a time, and a function
+    that stores rows of MATCH_RATING_COLUMNS.
+
+    On PostgreSQL the matches are read a chunk ahead on a second connection
+    (matches.services.read_ahead), which leaves this one free to stream every result
+    through one COPY. That connection sees only committed matches, so inside a caller's
+    transaction (savepoints mark one), which may hold more, and on SQLite, this
+    connection takes turns: read a chunk, insert its results.
+    """
+    if connection.vendor != "postgresql" or connection.savepoint_ids:
+        yield (
+            matches_in_order(Match.objects.all(), chunk_size),
+            partial(bulk.insert, MatchRating, MATCH_RATING_COLUMNS),
+        )
+        return
+    queryset = (
+        Match.objects.order_by("played_at", "id")
+        .annotate(epoch=EpochSeconds("played_at"))
+        .values_list(*_game_columns())
+    )
+    with (
+        chunks_read_ahead(queryset, chunk_size, _games) as chunks,
+        bulk.insert_stream(MatchRating, MATCH_RATING_COLUMNS) as write_results,
+    ):
+        yield chunks, write_results
 
 
 _DERIVED_MODELS = (
@@ -545,15 +576,18 @@ def recompute_all_ratings(
             _recompute_matchups(_new_matchup_ledger({}, BRACKETS[:1])) as matchups,
         ):
             with bulk.indexes_built_after((MatchRating,)):
-                for games in matches_in_order(Match.objects.all(), chunk_size):
-                    results = [ledger.apply(game) for game in games]
-                    matchups.record(games, results)
-                    _write_results(results, rated_at)
-                    counted_games += [g for g, r in zip(games, results, strict=True) if r.counted]
-                    rated += len(results)
-                    batches += 1
-                    if progress is not None:
-                        progress(rated)
+                with _matches_in_results_out(chunk_size) as (chunks, write_results):
+                    for games in chunks:
+                        results = [ledger.apply(game) for game in games]
+                        matchups.record(games, results)
+                        write_results(_result_rows(results, rated_at))
+                        counted_games += [
+                            g for g, r in zip(games, results, strict=True) if r.counted
+                        ]
+                        rated += len(results)
+                        batches += 1
+                        if progress is not None:
+                            progress(rated)
                 # On PostgreSQL the matchup process now encodes its rows while this one
                 # builds indexes, writes the ratings and ranks them.
                 matchups.close(_number_ratings(ledger))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from contextlib import contextmanager
 from datetime import timedelta
 
 import pytest
@@ -247,6 +248,28 @@ def test_recompute_equals_incremental_rating_in_any_batch_size(batch_size):
     rate_pending_matches(batch_size=batch_size)
     incremental = state()
     recompute_all_ratings(chunk_size=50)
+    assert_same_state(incremental, state())
+
+
+@databases.postgres_only("a recompute reads ahead on a second connection on PostgreSQL")
+@pytest.mark.django_db(transaction=True)
+def test_recompute_reading_ahead_on_a_second_connection_equals_incremental_rating(monkeypatch):
+    from matches.services import read_ahead
+
+    store(random_league(120))
+    rate_pending_matches(batch_size=5)
+    incremental = state()
+    chunks_read = []
+    real_chunks_read_ahead = read_ahead.chunks_read_ahead
+
+    @contextmanager
+    def counted_chunks_read_ahead(*args):
+        with real_chunks_read_ahead(*args) as chunks:
+            yield (chunks_read.append(len(chunk)) or chunk for chunk in chunks)
+
+    monkeypatch.setattr("matches.services.rating.chunks_read_ahead", counted_chunks_read_ahead)
+    recompute_all_ratings(chunk_size=50)
+    assert chunks_read == [50, 50, 20]
     assert_same_state(incremental, state())
 
 
