@@ -107,6 +107,14 @@ class MatchupState:
         self.losses = losses
         self.last_decay_at = last_decay_at
 
+    def decay_to(self, moment: float, params: GlickoParams) -> None:
+        last = self.last_decay_at
+        if last is None:
+            self.last_decay_at = moment
+        # Most games of a matchup fall within a period of its last one: nothing to do.
+        elif moment - last >= params.decay_period_seconds:
+            self.deviation, self.last_decay_at = decay(self.deviation, last, moment, params)
+
 
 class Game(NamedTuple):
     """A stored match as the ledger needs it; side A won when `a_won`.
@@ -278,14 +286,16 @@ class MatchupLedger:
         key_b = (game.player_b, game.character_b)
         moment = game.played_at
         day = int(moment // SECONDS_PER_DAY)
-        self.snapshots[(key_a, day)] = (result.new_value_a, result.new_deviation_a)
-        self.snapshots[(key_b, day)] = (result.new_value_b, result.new_deviation_b)
+        snapshots = self.snapshots
+        snapshots[(key_a, day)] = (result.new_value_a, result.new_deviation_a)
+        snapshots[(key_b, day)] = (result.new_value_b, result.new_deviation_b)
+        score_a = 1.0 if game.a_won else 0.0
         self._update_player_matchup(
             (key_a, game.character_b),
             result.value_a,
             result.value_b,
             result.deviation_b,
-            game.a_won,
+            score_a,
             moment,
         )
         self._update_player_matchup(
@@ -293,7 +303,7 @@ class MatchupLedger:
             result.value_b,
             result.value_a,
             result.deviation_a,
-            not game.a_won,
+            1.0 - score_a,
             moment,
         )
         self.apply_character_matchups(game)
@@ -304,30 +314,21 @@ class MatchupLedger:
         own_value: float,
         opponent_value: float,
         opponent_deviation: float,
-        won: bool,
+        score: float,
         moment: float,
     ) -> None:
         """One side against the other's character, updated against the opponent's rating."""
+        params = self.params
         matchup = self.player_matchups.get(matchup_key)
         if matchup is None:
             # Starts at the player's rating at the time, fully uncertain.
-            matchup = MatchupState(own_value, self.params.initial_deviation)
+            matchup = MatchupState(own_value, params.initial_deviation)
             self.player_matchups[matchup_key] = matchup
-        if matchup.last_decay_at is None:
-            matchup.last_decay_at = moment
-        else:
-            matchup.deviation, matchup.last_decay_at = decay(
-                matchup.deviation, matchup.last_decay_at, moment, self.params
-            )
+        matchup.decay_to(moment, params)
         matchup.value, matchup.deviation = update(
-            matchup.value,
-            matchup.deviation,
-            opponent_value,
-            opponent_deviation,
-            1.0 if won else 0.0,
-            self.params,
+            matchup.value, matchup.deviation, opponent_value, opponent_deviation, score, params
         )
-        if won:
+        if score:
             matchup.wins += 1
         else:
             matchup.losses += 1
@@ -337,31 +338,28 @@ class MatchupLedger:
         """(X vs Y) wins against (Y vs X) in every bracket both players belong to; mirrors skip."""
         if game.character_a == game.character_b:
             return
-        key_a = (game.player_a, game.character_a)
-        key_b = (game.player_b, game.character_b)
-        winner_character, loser_character = (
-            (game.character_a, game.character_b)
-            if game.a_won
-            else (game.character_b, game.character_a)
-        )
-        rank_a = self.character_ranks.get(key_a)
-        rank_b = self.character_ranks.get(key_b)
+        if game.a_won:
+            winner_character, loser_character = game.character_a, game.character_b
+        else:
+            winner_character, loser_character = game.character_b, game.character_a
+        ranks = self.character_ranks
         params = self.character_matchup_params
         for bracket, limit in self.brackets:
-            if limit is not None and (
-                rank_a is None or rank_b is None or rank_a > limit or rank_b > limit
-            ):
-                continue
+            if limit is not None:
+                rank_a = ranks.get((game.player_a, game.character_a))
+                rank_b = ranks.get((game.player_b, game.character_b))
+                if rank_a is None or rank_b is None or rank_a > limit or rank_b > limit:
+                    continue
             win_key = (bracket, winner_character, loser_character)
             loss_key = (bracket, loser_character, winner_character)
             winning = self._character_matchup(win_key)
             losing = self._character_matchup(loss_key)
-            winning_before = (winning.value, winning.deviation)
+            winning_value, winning_deviation = winning.value, winning.deviation
             winning.value, winning.deviation = update(
-                winning.value, winning.deviation, losing.value, losing.deviation, 1.0, params
+                winning_value, winning_deviation, losing.value, losing.deviation, 1.0, params
             )
             losing.value, losing.deviation = update(
-                losing.value, losing.deviation, *winning_before, 0.0, params
+                losing.value, losing.deviation, winning_value, winning_deviation, 0.0, params
             )
             winning.wins += 1
             losing.losses += 1
