@@ -1,7 +1,7 @@
 """`make bench`: simulate a league, import it and recompute all ratings, on PostgreSQL and SQLite.
 
 Each step runs as its own `manage.py` process against a fresh database, timed from
-outside and measured for peak memory (its maximum resident set). The bare Glicko
+outside and measured for peak memory (with the processes it starts). The bare Glicko
 update loop runs in this process for comparison. Results are appended to BENCHMARKS.md.
 
     python -m bench.import_recompute [--games N] [--players N] [--databases postgres,sqlite]
@@ -14,6 +14,7 @@ import os
 import random
 import subprocess
 import sys
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -33,8 +34,39 @@ class Step:
     output: str
 
 
+def _resident_kb(pid: int) -> int:
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    except (FileNotFoundError, ProcessLookupError):
+        pass
+    return 0
+
+
+def _tree_resident_kb(root: int) -> int:
+    """Resident memory of a process and all its descendants, summed (from /proc)."""
+    children: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                # The parent pid is the second field after the parenthesised command.
+                parent = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            except (FileNotFoundError, ProcessLookupError, IndexError, ValueError):
+                continue
+            children.setdefault(parent, []).append(int(entry.name))
+    total, pending = 0, [root]
+    while pending:
+        pid = pending.pop()
+        total += _resident_kb(pid)
+        pending += children.get(pid, [])
+    return total
+
+
 def run_step(arguments: list[str], database_url: str) -> Step:
-    """Run one manage.py command; wall time and peak memory of that process alone."""
+    """Run one manage.py command; its wall time, and its peak memory: the resident sets
+    of the command and the processes it starts, summed, sampled every 0.1 s (and never
+    below the command's own peak)."""
     environment = {**os.environ, "DATABASE_URL": database_url}
     started = time.perf_counter()
     process = subprocess.Popen(
@@ -44,12 +76,24 @@ def run_step(arguments: list[str], database_url: str) -> Step:
         stderr=subprocess.STDOUT,
         text=True,
     )
+    peak_kb = 0
+    finished = threading.Event()
+
+    def sample() -> None:
+        nonlocal peak_kb
+        while not finished.wait(0.1):
+            peak_kb = max(peak_kb, _tree_resident_kb(process.pid))
+
+    sampler = threading.Thread(target=sample, daemon=True)
+    sampler.start()
     output = process.stdout.read() if process.stdout else ""
     _, status, usage = os.wait4(process.pid, 0)
     seconds = time.perf_counter() - started
+    finished.set()
+    sampler.join()
     if os.waitstatus_to_exitcode(status) != 0:
         raise RuntimeError(f"{' '.join(arguments)} failed:\n{output}")
-    return Step(seconds, usage.ru_maxrss / 1024, output.strip())
+    return Step(seconds, max(peak_kb, usage.ru_maxrss) / 1024, output.strip())
 
 
 def fresh_database(kind: str) -> str:
@@ -127,7 +171,8 @@ def main() -> None:
             "",
             "Command: `make bench` (`python -m bench.import_recompute`). Each step is a separate "
             "`manage.py` process on a fresh database; time is wall time of the whole command "
-            "(start-up included), memory its peak resident set.",
+            "(start-up included), memory the peak of its resident set and those of the "
+            "processes it starts (a recompute's matchup process), summed.",
             "",
             "| database | import replays/s | import peak MB | recompute games/s "
             "| recompute peak MB |",

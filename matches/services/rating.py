@@ -10,6 +10,7 @@ a retried or concurrent run rates nothing twice.
 from __future__ import annotations
 
 import logging
+import multiprocessing
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -418,7 +419,8 @@ class _MatchupsInChildProcess:
 def _recompute_matchups(
     ledger: MatchupLedger,
 ) -> Iterator[_LocalMatchups | _MatchupsInChildProcess]:
-    if connection.vendor != "postgresql":
+    # A daemonic process (a Celery pool worker, say) may not start one of its own.
+    if connection.vendor != "postgresql" or multiprocessing.current_process().daemon:
         yield _LocalMatchups(ledger)
         return
     types = {

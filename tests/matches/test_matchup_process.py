@@ -107,3 +107,14 @@ def test_the_matchup_process_exits_when_the_recompute_is_killed():
     finally:
         parent.kill()
         parent.wait(timeout=10)
+
+
+@databases.postgres_only("the matchup process runs beside recomputes on PostgreSQL")
+@pytest.mark.django_db
+def test_a_daemonic_process_recomputes_without_a_child(monkeypatch):
+    """Daemonic processes, such as Celery's pool workers, may not start children."""
+    store_replays(source=file_import_source(), replays=iter_replay_payloads(random_league(30)))
+    monkeypatch.setattr(multiprocessing.current_process(), "daemon", True)
+    monkeypatch.setattr(rating, "MatchupProcess", None)  # starting one would fail
+    rating.recompute_all_ratings()
+    assert RatingSnapshot.objects.exists() and PlayerMatchup.objects.exists()
