@@ -562,34 +562,20 @@ def recompute_all_ratings(
     """
     from matches.services.statistics import refresh_ranks
 
-    rated = counted = batches = 0
     with paused_garbage_collection(), transaction.atomic():
         acquire_transaction_lock(RATING_WRITER_LOCK, wait=True)
         _reset_derived_tables()
         ledger = _new_rating_ledger(
             Player.objects.filter(Q(hidden=True) | Q(cheater=True)).values_list("id", flat=True)
         )
-        rated_at = timezone.now()
-        # Kept for the top-N brackets, which need the final ranks: cheaper in memory
-        # than reading a million games back from the database.
-        counted_games: list[Game] = []
         with (
             bulk.indexes_built_after((RatingSnapshot, PlayerMatchup)),
             _recompute_matchups(_new_matchup_ledger({}, BRACKETS[:1])) as matchups,
         ):
             with bulk.indexes_built_after((MatchRating,)):
-                with _matches_in_results_out(chunk_size) as (chunks, write_results):
-                    for games in chunks:
-                        results = [ledger.apply(game) for game in games]
-                        matchups.record(games, results)
-                        write_results(_result_rows(results, rated_at))
-                        counted_games += [
-                            g for g, r in zip(games, results, strict=True) if r.counted
-                        ]
-                        rated += len(results)
-                        batches += 1
-                        if progress is not None:
-                            progress(rated)
+                rated, batches, counted_games = _replay_history(
+                    ledger, matchups, chunk_size, progress
+                )
                 # On PostgreSQL the matchup process now encodes its rows while this one
                 # builds indexes, writes the ratings and ranks them.
                 matchups.close(_number_ratings(ledger))
@@ -598,10 +584,35 @@ def recompute_all_ratings(
                 refresh_ranks()
             rebuild_bracket_matchups(counted_games)
             matchups.write(fresh=True)
-        counted = len(counted_games)
     bulk.analyze(_DERIVED_MODELS)
     bump_generation()
-    return RatingRun(rated, counted, batches)
+    return RatingRun(rated, len(counted_games), batches)
+
+
+def _replay_history(
+    ledger: RatingLedger,
+    matchups: _LocalMatchups | _MatchupsInChildProcess,
+    chunk_size: int,
+    progress: Callable[[int], None] | None,
+) -> tuple[int, int, list[Game]]:
+    """Rate every match in order a chunk at a time, handing each chunk's results to the
+    matchups and storing them; returns (games rated, chunks, the counted games)."""
+    rated = batches = 0
+    rated_at = timezone.now()
+    # Kept for the top-N brackets, which need the final ranks: cheaper in memory than
+    # reading a million games back from the database.
+    counted_games: list[Game] = []
+    with _matches_in_results_out(chunk_size) as (chunks, write_results):
+        for games in chunks:
+            results = [ledger.apply(game) for game in games]
+            matchups.record(games, results)
+            write_results(_result_rows(results, rated_at))
+            counted_games += [g for g, r in zip(games, results, strict=True) if r.counted]
+            rated += len(results)
+            batches += 1
+            if progress is not None:
+                progress(rated)
+    return rated, batches, counted_games
 
 
 def rebuild_bracket_matchups(counted_games: Iterable[Game] | None = None) -> None:
