@@ -22,7 +22,24 @@ CharacterId = int
 RatingKey = tuple[PlayerId, CharacterId]
 
 
-class RatingState:
+class _Decaying:
+    """A deviation that grows while idle; subclasses hold `deviation` and `last_decay_at`."""
+
+    __slots__ = ()
+    deviation: float
+    last_decay_at: float | None
+
+    def decay_to(self, moment: float, params: GlickoParams) -> None:
+        last = self.last_decay_at
+        if last is None:
+            # The decay clock starts at the first game.
+            self.last_decay_at = moment
+        # Most games fall within a period of the last one: nothing to do.
+        elif moment - last >= params.decay_period_seconds:
+            self.deviation, self.last_decay_at = decay(self.deviation, last, moment, params)
+
+
+class RatingState(_Decaying):
     """One (player, character) rating with its records; times are epoch seconds."""
 
     __slots__ = (
@@ -78,17 +95,8 @@ class RatingState:
         self.best_win_deviation = best_win_deviation
         self.best_win_at = best_win_at
 
-    def decay_to(self, moment: float, params: GlickoParams) -> None:
-        if self.last_decay_at is None:
-            # The decay clock starts at the rating's first game.
-            self.last_decay_at = moment
-            return
-        self.deviation, self.last_decay_at = decay(
-            self.deviation, self.last_decay_at, moment, params
-        )
 
-
-class MatchupState:
+class MatchupState(_Decaying):
     """A matchup rating (a player against a character, or a character pair)."""
 
     __slots__ = ("deviation", "last_decay_at", "losses", "value", "wins")
@@ -106,14 +114,6 @@ class MatchupState:
         self.wins = wins
         self.losses = losses
         self.last_decay_at = last_decay_at
-
-    def decay_to(self, moment: float, params: GlickoParams) -> None:
-        last = self.last_decay_at
-        if last is None:
-            self.last_decay_at = moment
-        # Most games of a matchup fall within a period of its last one: nothing to do.
-        elif moment - last >= params.decay_period_seconds:
-            self.deviation, self.last_decay_at = decay(self.deviation, last, moment, params)
 
 
 class Game(NamedTuple):
