@@ -58,7 +58,7 @@ def __getattr__(name: str) -> Any:
         from rest_framework.response import Response
         from rest_framework.views import APIView
 
-        from ratingsite.api import conditional
+        from web.api import conditional
 
         class Trivial(APIView):
             def get(self, request: Any) -> Response:
@@ -100,7 +100,7 @@ def _build(games: int) -> None:
     from matches.models import Match
     from matches.replays.readers import iter_replay_payloads
     from matches.services.ingest import file_import_source, store_replays
-    from matches.services.rating import recompute_all_ratings
+    from matches.services.rating.recompute import recompute_all_ratings
     from matches.services.statistics import refresh_statistics
     from matches.simulation.league import LeagueSimulator
 
@@ -142,7 +142,7 @@ def prepare_database(games: int) -> str:
 def workload(rng: random.Random) -> dict[str, list[str]]:
     """Distinct URLs per endpoint, drawn from the database."""
     from players.models import Player, Rating
-    from players.selectors import characters, ranked_count
+    from players.selectors.ratings import characters, ranked_count
 
     pages = min(URLS_PER_ENDPOINT, max(1, -(-ranked_count() // 100)))
     ratings = list(

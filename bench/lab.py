@@ -86,7 +86,7 @@ def store_league(players: int, games: int, seed: int) -> tuple[float, float, flo
 
 
 def accuracy_section(players: int, games: int, seed: int, tune: bool) -> list[str]:
-    from matches.services.evaluation import latest_lab_report
+    from matches.selectors.lab import latest_lab_report
 
     url = fresh_database()
     print(f"[accuracy] storing {games:,} games among {players:,} players ...", flush=True)
@@ -195,7 +195,7 @@ def opponents_timing(url: str, samples: int = 200) -> str:
     from django.conf import settings
     from django.db.models import Max
 
-    from matches.services.opponents import fair_opponents
+    from matches.selectors.opponents import fair_opponents
     from players.models import Rating
 
     print("[1M] recompute_ratings, then fair_opponents ...", flush=True)

@@ -134,8 +134,8 @@ def main() -> None:
 
 
 def expected_games(options: argparse.Namespace, start: datetime) -> set[tuple]:
-    """The window's games as the feed plays them, one per (time, pair of players): two games
-    of one pair in the same second are the same game to the site (DESIGN.md section 3)."""
+    """The window's games as the feed plays them, keyed as the site keys one game (DESIGN.md
+    section 3): by time and pair of players."""
     from matches.simulation.league import LeagueSimulator
 
     league = LeagueSimulator(options.players, SEED, start, rate=options.rate)
@@ -214,8 +214,8 @@ def report(options: argparse.Namespace, results: dict) -> None:
         f"| {results['p50']:.2f} s | {results['p95']:.2f} s | {results['max']:.2f} s "
         f"| {results['sustained']:.0f} | {results['pulls']} ({results['pull_errors']}) |",
         "",
-        "Distinct: the simulator now and then has one pair of players in two games in the same "
-        "second, which the site stores once by design (one game per time and pair). "
+        "Distinct: games counted once per (second, pair of players), the site's rule for one "
+        "game; the simulator gives players a busy period after each game, so none share one. "
         "Lag: from the second a game appears in the feed (its played_at) to the commit of its "
         "rating (rated_at). Sustained: games of the window stored and rated per second, from "
         "the first game's appearance to the last rating.",

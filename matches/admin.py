@@ -13,7 +13,7 @@ from matches.models import (
     SiteStatistic,
 )
 from matches.operations import operations_overview
-from matches.services.sources import KINDS, validate_settings
+from matches.sources.pulling import KINDS, validate_settings
 
 
 class ReplaySourceForm(forms.ModelForm):
@@ -73,7 +73,7 @@ class MatchAdmin(admin.ModelAdmin):
         "rating__counted",
         "rating__rated_at",
     )
-    list_filter = ("rating__counted", "time_corrected", "source")
+    list_filter = ("rating__counted", ("reported_at", admin.EmptyFieldListFilter), "source")
     list_select_related = ("rating", "player_a", "player_b", "character_a", "character_b")
     search_fields = ("source_replay_id", "player_a__id", "player_b__id")
     raw_id_fields = ("player_a", "player_b")

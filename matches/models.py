@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django.db import models
 from django.db.models import Q
+from django.db.models.functions import Coalesce
 
 from players.models import Character, Player
 
@@ -52,7 +53,8 @@ class Match(models.Model):
     """One game, stored once however often it is delivered; never changed afterwards.
 
     Side A is the player with the smaller id, so the same game reported by two
-    sources with the sides swapped still meets the (played_at, A, B) constraint.
+    sources with the sides swapped still meets the (reported or played time, A, B)
+    constraint.
     What rating made of the game lives in MatchRating (`match.rating`), which a
     recompute rewrites wholesale without touching these rows.
     """
@@ -78,8 +80,12 @@ class Match(models.Model):
     )
     source_replay_id = models.CharField(max_length=128)
     played_at = models.DateTimeField()
-    time_corrected = models.BooleanField(
-        default=False, help_text="Reported in the future; stored at its ingestion time instead"
+    # Null unless the source reported a time in the future: played_at is then the
+    # ingestion time (the game is rated in arrival order) and this the reported time.
+    reported_at = models.DateTimeField(
+        null=True,
+        blank=True,
+        help_text="Reported in the future at this time; stored at its ingestion time instead",
     )
     ingested_at = models.DateTimeField()
     floor = models.PositiveSmallIntegerField(null=True, blank=True)
@@ -107,8 +113,13 @@ class Match(models.Model):
             models.UniqueConstraint(
                 fields=["source", "source_replay_id"], name="unique_source_replay"
             ),
+            # The same game is the same reported moment of the same pair, whenever it
+            # arrives: a corrected game is known by its reported time, not its arrival.
             models.UniqueConstraint(
-                fields=["played_at", "player_a", "player_b"], name="unique_game_moment"
+                Coalesce("reported_at", "played_at"),
+                "player_a",
+                "player_b",
+                name="unique_game_moment",
             ),
             models.CheckConstraint(
                 condition=~Q(player_a=models.F("player_b")), name="match_not_against_self"

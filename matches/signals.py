@@ -12,8 +12,8 @@ from django.db import transaction
 from django.db.models.signals import post_save
 from django.dispatch import receiver
 
-from matches.generation import bump_generation
 from players.models import Player
+from web.generation import bump_generation
 
 
 @receiver(post_save, sender=Player, dispatch_uid="player-saved-bumps-generation")

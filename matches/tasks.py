@@ -3,7 +3,9 @@
 Beat sends all four on the schedule in settings (CELERY_BEAT_SCHEDULE); a pull that
 stored new games also sends ``rate_matches`` once its transaction has committed.
 Tasks are acknowledged late (settings), so a worker that dies mid-task has the task
-delivered again; every task is safe to run twice or side by side.
+delivered again; every task is safe to run twice or side by side. Every task has a
+soft and a hard time limit (CELERY_TASK_ANNOTATIONS in settings), so a stuck one is
+stopped and sent again by beat instead of holding a worker for good.
 """
 
 from __future__ import annotations
@@ -11,9 +13,9 @@ from __future__ import annotations
 from celery import shared_task
 
 from matches.services.evaluation import refresh_lab as refresh_lab_service
-from matches.services.rating import ClaimLost, rate_pending_matches
-from matches.services.sources import DATABASE_UNAVAILABLE, pull_enabled_sources
+from matches.services.rating.incremental import ClaimLost, rate_pending_matches
 from matches.services.statistics import refresh_statistics as refresh_statistics_service
+from matches.sources.pulling import DATABASE_UNAVAILABLE, pull_enabled_sources
 
 # The database restarting or a concurrent writer: worth another try a little later.
 _RETRY = {"retry_backoff": 2, "retry_backoff_max": 60, "retry_jitter": True, "max_retries": 8}

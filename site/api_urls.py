@@ -1,59 +1,90 @@
 """The public API: version 1 under /api/v1/, its OpenAPI schema and the Swagger UI.
 
 Every v1 view answers with an ETag bound to the ratings generation and a Cache-Control
-max-age (ratingsite.api.conditional); anything else under /api/ is a 404 in the API's
+max-age (web.api.conditional); anything else under /api/ is a 404 in the API's
 error shape.
 """
 
 from __future__ import annotations
 
-from django.urls import URLPattern, include, path, re_path, register_converter
-from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+from csp.constants import UNSAFE_INLINE
+from csp.decorators import csp_update
+from django.urls import URLPattern, include, path, re_path
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
+from rest_framework.serializers import Serializer
 from rest_framework.views import APIView
 
-from matches.api import views as match_views
-from players.api import views as player_views
-from players.api.converters import CharacterConverter, PlayerIdConverter
-from ratingsite.api import conditional, not_found
+from matches.api import calculator, lab, matchups, profile, statistics
+from matches.api.serializers import (
+    HistoryQuery,
+    MatchesQuery,
+    MatchupsQuery,
+    OpponentsQuery,
+    ProbabilityQuery,
+)
+from players.api import characters, players, rankings, search
+from players.api.serializers import SearchQuery
+from web.api import conditional, not_found
 
 # Ratings change about once a minute; the roster only with a deployment.
 MAX_AGE = 60
 ROSTER_MAX_AGE = 3600
-
-register_converter(PlayerIdConverter, "player_id")
-register_converter(CharacterConverter, "character")
 
 CHARACTER = "<character:character>/"
 PLAYER = "players/<player_id:player_id>/"
 RATING = f"{PLAYER}{CHARACTER}"
 
 
-def endpoint(route: str, view: type[APIView], name: str, max_age: int = MAX_AGE) -> URLPattern:
-    return path(route, conditional(view.as_view(), max_age=max_age), name=name)
+def endpoint(
+    route: str,
+    view: type[APIView],
+    name: str,
+    max_age: int = MAX_AGE,
+    query: type[Serializer] | None = None,
+) -> URLPattern:
+    """The view's URL; its query parameters are the fields of its `query` serializer and
+    those of its pagination (others are dropped before the view and its cache see them)."""
+    reads = list(query().fields) if query else []
+    paginator = getattr(view, "pagination_class", None)
+    if paginator is not None:
+        names = (paginator.page_query_param, paginator.page_size_query_param)
+        reads += [name for name in names if name]
+    return path(route, conditional(view.as_view(), max_age=max_age, reads=reads), name=name)
 
 
 v1 = [
-    endpoint("characters/", player_views.CharacterList, "characters", ROSTER_MAX_AGE),
-    endpoint("players/", player_views.PlayerSearch, "players"),
-    endpoint(PLAYER, player_views.PlayerDetailView, "player"),
-    endpoint(RATING, player_views.RatingDetailView, "rating"),
-    endpoint(f"{RATING}history/", match_views.RatingHistoryView, "rating-history"),
-    endpoint(f"{RATING}matches/", match_views.RatingMatchesView, "rating-matches"),
-    endpoint(f"{RATING}matchups/", player_views.RatingMatchupsView, "rating-matchups"),
-    endpoint(f"{RATING}opponents/", match_views.RatingOpponentsView, "rating-opponents"),
-    endpoint("rankings/", player_views.Rankings, "rankings"),
+    endpoint("characters/", characters.CharacterList, "characters", ROSTER_MAX_AGE),
+    endpoint("players/", search.PlayerSearch, "players", query=SearchQuery),
+    endpoint(PLAYER, players.PlayerDetailView, "player"),
+    endpoint(RATING, players.RatingDetailView, "rating"),
+    endpoint(f"{RATING}history/", profile.RatingHistoryView, "rating-history", query=HistoryQuery),
+    endpoint(f"{RATING}matches/", profile.RatingMatchesView, "rating-matches", query=MatchesQuery),
+    endpoint(f"{RATING}matchups/", profile.RatingMatchupsView, "rating-matchups"),
     endpoint(
-        "rankings/<character:character>/", player_views.CharacterRankings, "character-rankings"
+        f"{RATING}opponents/",
+        profile.RatingOpponentsView,
+        "rating-opponents",
+        query=OpponentsQuery,
     ),
-    endpoint("matchups/", match_views.CharacterMatchupsView, "matchups"),
-    endpoint("probability/", match_views.ProbabilityView, "probability"),
-    endpoint("stats/", match_views.StatisticsView, "stats"),
-    endpoint("lab/", match_views.LabView, "lab"),
+    endpoint("rankings/", rankings.Rankings, "rankings"),
+    endpoint("rankings/<character:character>/", rankings.CharacterRankings, "character-rankings"),
+    endpoint("matchups/", matchups.CharacterMatchupsView, "matchups", query=MatchupsQuery),
+    endpoint("probability/", calculator.ProbabilityView, "probability", query=ProbabilityQuery),
+    endpoint("stats/", statistics.StatisticsView, "stats"),
+    endpoint("lab/", lab.LabView, "lab"),
 ]
 
 urlpatterns = [
     path("v1/", include((v1, "api"), namespace="v1")),
     path("schema/", SpectacularAPIView.as_view(), name="api-schema"),
-    path("docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
+    # The split view serves its script from a URL (no inline script); the page keeps one
+    # small <style> element of its own, which this view alone allows.
+    path(
+        "docs/",
+        csp_update({"style-src": [UNSAFE_INLINE]})(
+            SpectacularSwaggerSplitView.as_view(url_name="api-schema")
+        ),
+        name="api-docs",
+    ),
     re_path(r"^(.*/)?$", not_found),
 ]

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import os
+import secrets
 from collections.abc import Callable
+from pathlib import Path
 from typing import TypeVar
 
 T = TypeVar("T")
@@ -52,3 +54,22 @@ def env_list(name: str, default: list[str]) -> list[str]:
     return _read(
         name, default, lambda raw: [item.strip() for item in raw.split(",") if item.strip()]
     )
+
+
+def install_secret_key(path: Path) -> str:
+    """This install's own random secret key, created (readable by its owner only) at the
+    first start and kept at `path`."""
+    if not path.exists():
+        # Written whole under another name and linked into place, so that a process
+        # starting at the same moment never reads a partial key.
+        temporary = path.with_name(f"{path.name}.{os.getpid()}")
+        descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(descriptor, "w") as file:
+            file.write(secrets.token_urlsafe(50))
+        try:
+            os.link(temporary, path)
+        except FileExistsError:
+            pass  # another process was first: use its key
+        finally:
+            temporary.unlink()
+    return path.read_text().strip()

@@ -9,18 +9,21 @@ from __future__ import annotations
 from pathlib import Path
 
 import dj_database_url
+from csp.constants import NONE, SELF
 from django.core.exceptions import ImproperlyConfigured
 
-from ratingsite.env import env_bool, env_float, env_int, env_list, env_str
+from ratingsite.env import env_bool, env_float, env_int, env_list, env_str, install_secret_key
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(env_str("VAR_DIR", str(BASE_DIR / "var")))
 VAR_DIR.mkdir(parents=True, exist_ok=True)  # SQLite, the file cache and the local broker live here
 
 DEBUG = env_bool("DEBUG", False)
-_DEV_SECRET = "insecure-development-key-set-SECRET_KEY-in-production"
-SECRET_KEY = env_str("SECRET_KEY", _DEV_SECRET)
-if not DEBUG and SECRET_KEY == _DEV_SECRET and env_bool("REQUIRE_SECRET_KEY", False):
+# Unset, the site runs on a random key of this install (dev and tests just work); a
+# deployment must set it, which `check --deploy` enforces (web.checks).
+SECRET_KEY_FROM_ENVIRONMENT = bool(env_str("SECRET_KEY", ""))
+SECRET_KEY = env_str("SECRET_KEY", "") or install_secret_key(VAR_DIR / "secret_key")
+if not DEBUG and not SECRET_KEY_FROM_ENVIRONMENT and env_bool("REQUIRE_SECRET_KEY", False):
     raise ImproperlyConfigured("SECRET_KEY must be set when REQUIRE_SECRET_KEY is on")
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["127.0.0.1", "localhost", "[::1]", "testserver"])
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
@@ -34,21 +37,26 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "django.contrib.staticfiles",
     "django.contrib.humanize",
+    "csp",
     "corsheaders",
     "rest_framework",
-    "django_filters",
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "players",
     "matches",
+    "web",
 ]
 
 MIDDLEWARE = [
+    "web.middleware.head_without_body",  # outermost: it sees every answer last
     "django.middleware.security.SecurityMiddleware",
+    "csp.middleware.CSPMiddleware",
+    "web.middleware.refuse_trace",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "corsheaders.middleware.CorsMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
+    "web.middleware.refuse_unstorable_query",
     "django.middleware.http.ConditionalGetMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
@@ -72,6 +80,14 @@ TEMPLATES = [
                 "ratingsite.context_processors.site",
             ],
         },
+    },
+    # Partials that repeat a row or cell hundreds of times (ranking rows, the matchup
+    # matrix): Jinja2 renders them several times faster than Django's engine (web.partials).
+    # They get texts made by the view and escape them (autoescape is on by default).
+    {
+        "BACKEND": "django.template.backends.jinja2.Jinja2",
+        "DIRS": [BASE_DIR / "templates" / "jinja2"],
+        "APP_DIRS": False,
     },
 ]
 
@@ -138,6 +154,19 @@ SECURE_HSTS_PRELOAD = SECURE_HSTS_SECONDS > 0
 SECURE_CONTENT_TYPE_NOSNIFF = True
 SECURE_REFERRER_POLICY = "same-origin"
 X_FRAME_OPTIONS = "DENY"
+# No inline script anywhere; the Swagger UI page's own <style> is allowed on that view only
+# (ratingsite.api_urls).
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": [SELF],
+        "img-src": [SELF, "data:"],
+        "style-src": [SELF],
+        "object-src": [NONE],
+        "base-uri": [SELF],
+        "frame-ancestors": [NONE],
+        "form-action": [SELF],
+    }
+}
 
 LANGUAGE_CODE = "en-us"
 TIME_ZONE = "UTC"
@@ -212,6 +241,19 @@ CELERY_BEAT_SCHEDULE = {
     )
 }
 CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
+# Every task has a soft time limit (the task is stopped, a pull records it on its run,
+# and beat sends the task again) and is killed a grace period later if it has not ended.
+# Keep them under the visibility timeout, or Redis hands a running task to a second worker.
+_TIME_LIMIT_GRACE = env_float("CELERY_TIME_LIMIT_GRACE", 60.0)
+CELERY_TASK_ANNOTATIONS = {
+    f"matches.tasks.{name}": {"soft_time_limit": soft, "time_limit": soft + _TIME_LIMIT_GRACE}
+    for name, soft in (
+        ("pull_replays", env_float("CELERY_PULL_TIME_LIMIT", 900.0)),
+        ("rate_matches", env_float("CELERY_RATE_TIME_LIMIT", 1800.0)),
+        ("refresh_statistics", env_float("CELERY_REFRESH_TIME_LIMIT", 1800.0)),
+        ("refresh_lab", env_float("CELERY_LAB_TIME_LIMIT", 3000.0)),
+    )
+}
 
 # --- API ------------------------------------------------------------------------------
 REST_FRAMEWORK = {
@@ -220,12 +262,14 @@ REST_FRAMEWORK = {
     "UNAUTHENTICATED_USER": None,
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
-    "EXCEPTION_HANDLER": "ratingsite.api.exception_handler",
-    "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],
+    "EXCEPTION_HANDLER": "web.api.exception_handler",
     "DEFAULT_THROTTLE_CLASSES": ["rest_framework.throttling.AnonRateThrottle"],
     "DEFAULT_THROTTLE_RATES": {"anon": env_str("API_THROTTLE_RATE", "120/min")},
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
     "PAGE_SIZE": 50,
+    # Throttles key on the client address: X-Forwarded-For is trusted only for this many
+    # proxies in front of the site (0: the header is ignored, as any client can forge it).
+    "NUM_PROXIES": env_int("NUM_PROXIES", 0),
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "Rating Update API",
@@ -247,5 +291,5 @@ CORS_ALLOW_CREDENTIALS = False
 FAIR_OPPONENT_DAYS = env_int("FAIR_OPPONENT_DAYS", 14)
 # Rank tiers beside ratings as "minimum:name" items, ascending, e.g.
 # "0:Bronze,1400:Silver,1600:Gold" (the first also takes every lower rating); "off" shows
-# none; unset: matches.ratings.matchmaking.DEFAULT_TIERS. Read by matches.services.tiers.
+# none; unset: players.tiers.DEFAULT_TIERS. Read by players.tiers.
 RATING_TIERS = env_list("RATING_TIERS", [])

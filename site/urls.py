@@ -1,5 +1,12 @@
 from django.contrib import admin
-from django.urls import include, path
+from django.urls import include, path, register_converter
+
+from players.api.converters import CharacterConverter, PlayerIdConverter
+
+# Pages and API alike: anything else in these places is a 404 before a view or the
+# database sees it.
+register_converter(PlayerIdConverter, "player_id")
+register_converter(CharacterConverter, "character")
 
 urlpatterns = [
     path("admin/", admin.site.urls),

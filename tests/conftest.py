@@ -6,6 +6,11 @@ import pytest
 
 from players.services import ensure_roster
 
+# The two leagues the feature tests share, wherever the tests live: `league` for pages,
+# `api` (on `api_league`) for the API.
+from tests.fixtures.api_league import api, api_league  # noqa: F401
+from tests.fixtures.pages import league  # noqa: F401
+
 _DB_FIXTURES = {"db", "transactional_db", "django_db_reset_sequences", "live_server"}
 
 

@@ -9,11 +9,11 @@ from typing import Any
 from rest_framework import serializers
 
 from matches.models import CharacterMatchup
-from matches.selectors import HISTORY_RANGES, GameCursor, RatedGame
+from matches.selectors.profile import HISTORY_RANGES, GameCursor, RatedGame
 from matches.services.evaluation import DEFAULT_SYSTEMS
 from players.api.converters import CharacterConverter, PlayerIdConverter
+from players.api.fields import RatingField, TierField
 from players.api.serializers import CharacterSerializer, PlayerSummarySerializer
-from ratingsite.api import RatingField, TierField
 
 # --- Query parameters --------------------------------------------------------------------
 
@@ -307,7 +307,7 @@ class OpponentPlayerSerializer(serializers.Serializer):
 class FairOpponentSerializer(serializers.Serializer):
     """One suggested opponent."""
 
-    # Reads a row of matches.services.opponents.fair_opponents, its character code
+    # Reads a row of matches.selectors.opponents.fair_opponents, its character code
     # replaced by the Character.
 
     player = OpponentPlayerSerializer(source="*", help_text="Who.")

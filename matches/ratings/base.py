@@ -76,7 +76,7 @@ def ascending_steps(
 def step_value(x: float, steps: Sequence[tuple[float, ValueT]], below: ValueT) -> ValueT:
     """The value of the highest threshold at or under `x`, or `below` under them all.
 
-    Shared by Elo's tiered K and the rank tiers; `steps` must be ascending.
+    Elo's tiered K; `steps` must be ascending.
     """
     value = below
     for threshold, step in steps:

@@ -39,26 +39,30 @@ class _Decaying:
             self.deviation, self.last_decay_at = decay(self.deviation, last, moment, params)
 
 
+# A rating's state, in the order storage reads and writes it (the Rating model's columns,
+# with `_id` on the two keys).
+RATING_FIELDS = (
+    "value",
+    "deviation",
+    "wins",
+    "losses",
+    "last_played_at",
+    "last_decay_at",
+    "peak_value",
+    "peak_deviation",
+    "peak_at",
+    "best_win_opponent",
+    "best_win_character",
+    "best_win_value",
+    "best_win_deviation",
+    "best_win_at",
+)
+
+
 class RatingState(_Decaying):
     """One (player, character) rating with its records; times are epoch seconds."""
 
-    __slots__ = (
-        "best_win_at",
-        "best_win_character",
-        "best_win_deviation",
-        "best_win_opponent",
-        "best_win_value",
-        "deviation",
-        "last_decay_at",
-        "last_played_at",
-        "losses",
-        "peak_at",
-        "peak_deviation",
-        "peak_value",
-        "rating_id",
-        "value",
-        "wins",
-    )
+    __slots__ = ("rating_id", *RATING_FIELDS)
 
     def __init__(
         self,

@@ -1,4 +1,4 @@
-"""Fair-opponent suggestions and rank tiers (DESIGN.md section 8).
+"""Fair-opponent suggestions (DESIGN.md section 8).
 
 - Match quality: for Glicko, 1 - 2 |P - 0.5| with P the win probability using both
   deviations (1 for a coin flip, 0 for a certainty); for TrueSkill, its draw-probability
@@ -8,42 +8,28 @@
   games: the participant with the fewest games picks first, and its opponent is drawn
   at random with probability proportional to match quality (so pairings vary between
   rounds instead of the same two strongest always meeting).
-- `tier_for`: a named tier for a rating, for display.
 """
 
 from __future__ import annotations
 
 import heapq
-import math
 import random
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from typing import Protocol, TypeVar
 
-from matches.ratings.base import ascending_steps, step_value
 from matches.ratings.glicko import win_probability
 from matches.ratings.trueskill import match_quality as match_quality_trueskill
 
 __all__ = [
-    "DEFAULT_TIERS",
     "HasGlicko",
     "best_opponents",
     "match_quality_glicko",
     "match_quality_trueskill",
     "pair_round",
-    "tier_for",
 ]
 
 ParticipantT = TypeVar("ParticipantT", bound=Hashable)
 RatedT = TypeVar("RatedT", bound="HasGlicko")
-
-DEFAULT_TIERS: tuple[tuple[float, str], ...] = (
-    (-math.inf, "Bronze"),
-    (1400.0, "Silver"),
-    (1600.0, "Gold"),
-    (1800.0, "Platinum"),
-    (2000.0, "Diamond"),
-    (2200.0, "Master"),
-)
 
 
 class HasGlicko(Protocol):
@@ -105,15 +91,3 @@ def pair_round(
         index = rng.choices(range(len(waiting)), weights)[0]
         pairs.append((chooser, waiting.pop(index)))
     return pairs
-
-
-def tier_for(rating: float, thresholds: Sequence[tuple[float, str]] = DEFAULT_TIERS) -> str:
-    """The name of the highest tier whose minimum rating is at most `rating`.
-
-    `thresholds` are (minimum rating, name), ascending; the first tier also takes
-    every rating below its minimum.
-    """
-    steps = ascending_steps(thresholds)
-    if not steps:
-        raise ValueError("at least one tier is needed")
-    return step_value(rating, steps, steps[0][1])

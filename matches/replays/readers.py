@@ -12,6 +12,7 @@ from __future__ import annotations
 import csv
 import gzip
 import json
+import re
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import BinaryIO, NamedTuple
@@ -44,36 +45,81 @@ class RawReplay(NamedTuple):
 # Files are decompressed and split a block at a time: splitting a block with one
 # C call is several times faster than a readline() call per line.
 _BLOCK_BYTES = 1 << 20
-
-
-def _pieces(stream: BinaryIO) -> Iterator[bytes | None]:
-    """The stream split at line feeds; None for a line over the limit, whose bytes are
-    dropped as they are read. At most one block plus one line is held at a time, so a
-    hostile file without line breaks is skipped through, not loaded."""
-    tail = b""  # the unfinished last line of the blocks read so far
-    skipping = False  # inside an over-long line: drop bytes up to its end
-    while block := stream.read(_BLOCK_BYTES):
-        lines = (tail + block).split(b"\n")
-        tail = lines.pop()
-        for line in lines:
-            yield None if skipping else line
-            skipping = False
-        if len(tail) > MAX_LINE_BYTES:
-            tail, skipping = b"", True
-    if skipping or tail:
-        yield None if skipping else tail
+# No replay takes fewer bytes a line: a block with more lines than that is mostly blank
+# (a few hundred kilobytes of gzip can hold 256 MiB of blank lines), and is scanned for
+# its other lines in C instead of being split into lines that Python code looks at.
+_DENSE_LINE_BYTES = 32
+# A line from its first byte that is not ASCII whitespace.
+_CONTENT = re.compile(rb"\S[^\n]*")
 
 
 def _lines(stream: BinaryIO) -> Iterator[tuple[int, bytes | None]]:
-    """Numbered physical lines without their ending; None stands for an over-long line."""
-    for number, line in enumerate(_pieces(stream), start=1):
-        if line is not None:
-            line = line.rstrip(b"\r")
-            if len(line) > MAX_LINE_BYTES:
-                line = None
-            elif number == 1 and line.startswith(_BOM):
-                line = line[len(_BOM) :]
-        yield number, line
+    """The numbered non-blank lines of the stream, without their ending; None stands for
+    a line over the limit, whose bytes are dropped as they are read. At most one block
+    plus one line is held at a time, so a hostile file without line breaks is skipped
+    through, not loaded."""
+    tail = b""  # the unfinished last line of the blocks read so far
+    skipping = False  # inside an over-long line: drop bytes up to its end
+    number = 0  # the lines before this block's whole lines
+    while block := stream.read(_BLOCK_BYTES):
+        data = tail + block if tail else block
+        end = data.rfind(b"\n") + 1  # data[start:end] holds whole lines only
+        start = 0
+        if skipping:
+            if not end:
+                continue
+            number += 1
+            yield number, None
+            start, skipping = data.index(b"\n") + 1, False
+        count = data.count(b"\n", start, end)
+        if count * _DENSE_LINE_BYTES > end - start:
+            if not data.isspace():  # a blank block costs one C call
+                yield from _scanned_lines(data, start, end, number)
+        elif count:
+            for line_number, line in enumerate(data[start : end - 1].split(b"\n"), number + 1):
+                if not line or line.isspace():
+                    continue
+                line = line.rstrip(b"\r")
+                if len(line) > MAX_LINE_BYTES:
+                    yield line_number, None
+                elif line_number > 1 or (line := _trimmed(line, line_number)) != b"":
+                    yield line_number, line
+        number += count
+        tail = data[end:]
+        if len(tail) > MAX_LINE_BYTES:
+            tail, skipping = b"", True
+    if skipping:
+        yield number + 1, None
+    elif (line := _trimmed(tail, number + 1)) != b"":
+        yield number + 1, line
+
+
+def _scanned_lines(
+    data: bytes, start: int, end: int, number: int
+) -> Iterator[tuple[int, bytes | None]]:
+    """The non-blank lines of data[start:end], found without looking at the blank ones;
+    ``number`` is the number of the line before ``start``."""
+    at = start  # where line number + 1 starts
+    for match in _CONTENT.finditer(data, start, end):
+        begin, stop = match.span()
+        if begin != at:  # after blank lines, or indented: find where the line starts
+            begin = data.rfind(b"\n", at, begin) + 1 or at
+            number += data.count(b"\n", at, begin)
+        number += 1
+        at = stop + 1
+        if (line := _trimmed(data[begin:stop], number)) != b"":
+            yield number, line
+
+
+def _trimmed(line: bytes, number: int) -> bytes | None:
+    """A line without its carriage return and the first line's byte order mark; None
+    when over the limit, empty when blank."""
+    line = line.rstrip(b"\r")
+    if len(line) > MAX_LINE_BYTES:
+        return None
+    if number == 1 and line.startswith(_BOM):
+        line = line[len(_BOM) :]
+    return b"" if line.isspace() else line
 
 
 _TOO_LONG = f"line longer than {MAX_LINE_BYTES} bytes"
@@ -99,8 +145,6 @@ def _read_json_lines(stream: BinaryIO) -> Iterator[RawReplay]:
         if data is None:
             yield RawReplay(number, "", None, _TOO_LONG)
             continue
-        if not data or data.isspace():
-            continue
         text, error = _decode(data)
         if error is None:
             try:
@@ -115,41 +159,16 @@ def _read_json_lines(stream: BinaryIO) -> Iterator[RawReplay]:
         yield RawReplay(number, text, None, error)
 
 
-class _CsvFeed:
-    """Feeds lines to csv.reader and remembers the lines of the record being read.
-
-    csv.reader may take several lines for one record (quoted line breaks), so the raw
-    text and any decoding error are collected here and read back per record.
-    """
-
-    def __init__(self, stream: BinaryIO) -> None:
-        self._lines = _lines(stream)
-        self.first_line = 0
-        self.parts: list[str] = []
-        self.error: str | None = None
-
-    def start_record(self) -> None:
-        self.parts = []
-        self.error = None
-
-    def raw(self) -> str:
-        parts = self.parts
-        return parts[0] if len(parts) == 1 else "\n".join(parts)
-
-    def __iter__(self) -> _CsvFeed:
-        return self
-
-    def __next__(self) -> str:
-        number, data = next(self._lines)
-        if not self.parts:
-            self.first_line = number
-        if data is None:
-            text, error = "", _TOO_LONG
-        else:
-            text, error = _decode(data)
-        self.error = self.error or error
-        self.parts.append(text)
-        return text + "\n"
+def _csv_cells(text: str) -> list[str]:
+    """The cells of one physical line. A replay never holds a line break, so a record
+    never continues on the next line, and a stray quote costs only its own line."""
+    if '"' not in text and "\r" not in text:
+        return text.split(",")  # what csv.reader makes of such a line, several times faster
+    row = next(csv.reader((text + "\n",)), [])
+    # Only a quote left open takes the line feed into a cell.
+    if row and row[-1].endswith("\n"):
+        raise csv.Error("unterminated quote (a record must fit on one line)")
+    return row
 
 
 def _cell(text: str) -> int | str | None:
@@ -180,31 +199,32 @@ def _csv_payload(row: list[str]) -> dict:
 
 
 def _read_csv(stream: BinaryIO) -> Iterator[RawReplay]:
-    feed = _CsvFeed(stream)
-    rows = csv.reader(feed)
     header_seen = False
-    while True:
-        feed.start_record()
-        try:
-            row = next(rows)
-        except StopIteration:
-            return
-        except csv.Error as exc:
-            yield RawReplay(feed.first_line, feed.raw(), None, f"invalid CSV: {exc}")
-            continue
-        if not row or (len(row) == 1 and not row[0].strip()):
-            continue
+    for number, data in _lines(stream):
+        row: list[str] = []
+        if data is None:
+            text, error = "", _TOO_LONG
+        else:
+            text, error = _decode(data)
+        if error is None:
+            try:
+                row = _csv_cells(text)
+            except csv.Error as exc:
+                error = f"invalid CSV: {exc}"
+            else:
+                if not row or (len(row) == 1 and not row[0].strip()):
+                    continue
         if not header_seen:
-            if tuple(column.strip().lower() for column in row) != CSV_COLUMNS:
+            if error or tuple(column.strip().lower() for column in row) != CSV_COLUMNS:
                 raise ValueError(f"CSV header must be: {','.join(CSV_COLUMNS)}")
             header_seen = True
-        elif feed.error:
-            yield RawReplay(feed.first_line, feed.raw(), None, feed.error)
+        elif error:
+            yield RawReplay(number, text, None, error)
         elif len(row) != len(CSV_COLUMNS):
             error = f"expected {len(CSV_COLUMNS)} columns, found {len(row)}"
-            yield RawReplay(feed.first_line, feed.raw(), None, error)
+            yield RawReplay(number, text, None, error)
         else:
-            yield RawReplay(feed.first_line, feed.raw(), _csv_payload(row), None)
+            yield RawReplay(number, text, _csv_payload(row), None)
 
 
 _FORMATS = (
@@ -247,7 +267,11 @@ def iter_replay_payloads(items: Iterable[object]) -> Iterator[RawReplay]:
     """Wrap the replays of an HTTP feed page like file lines, so one ingestion path serves
     both; ``line`` is the position in the page, from 1."""
     for position, item in enumerate(items, start=1):
-        raw = json.dumps(item, ensure_ascii=False, default=repr)
+        try:
+            raw = json.dumps(item, ensure_ascii=False, default=repr)
+        except RecursionError:  # a page's decoder may allow more depth than this
+            yield RawReplay(position, "", None, "nested too deeply")
+            continue
         if isinstance(item, dict):
             yield RawReplay(position, raw, item, None)
         else:

@@ -13,6 +13,7 @@ names, emoji sequences) and pages escape every name on output anyway.
 
 from __future__ import annotations
 
+import reprlib
 import unicodedata
 from datetime import UTC, datetime, timedelta
 from typing import NamedTuple
@@ -52,15 +53,23 @@ class ReplayPlayer(NamedTuple):
 class ParsedReplay(NamedTuple):
     source_replay_id: str
     played_at: datetime  # aware, UTC
-    time_corrected: bool  # True when a future time was replaced by the ingestion time
+    # The time the source reported when it lay in the future and played_at is the
+    # ingestion time instead; None when played_at is the reported time.
+    reported_at: datetime | None
     floor: int | None
     players: tuple[ReplayPlayer, ReplayPlayer]
     winner: int  # 0 or 1: index into players
 
 
+# reprlib bounds the work as well as the text: a value nested thousands deep would make
+# repr() raise RecursionError.
+_REPR = reprlib.Repr()
+_REPR.maxlevel = 3
+
+
 def _show(value: object) -> str:
     """A bounded repr for reasons, so hostile input cannot bloat the rejection log."""
-    text = repr(value)
+    text = _REPR.repr(value)
     return text if len(text) <= 40 else text[:37] + "..."
 
 
@@ -74,8 +83,8 @@ def _replay_id(obj: dict) -> str:
     if value is None:
         raise InvalidReplay("missing id")
     if _is_int(value):
-        return str(value)
-    if not isinstance(value, str):
+        value = str(value)
+    elif not isinstance(value, str):
         raise InvalidReplay(f"id must be a string or integer, not {type(value).__name__}")
     value = value.strip()
     if not value:
@@ -207,8 +216,8 @@ def parse_replay(
     """Check one decoded replay object and return it typed, or raise InvalidReplay.
 
     A time further in the future than ``max_clock_skew`` past ``now`` is replaced by
-    ``now`` and flagged: the game's servers have been seen to report future times,
-    and dropping those games would lose real results.
+    ``now`` and kept as ``reported_at``: the game's servers have been seen to report
+    future times, and dropping those games would lose real results.
     """
     if not isinstance(obj, dict):
         raise InvalidReplay("replay is not an object")
@@ -223,11 +232,11 @@ def parse_replay(
     second = _player(players[1], 2)
     if first.id == second.id:
         raise InvalidReplay("player plays against themself")
-    time_corrected = played_at > now + max_clock_skew
+    future = played_at > now + max_clock_skew
     return ParsedReplay(
         source_replay_id=replay_id,
-        played_at=now.astimezone(UTC) if time_corrected else played_at,
-        time_corrected=time_corrected,
+        played_at=now.astimezone(UTC) if future else played_at,
+        reported_at=played_at if future else None,
         floor=floor,
         players=(first, second),
         winner=winner,

@@ -24,16 +24,18 @@ from typing import Any
 from django.db.models import Q, QuerySet
 from django.utils import timezone
 
-from matches.generation import bump_generation
-from matches.models import Match, SiteStatistic
+from matches.models import Match
+from matches.params import glicko_params
 from matches.ratings.base import RatingSystem
 from matches.ratings.ledger import RatingKey
 from matches.ratings.metrics import PredictionMetrics
 from matches.ratings.registry import FACTORIES, create
-from matches.services.rating import glicko_params, matches_in_order
+from matches.selectors.lab import LAB_STATISTIC
+from matches.services.rating.storage import matches_in_order
+from matches.services.site_statistic import store_statistic
 from players.models import Player
+from web.generation import bump_generation
 
-LAB_STATISTIC = "lab"
 DEFAULT_SYSTEMS: tuple[str, ...] = tuple(FACTORIES)
 # "Established" games: both ratings have at least this many earlier games in the replay.
 ESTABLISHED_GAMES = 20
@@ -209,9 +211,7 @@ def evaluate(
 
 
 def save_lab_report(report: dict[str, Any]) -> None:
-    SiteStatistic.objects.update_or_create(
-        key=LAB_STATISTIC, defaults={"data": report, "computed_at": timezone.now()}
-    )
+    store_statistic(LAB_STATISTIC, report)
     bump_generation()  # cached pages and API responses show the new report
 
 
@@ -224,8 +224,3 @@ def refresh_lab() -> dict[str, Any]:
     report = evaluate()
     save_lab_report(report)
     return report
-
-
-def latest_lab_report() -> dict[str, Any] | None:
-    """The stored lab report (the shape `evaluate` returns), or None before the first run."""
-    return SiteStatistic.objects.filter(key=LAB_STATISTIC).values_list("data", flat=True).first()

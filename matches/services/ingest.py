@@ -22,6 +22,7 @@ from django.utils import timezone
 
 from matches.models import IngestRun, Match, PendingMatch, RejectedReplay, ReplaySource
 from matches.replays.readers import RawReplay
+from matches.replays.storable import storable, storable_text
 from matches.replays.validation import InvalidReplay, ParsedReplay, parse_replay
 from matches.services import bulk
 from matches.services.locks import INGEST_WRITER_LOCK, acquire_transaction_lock
@@ -34,13 +35,15 @@ CHUNK_SIZE = 20_000
 PLAYERS_PER_TRANSACTION = 200_000
 # Enough of a rejected payload to see what was wrong without storing megabytes.
 MAX_REJECTED_RAW_CHARS = 16_384
+MAX_REASON_CHARS = RejectedReplay._meta.get_field("reason").max_length
+ESCAPED_NOTE = " (raw text escaped: NUL and lone surrogates written as \\x00, \\udXXX)"
 FILE_IMPORT_SOURCE = "file-import"
 
 MATCH_INSERT_COLUMNS = (
     "source_id",
     "source_replay_id",
     "played_at",
-    "time_corrected",
+    "reported_at",
     "ingested_at",
     "floor",
     "player_a_id",
@@ -189,7 +192,7 @@ def _match_row(source_id: int, replay: ParsedReplay, now: datetime) -> tuple:
         source_id,
         replay.source_replay_id,
         replay.played_at,
-        replay.time_corrected,
+        replay.reported_at,
         now,
         replay.floor,
         first.id,
@@ -215,21 +218,33 @@ def _insert_matches(rows: list[tuple]) -> int:
     )
 
 
+def _rejection(
+    source: ReplaySource, run: IngestRun | None, raw: str, reason: str, now: datetime
+) -> RejectedReplay:
+    """A rejected replay as it can be stored: its raw text and reason pass the storable
+    boundary, and the reason says when the raw text had to be escaped. The fingerprint
+    is taken from the text as received (surrogates included), so it stays distinct and
+    the same for the same input."""
+    fingerprint = hashlib.sha256(raw.encode("utf-8", "surrogatepass")).hexdigest()
+    raw, escaped = storable(raw[:MAX_REJECTED_RAW_CHARS])
+    reason = storable_text(reason)
+    if escaped:
+        reason = reason[: MAX_REASON_CHARS - len(ESCAPED_NOTE)] + ESCAPED_NOTE
+    return RejectedReplay(
+        source=source,
+        run=run,
+        raw=raw,
+        fingerprint=fingerprint,
+        reason=reason[:MAX_REASON_CHARS],
+        created_at=now,
+    )
+
+
 def _reject(
     source: ReplaySource, run: IngestRun | None, rejected: list[tuple[str, str]], now: datetime
 ) -> None:
     RejectedReplay.objects.bulk_create(
-        [
-            RejectedReplay(
-                source=source,
-                run=run,
-                raw=raw[:MAX_REJECTED_RAW_CHARS],
-                fingerprint=hashlib.sha256(raw.encode("utf-8", "replace")).hexdigest(),
-                reason=reason[:255],
-                created_at=now,
-            )
-            for raw, reason in rejected
-        ],
+        [_rejection(source, run, raw, reason, now) for raw, reason in rejected],
         ignore_conflicts=True,
     )
 
@@ -380,6 +395,6 @@ def finish_run(run: IngestRun, result: IngestResult, error: str = "") -> IngestR
     run.finished_at = timezone.now()
     run.fetched, run.new = result.read, result.new
     run.duplicate, run.rejected = result.duplicate, result.rejected
-    run.error = error
+    run.error = storable_text(error)  # errors quote input: file names, feed replies
     run.save()
     return run

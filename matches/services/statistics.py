@@ -9,16 +9,17 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import Any
 
-from django.conf import settings
-from django.db import connection, transaction
+from django.db import transaction
 from django.db.models import Case, CharField, Count, F, IntegerField, Q, Sum, Value, When
 from django.db.models.functions import Floor, TruncDate
 from django.utils import timezone
 
-from matches.generation import bump_generation
-from matches.models import Match, SiteStatistic
-from matches.services.rating import decay_all_ratings
+from matches.models import Match
+from matches.services.ranks import refresh_ranks
+from matches.services.rating.decay import decay_all_ratings
+from matches.services.site_statistic import store_statistic
 from players.models import Character, Player, Rating
+from web.generation import bump_generation
 
 RATING_BIN_WIDTH = 50
 GAMES_PER_DAY_WINDOW = timedelta(days=90)
@@ -29,45 +30,6 @@ POPULARITY_BRACKETS: tuple[tuple[str, str, float | None, float | None], ...] = (
     ("1600", "1600-1800", 1600.0, 1800.0),
     ("1800", "1800+", 1800.0, None),
 )
-
-
-@transaction.atomic
-def refresh_ranks() -> int:
-    """Number every ranked rating, overall and per character; returns how many are ranked.
-
-    A rating is ranked when its deviation is below the low-deviation limit and its
-    player is neither hidden nor a cheater; ranks follow the value (ties by id).
-    """
-    ratings, players = Rating._meta.db_table, Player._meta.db_table
-    with connection.cursor() as cursor:
-        cursor.execute(
-            f"UPDATE {ratings} SET global_rank = NULL, character_rank = NULL "
-            "WHERE global_rank IS NOT NULL OR character_rank IS NOT NULL"
-        )
-        cursor.execute(
-            f"""
-            UPDATE {ratings} SET global_rank = ranked.overall, character_rank = ranked.within
-            FROM (
-                SELECT r.id AS id,
-                       ROW_NUMBER() OVER (ORDER BY r.value DESC, r.id) AS overall,
-                       ROW_NUMBER() OVER (PARTITION BY r.character_id ORDER BY r.value DESC, r.id)
-                           AS within
-                FROM {ratings} r JOIN {players} p ON p.id = r.player_id
-                WHERE r.deviation < %s AND NOT p.hidden AND NOT p.cheater
-            ) AS ranked
-            WHERE {ratings}.id = ranked.id
-            """,
-            [settings.RATING_LOW_DEVIATION],
-        )
-        ranked = cursor.rowcount
-    _store("ranks_refreshed_at", {"at": timezone.now().isoformat()})
-    return ranked
-
-
-def _store(key: str, data: Any) -> None:
-    SiteStatistic.objects.update_or_create(
-        key=key, defaults={"data": data, "computed_at": timezone.now()}
-    )
 
 
 def _totals(now: datetime) -> dict[str, int]:
@@ -178,9 +140,9 @@ def refresh_statistics(now: datetime | None = None) -> None:
     decay_all_ratings(now)
     refresh_ranks()
     with transaction.atomic():
-        _store("totals", _totals(now))
-        _store("games_per_day", _games_per_day(now))
-        _store("rating_distribution", _rating_distribution())
-        _store("floor_distribution", _floor_distribution())
-        _store("popularity", _popularity())
+        store_statistic("totals", _totals(now))
+        store_statistic("games_per_day", _games_per_day(now))
+        store_statistic("rating_distribution", _rating_distribution())
+        store_statistic("floor_distribution", _floor_distribution())
+        store_statistic("popularity", _popularity())
     bump_generation()

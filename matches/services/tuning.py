@@ -18,10 +18,10 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 
 from matches.models import Match
+from matches.params import glicko_params
 from matches.ratings.base import ContinuousGlicko
 from matches.ratings.glicko import GlickoParams
 from matches.services.evaluation import replay
-from matches.services.rating import glicko_params
 
 # (GlickoParams field, the setting that holds it, candidate values). The current
 # setting is always tried as well.

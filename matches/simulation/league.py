@@ -19,6 +19,14 @@ About 1% of players change their name once during the first season. Matchmaking
 mostly pairs players of similar skill, as the game's floors do, and games come in
 sets of one to five between the same pair, a few minutes apart. Outcomes follow
 P(A wins) = 1 / (1 + 10^(-(skill A - skill B) / 400)).
+
+Games last minutes: a player is busy for ``busy_seconds`` after each game (a game's
+length, SET_GAP_SECONDS, or less in a league too small to keep its rate otherwise) and
+starts no other game meanwhile, so no pair ever meets twice in one second. Within a
+chunk this is tracked game by game; across a chunk boundary, where the previous chunk
+is not replayed, the last ``busy_seconds`` of a chunk draw only even-indexed players
+and the first ``busy_seconds`` of the next only odd-indexed ones, so the two never
+share a player.
 """
 
 from __future__ import annotations
@@ -163,6 +171,13 @@ class LeagueSimulator:
             share = rank / players
             self._players[p].floor = 99 if share >= 0.97 else min(10, 1 + int(share * 10))
         self._neighbours = max(3, players // 50)
+        # A game's length, shortened when few players play many games a second (at most
+        # half of them busy at once) or when a chunk would be too short for its two
+        # boundary windows; never under one second.
+        chunk_seconds = CHUNK_GAMES / rate - 1
+        self.busy_seconds = max(
+            1, min(SET_GAP_SECONDS, int(players / (4 * rate)), int(chunk_seconds / 2))
+        )
         # Enough interleaved sets that a slot comes round about once per set gap.
         self._slots = max(4, min(64, math.ceil(SET_GAP_SECONDS * rate)))
         self._week = -1
@@ -236,6 +251,10 @@ class LeagueSimulator:
         self._position = position
         self._rng: random.Random | None = None  # set up again by the next game
         self._open_sets: list[_Set | None] = []
+        # Per player, the offset from which they are free again (this chunk's games only).
+        self._free_from: list[int] = []
+        self._head_end = self._tail_start = 0  # the chunk's boundary windows, as offsets
+        self._parity = -1  # the parity of the players the current game may draw; -1: any
 
     # -- playing -----------------------------------------------------------------
 
@@ -255,26 +274,44 @@ class LeagueSimulator:
         self._week_weights = weights
         self._week_cum = list(itertools.accumulate(weights))
 
-    def _pick_active(self, rng: random.Random, other: int = -1) -> int:
+    def _free(self, player: int, offset: int) -> bool:
+        """Whether ``player`` may start a game at ``offset``."""
+        return self._free_from[player] <= offset and self._parity in (-1, player & 1)
+
+    def _pick_active(self, rng: random.Random, offset: int, other: int = -1) -> int:
         cum = self._week_cum
         for _ in range(8):
             player = bisect.bisect(cum, rng.random() * cum[-1])
-            if player != other:
+            if player != other and self._free(player, offset):
                 return player
-        # Hardly anyone but ``other`` plays this week: take anybody else.
-        player = rng.randrange(len(cum) - 1)
-        return player + (player >= other)
+        # The draws met only busy players: take the first free one from a random place,
+        # active this week if possible. Only a league far too small for its rate has
+        # none, and then plays someone busy rather than skip a game.
+        count = len(cum)
+        first = rng.randrange(count)
+        weights = self._week_weights
+        fallback = -1
+        for step in range(count):
+            player = (first + step) % count
+            if player != other and self._free(player, offset):
+                if weights[player] > 0:
+                    return player
+                if fallback < 0:
+                    fallback = player
+        if fallback >= 0:
+            return fallback
+        return (other + 1 + rng.randrange(count - 1)) % count if other >= 0 else first
 
-    def _pick_opponent(self, rng: random.Random, player: int) -> int:
+    def _pick_opponent(self, rng: random.Random, player: int, offset: int) -> int:
         if rng.random() < NEIGHBOUR_SHARE:
             rank = self._rank[player]
             for _ in range(10):
                 other_rank = rank + rng.randint(-self._neighbours, self._neighbours)
                 if 0 <= other_rank < len(self._by_skill) and other_rank != rank:
                     other = self._by_skill[other_rank]
-                    if self._week_weights[other] > 0:
+                    if self._week_weights[other] > 0 and self._free(other, offset):
                         return other
-        return self._pick_active(rng, player)
+        return self._pick_active(rng, offset, player)
 
     def _choose_character(self, rng: random.Random, player: _Player) -> int:
         if len(player.characters) == 1 or rng.random() < 0.75:
@@ -285,8 +322,8 @@ class LeagueSimulator:
         week = offset // WEEK_SECONDS
         if week != self._week:
             self._load_week(week)
-        a = self._pick_active(rng)
-        b = self._pick_opponent(rng, a)
+        a = self._pick_active(rng, offset)
+        b = self._pick_opponent(rng, a, offset)
         return _Set(
             a=a,
             a_character=self._choose_character(rng, self._players[a]),
@@ -301,6 +338,10 @@ class LeagueSimulator:
             chunk_start = index - index % CHUNK_GAMES
             self._rng = random.Random(f"{self.seed}:games:{chunk_start // CHUNK_GAMES}")
             self._open_sets = [None] * self._slots
+            self._free_from = [0] * len(self._players)
+            chunk_end = chunk_start + CHUNK_GAMES
+            self._head_end = self._second(chunk_start) - self._start_second + self.busy_seconds
+            self._tail_start = self._second(chunk_end) - self._start_second - self.busy_seconds
             for skipped in range(chunk_start, index):
                 self._play_game(skipped)
         return self._play_game(index)
@@ -309,12 +350,18 @@ class LeagueSimulator:
         rng = self._rng
         second = self._second(index)
         offset = second - self._start_second
+        # Odd players only at the chunk's head, even ones only at its tail (see above).
+        self._parity = 1 if offset < self._head_end else 0 if offset > self._tail_start else -1
         slot = rng.randrange(self._slots)
         current = self._open_sets[slot]
         if current is None:
             current = self._encounter(rng, offset)
             self._open_sets[slot] = current
-        elif offset - current.last_offset >= SET_GAP_SECONDS:
+        elif (
+            offset - current.last_offset >= SET_GAP_SECONDS
+            and self._free(current.a, offset)
+            and self._free(current.b, offset)
+        ):
             current.last_offset = offset
         else:  # the set in this slot is between games: this is a one-off game
             current = self._encounter(rng, offset)
@@ -322,6 +369,8 @@ class LeagueSimulator:
         current.games_left -= 1
         if current.games_left == 0 and self._open_sets[slot] is current:
             self._open_sets[slot] = None
+        free_from = offset + self.busy_seconds
+        self._free_from[current.a] = self._free_from[current.b] = free_from
         a = self._players[current.a]
         b = self._players[current.b]
         a_slot = current.a_character

@@ -2,18 +2,19 @@
 
 New ``.jsonl``, ``.jsonl.gz`` and ``.csv`` files directly in the folder are imported
 in name order, then moved to ``done/``, or to ``failed/`` with a ``<name>.reason``
-file when they cannot be read to the end (what was valid before the fault is kept:
-the replays are stored a chunk per transaction, and a file put back is stored
-without duplicates). Writers should create a file under another name (e.g. ``.part``)
-and rename it when complete, so that a half-written file is never picked up.
+file when they fail for any reason but the database going away, so one bad file never
+blocks the files after it (what was valid before the fault is kept: the replays are
+stored a chunk per transaction, and a file put back is stored without duplicates).
+Writers should create a file under another name (e.g. ``.part``) and rename it when
+complete, so that a half-written file is never picked up.
 """
 
 from __future__ import annotations
 
-import zlib
 from dataclasses import dataclass
 from pathlib import Path
 
+from django.db import InterfaceError, OperationalError
 from django.utils import timezone
 
 from matches.models import IngestRun, ReplaySource
@@ -63,11 +64,16 @@ def pull(
     for path in new_files(folder)[: settings.max_files]:
         try:
             result.add(store_replays(source=source, replays=iter_replay_file(path), run=run))
-        except (OSError, ValueError, EOFError, zlib.error) as error:
+        except (OperationalError, InterfaceError):
+            raise  # the database went away, not the file's fault: it is read at the next pull
+        except Exception as error:  # unreadable, or a fault of ours: it costs only this file
             reason = f"{path.name}: {type(error).__name__}: {error}"
             errors.append(reason)
             moved = _move(path, folder / FAILED)
-            moved.with_name(moved.name + ".reason").write_text(reason + "\n", encoding="utf-8")
+            # backslashreplace: a file name may hold bytes that are not UTF-8.
+            moved.with_name(moved.name + ".reason").write_text(
+                reason + "\n", encoding="utf-8", errors="backslashreplace"
+            )
         else:
             _move(path, folder / DONE)
     return "\n".join(errors)

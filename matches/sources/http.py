@@ -1,31 +1,38 @@
 """The `http` source: the JSON feed of DESIGN.md section 5, read page by page.
 
 ``GET {url}?after={cursor}&limit={n}`` answers ``{"replays": [...], "next": cursor-or-null}``.
-Each request has a connect and a read timeout; connection errors, timeouts, 5xx/408/429
-answers, truncated bodies and pages that are not a feed page are retried with
-exponential backoff and jitter. Pages are followed until the feed is drained or the
-per-run cap is reached. A page that still fails after the last attempt ends the run
-with the error; the cursor stays at the last stored page, so the next run reads the
-failed page again and nothing is skipped.
+Each request has a connect timeout, a read timeout per socket read and a wall-clock
+deadline for the whole page (connect, headers and body), so a feed that drips its
+answer a byte at a time fails like one that hangs; a run has a deadline too, so one
+slow source cannot starve the sources pulled after it. Connection errors, timeouts,
+5xx/408/429 answers, truncated bodies and pages that are not a feed page are retried
+with exponential backoff and jitter. Pages are followed until the feed is drained or
+the run's cap (replays or seconds) is reached; an empty page that names a next cursor
+moves the cursor and is followed too. A page that still fails after the last attempt
+ends the run with the error; the cursor stays at the last stored page, so the next
+run reads the failed page again and nothing is skipped.
 """
 
 from __future__ import annotations
 
-import json
+import io
 import random
+import socket
 import time
 from dataclasses import dataclass
 from http.client import HTTPConnection, HTTPException, HTTPResponse, HTTPSConnection
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from matches.models import IngestRun, ReplaySource
-from matches.replays.readers import iter_replay_payloads
 from matches.services.ingest import IngestResult
 from matches.sources.base import store_page
+from matches.sources.feed_pages import FeedError, FeedPage, parse_page
 
 USER_AGENT = "ratingsite-replay-puller/1"
-MAX_CURSOR_LENGTH = ReplaySource._meta.get_field("cursor").max_length
 _READ_BYTES = 256 * 1024
+# Empty pages in a row that a run follows before it stops: a feed that only ever moves
+# its cursor must not keep a run busy (the next run goes on from where this one stopped).
+MAX_EMPTY_PAGES = 100
 
 
 @dataclass(frozen=True)
@@ -33,8 +40,10 @@ class HttpSettings:
     url: str
     page_size: int = 1000
     max_replays: int = 50_000  # per run: a run ends after the page that reaches it
+    max_seconds: float = 300.0  # per run: no page is started, nor retried, past it
     connect_timeout: float = 5.0
     read_timeout: float = 30.0  # seconds without a byte from the feed
+    page_timeout: float = 60.0  # seconds for one request: connect, headers and body
     attempts: int = 4  # per page, the first one included
     backoff: float = 1.0  # seconds before the second attempt; doubles up to max_backoff
     max_backoff: float = 30.0
@@ -44,7 +53,15 @@ class HttpSettings:
         parts = urlsplit(self.url)
         if parts.scheme not in ("http", "https") or not parts.hostname:
             raise ValueError(f"url must be an http:// or https:// address, not {self.url!r}")
-        positive = ("page_size", "max_replays", "connect_timeout", "read_timeout", "attempts")
+        positive = (
+            "page_size",
+            "max_replays",
+            "max_seconds",
+            "connect_timeout",
+            "read_timeout",
+            "page_timeout",
+            "attempts",
+        )
         for name in positive:
             if not getattr(self, name) > 0:
                 raise ValueError(f"{name} must be positive")
@@ -52,18 +69,29 @@ class HttpSettings:
             raise ValueError("backoff and max_backoff must not be negative")
 
 
-class FeedError(Exception):
-    """A page could not be read; ``retryable`` when another attempt may succeed."""
-
-    def __init__(self, message: str, *, retryable: bool = True) -> None:
-        super().__init__(message)
-        self.retryable = retryable
-
-
 @dataclass(frozen=True)
-class FeedPage:
-    replays: list
-    next: str | None
+class Deadline:
+    """A point in time (``time.monotonic()``) and the error that passing it raises."""
+
+    at: float
+    message: str
+    retryable: bool
+
+    @classmethod
+    def after(cls, seconds: float, message: str, *, retryable: bool = True) -> Deadline:
+        return cls(time.monotonic() + seconds, message, retryable)
+
+    def remaining(self) -> float:
+        return max(self.at - time.monotonic(), 0.0)
+
+    def left(self) -> float:
+        """Seconds left; raises the deadline's FeedError when none are."""
+        if not (left := self.remaining()):
+            raise self.expired()
+        return left
+
+    def expired(self) -> FeedError:
+        return FeedError(self.message, retryable=self.retryable)
 
 
 def page_url(base: str, after: str, limit: int) -> str:
@@ -83,6 +111,31 @@ def backoff_delay(settings: HttpSettings, attempt: int) -> float:
     return ceiling / 2 + random.uniform(0, ceiling / 2)
 
 
+class _DeadlineStream(io.RawIOBase):
+    """The socket of a response, read with the read timeout but never past the deadline:
+    http.client reads the status line, headers and body through it, each socket read
+    waiting at most the time that is left."""
+
+    def __init__(self, sock: socket.socket, read_timeout: float, deadline: Deadline) -> None:
+        self._sock, self._read_timeout, self._deadline = sock, read_timeout, deadline
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: memoryview) -> int:  # type: ignore[override]
+        timeout = min(self._read_timeout, self._deadline.left())
+        self._sock.settimeout(timeout)
+        try:
+            return self._sock.recv_into(buffer)
+        except TimeoutError:
+            if timeout < self._read_timeout:  # the deadline's wait ran out, not the read's
+                raise self._deadline.expired() from None
+            raise
+
+    def makefile(self, mode: str) -> io.BufferedReader:  # HTTPResponse reads from this
+        return io.BufferedReader(self)
+
+
 def _read_body(response: HTTPResponse, limit: int) -> bytes:
     chunks: list[bytes] = []
     size = 0
@@ -96,18 +149,23 @@ def _read_body(response: HTTPResponse, limit: int) -> bytes:
     return b"".join(chunks)
 
 
-def _get(settings: HttpSettings, url: str) -> bytes:
+def _get(settings: HttpSettings, url: str, deadline: Deadline) -> bytes:
     parts = urlsplit(url)
     connection_class = HTTPSConnection if parts.scheme == "https" else HTTPConnection
-    connection = connection_class(parts.hostname, parts.port, timeout=settings.connect_timeout)
+    timeout = min(settings.connect_timeout, deadline.left())  # the TLS handshake included
+    connection = connection_class(parts.hostname, parts.port, timeout=timeout)
     try:
         connection.connect()
-        connection.sock.settimeout(settings.read_timeout)
+        connection.sock.settimeout(min(settings.read_timeout, deadline.left()))
         target = urlunsplit(("", "", parts.path or "/", parts.query, ""))
         connection.request(
             "GET", target, headers={"Accept": "application/json", "User-Agent": USER_AGENT}
         )
-        response = connection.getresponse()
+        response = HTTPResponse(
+            _DeadlineStream(connection.sock, settings.read_timeout, deadline),  # type: ignore[arg-type]
+            method="GET",
+        )
+        response.begin()
         body = _read_body(response, settings.max_page_bytes)
     finally:
         connection.close()
@@ -117,29 +175,19 @@ def _get(settings: HttpSettings, url: str) -> bytes:
     return body
 
 
-def _parse(body: bytes) -> FeedPage:
-    try:
-        document = json.loads(body)
-    except ValueError as error:  # UnicodeDecodeError included
-        raise FeedError(f"invalid JSON: {error}") from None
-    if not isinstance(document, dict) or not isinstance(document.get("replays"), list):
-        raise FeedError('not a feed page: expected {"replays": [...], "next": ...}')
-    next_cursor = document.get("next")
-    if next_cursor is not None:
-        if isinstance(next_cursor, bool) or not isinstance(next_cursor, str | int):
-            raise FeedError(f"invalid next cursor {next_cursor!r}")
-        next_cursor = str(next_cursor)
-        if len(next_cursor) > MAX_CURSOR_LENGTH:
-            raise FeedError(f"next cursor longer than {MAX_CURSOR_LENGTH} characters")
-    return FeedPage(document["replays"], next_cursor)
-
-
-def fetch_page(settings: HttpSettings, after: str) -> FeedPage:
-    """One page after ``after``, retried with backoff; raises FeedError once it gives up."""
+def fetch_page(settings: HttpSettings, after: str, run_deadline: Deadline) -> FeedPage:
+    """One page after ``after``, retried with backoff while the run has time; raises
+    FeedError once it gives up."""
     url = page_url(settings.url, after, settings.page_size)
     for attempt in range(settings.attempts):
+        if settings.page_timeout < run_deadline.left():
+            deadline = Deadline.after(
+                settings.page_timeout, f"page took longer than {settings.page_timeout:g} s"
+            )
+        else:
+            deadline = run_deadline
         try:
-            return _parse(_get(settings, url))
+            return parse_page(_get(settings, url, deadline))
         except FeedError as error:
             if not error.retryable:
                 raise
@@ -147,28 +195,37 @@ def fetch_page(settings: HttpSettings, after: str) -> FeedPage:
         except (OSError, HTTPException) as error:  # timeouts, refused, reset, closed early
             failure = FeedError(f"{type(error).__name__}: {error}")
         if attempt + 1 < settings.attempts:
-            time.sleep(backoff_delay(settings, attempt))
+            time.sleep(min(backoff_delay(settings, attempt), run_deadline.remaining()))
     raise FeedError(f"{failure} (gave up after {settings.attempts} attempts)")
 
 
 def pull(source: ReplaySource, settings: HttpSettings, run: IngestRun, result: IngestResult) -> str:
-    while result.read < settings.max_replays:
+    run_deadline = Deadline.after(
+        settings.max_seconds,
+        f"the run took longer than max_seconds ({settings.max_seconds:g} s)",
+        retryable=False,
+    )
+    empty_pages = 0
+    while result.read < settings.max_replays and run_deadline.remaining():
         after = source.cursor
         try:
-            page = fetch_page(settings, after)
+            page = fetch_page(settings, after, run_deadline)
         except FeedError as error:
             return f"page after {after!r}: {error}"
-        if not page.replays:
-            return ""
-        result.add(
-            store_page(
-                source=source,
-                run=run,
-                replays=iter_replay_payloads(page.replays),
-                after=after,
-                next_cursor=page.next,
+        moves = page.next is not None and page.next != after  # else the feed is drained
+        if page.replays or moves:
+            result.add(
+                store_page(
+                    source=source,
+                    run=run,
+                    replays=page.replays,
+                    after=after,
+                    next_cursor=page.next,
+                )
             )
-        )
-        if page.next is None or page.next == after:
+        if not moves:
             return ""
+        empty_pages = 0 if page.replays else empty_pages + 1
+        if empty_pages >= MAX_EMPTY_PAGES:
+            return f"stopped after {MAX_EMPTY_PAGES} empty pages in a row, at cursor {page.next!r}"
     return ""

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from players.templatetags.ratings import rating as rating_text
+from players.formatting import rating_text
 
 PLAYER_ID = "230129212655563979"
 OPPONENT_ID = "210611080522104011"

@@ -7,9 +7,9 @@ from typing import Any
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from players.api.fields import RatingField, TierField
 from players.models import Player, Rating
-from players.selectors import SEARCH_LIMIT
-from ratingsite.api import RatingField, TierField
+from players.selectors.search import SEARCH_LIMIT
 
 
 class CharacterSerializer(serializers.Serializer):

@@ -7,6 +7,7 @@ from typing import Any
 
 from django import template
 
+from players.formatting import heat, percent, percent_number, rating_text
 from players.models import Player
 
 register = template.Library()
@@ -14,12 +15,11 @@ register = template.Library()
 MINUS = "\u2212"
 
 
-@register.filter
-def rating(value: float | None, deviation: float | None) -> str:
-    """`{{ r.value|rating:r.deviation }}` → '1623 ±120' (the ± is two deviations, 95%)."""
-    if value is None or deviation is None:
-        return ""
-    return f"{value:.0f} ±{2 * deviation:.0f}"
+# `{{ r.value|rating:r.deviation }}` → '1623 ±120' (the ± is two deviations, 95%).
+register.filter("rating", rating_text)
+register.filter("percent_number", percent_number)
+register.filter("percent", percent)
+register.filter("heat", heat)
 
 
 @register.filter
@@ -31,14 +31,6 @@ def signed(change: float | None, digits: int = 0) -> str:
     if float(text) == 0:
         return text
     return ("+" if change > 0 else MINUS) + text
-
-
-@register.filter
-def percent(share: float | None, digits: int = 1) -> str:
-    """0.5421 → '54.2%'."""
-    if share is None:
-        return ""
-    return f"{100 * share:.{digits}f}%"
 
 
 @register.filter
@@ -56,14 +48,6 @@ def top_percent(share: float | None) -> str:
     if share >= 10:
         return f"top {math.ceil(share)}%"
     return f"top {max(math.ceil(share * 10) / 10, 0.1):g}%"
-
-
-@register.filter
-def heat(probability: float | None) -> str:
-    """The colour class of a win probability: heat-0 (0-5%) … heat-10 (95-100%)."""
-    if probability is None:
-        return "heat-none"
-    return f"heat-{round(probability * 10)}"
 
 
 @register.filter

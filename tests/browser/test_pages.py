@@ -12,13 +12,13 @@ from datetime import timedelta
 
 import pytest
 
-from matches.selectors import Contender, win_forecast
+from matches.selectors.calculator import Contender, win_forecast
+from matches.selectors.opponents import fair_opponents
 from matches.services.evaluation import refresh_lab
-from matches.services.opponents import fair_opponents
 from players.models import Rating
 from tests.browser.conftest import SCREENSHOTS, WIDTHS
 from tests.factories import replay
-from tests.players.league import END, SeededLeague, seed_league
+from tests.fixtures.league import END, SeededLeague, seed_league
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -167,7 +167,7 @@ def test_search_profile_history_matchups_calculator(live_server, seeded, page, s
     assert page.locator(".result-name bdi").first.inner_text() == RTL_NAME
     assert page.errors == []
 
-    response = page.goto(f"{live_server.url}/player/nobody")
+    response = page.goto(f"{live_server.url}/player/1")  # a well-formed id nobody has
     assert response.status == 404
     assert "know no rated player" in page.locator("main").inner_text()
     shoot(page, "404")

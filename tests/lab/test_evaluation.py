@@ -12,10 +12,10 @@ from django.core.management import CommandError, call_command
 from matches.models import Match, SiteStatistic
 from matches.ratings.base import logistic
 from matches.ratings.glicko import rate_game, win_probability
+from matches.selectors.lab import latest_lab_report
 from matches.services.evaluation import (
     DEFAULT_SYSTEMS,
     evaluate,
-    latest_lab_report,
     refresh_lab,
 )
 from players.models import Character

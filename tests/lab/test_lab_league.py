@@ -12,7 +12,8 @@ from django.core.management import call_command
 
 from matches.ratings.base import logistic
 from matches.ratings.metrics import PredictionMetrics
-from matches.services.evaluation import DEFAULT_SYSTEMS, evaluate, latest_lab_report, replay
+from matches.selectors.lab import latest_lab_report
+from matches.services.evaluation import DEFAULT_SYSTEMS, evaluate, replay
 from matches.services.evaluation import lab_system as make_system
 from matches.simulation.league import LeagueSimulator
 from players.roster import CODE_TO_ID

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 from django.conf import settings
 
-from matches.generation import current_generation
-from matches.services.evaluation import latest_lab_report
+from matches.selectors.lab import latest_lab_report
 from matches.tasks import refresh_lab
+from web.generation import current_generation
 
 
 def test_beat_runs_the_lab_on_its_own_schedule():

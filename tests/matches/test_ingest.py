@@ -6,7 +6,7 @@ import csv
 import gzip
 import json
 import threading
-from datetime import timedelta
+from datetime import datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -17,6 +17,7 @@ from django.utils import timezone
 from matches.models import IngestRun, Match, PendingMatch, RejectedReplay
 from matches.replays.readers import iter_replay_payloads
 from matches.services.ingest import file_import_source, store_replays
+from matches.sources.pulling import add_source, pull_source
 from players.models import Player, PlayerName
 from tests import databases
 from tests.factories import BASE_TIME, replay
@@ -123,12 +124,63 @@ def test_hostile_names_are_rejected_or_stored_exactly():
     assert RejectedReplay.objects.filter(raw__contains="x" * 1000).exists()
 
 
-def test_a_game_reported_in_the_future_is_stored_now_and_flagged():
+def test_a_game_reported_in_the_future_is_stored_now_with_its_reported_time():
     future = timezone.now() + timedelta(days=2)
     store([replay(1, P1, P2, played_at=future)])
     match = Match.objects.get()
-    assert match.time_corrected
+    assert match.reported_at == future
     assert match.played_at < future - timedelta(days=1)
+
+
+def _future_games() -> list[dict]:
+    """Three distinct games between one pair, reported two days ahead of the clock."""
+    future = timezone.now().replace(microsecond=0) + timedelta(days=2)
+    return [replay(n, P1, P2, played_at=future + timedelta(minutes=n)) for n in (1, 2, 3)]
+
+
+def _later(monkeypatch, hours: int = 1) -> None:
+    """Move the ingestion clock on, as a later pull of the same file would see it."""
+    moved = timezone.now() + timedelta(hours=hours)
+    monkeypatch.setattr(timezone, "now", lambda: moved)
+
+
+def test_distinct_future_games_of_one_pair_are_all_stored_and_stored_once(monkeypatch):
+    games = _future_games()
+    first = store(games)
+    assert (first.new, first.duplicate) == (3, 0)
+    _later(monkeypatch)
+    again = store(games)
+    assert (again.new, again.duplicate) == (0, 3)
+    reported = sorted(Match.objects.values_list("reported_at", flat=True))
+    assert reported == [datetime.fromisoformat(game["played_at"]) for game in games]
+
+
+@pytest.mark.parametrize("stored_as_reported", [False, True])
+def test_a_future_game_equal_to_a_stored_one_by_reported_time_is_a_duplicate(
+    settings, stored_as_reported
+):
+    game = _future_games()[0]
+    if stored_as_reported:  # a source trusted with a larger skew stored the time as is
+        settings.REPLAY_MAX_CLOCK_SKEW_SECONDS = 10 * 24 * 3600
+    assert store([game]).new == 1
+    settings.REPLAY_MAX_CLOCK_SKEW_SECONDS = 300
+    other = add_source(name="other", kind="directory", settings={"path": "unused"})
+    swapped = {**game, "id": "elsewhere", "players": game["players"][::-1], "winner": 2}
+    result = store_replays(source=other, replays=iter_replay_payloads([swapped]))
+    assert (result.new, result.duplicate) == (0, 1)
+
+
+def test_a_directory_source_pulling_future_games_again_later_adds_nothing(tmp_path, monkeypatch):
+    games = _future_games()
+    source = add_source(name="drop", kind="directory", settings={"path": str(tmp_path)})
+    write_jsonl(tmp_path / "a.jsonl", games)
+    run = pull_source(source)
+    assert (run.new, run.duplicate) == (3, 0)
+    _later(monkeypatch)
+    write_jsonl(tmp_path / "a.jsonl", games)
+    run = pull_source(source)
+    assert (run.new, run.duplicate, run.error) == (0, 3, "")
+    assert Match.objects.count() == 3
 
 
 def test_import_command_reads_jsonl_gzip_and_csv_and_is_idempotent(tmp_path, capsys):

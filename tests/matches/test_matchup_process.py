@@ -16,9 +16,9 @@ import pytest
 from matches.ratings.glicko import DEFAULT_PARAMS
 from matches.ratings.ledger import Game, GameResult, MatchupLedger
 from matches.replays.readers import iter_replay_payloads
-from matches.services import rating
 from matches.services.ingest import file_import_source, store_replays
 from matches.services.matchup_process import MatchupProcess, MatchupProcessFailed
+from matches.services.rating import recompute
 from players.models import PlayerMatchup, Rating, RatingSnapshot
 from tests import databases
 from tests.factories import random_league
@@ -44,18 +44,18 @@ def _table_state() -> tuple:
 @pytest.mark.django_db
 def test_a_failing_matchup_process_fails_the_recompute_and_keeps_the_old_ratings(monkeypatch):
     store_replays(source=file_import_source(), replays=iter_replay_payloads(random_league(60)))
-    rating.recompute_all_ratings()
+    recompute.recompute_all_ratings()
     before = _table_state()
     assert before[1] > 0 and before[2] > 0
-    real_number_ratings = rating._number_ratings
+    real_number_ratings = recompute.number_ratings
 
     def ids_missing_from_the_process(ledger):
         real_number_ratings(ledger)
         return {}  # the child then meets a rating it has no id for
 
-    monkeypatch.setattr(rating, "_number_ratings", ids_missing_from_the_process)
+    monkeypatch.setattr(recompute, "number_ratings", ids_missing_from_the_process)
     with pytest.raises(MatchupProcessFailed, match="KeyError"):
-        rating.recompute_all_ratings()
+        recompute.recompute_all_ratings()
     assert _table_state() == before
 
 
@@ -115,6 +115,6 @@ def test_a_daemonic_process_recomputes_without_a_child(monkeypatch):
     """Daemonic processes, such as Celery's pool workers, may not start children."""
     store_replays(source=file_import_source(), replays=iter_replay_payloads(random_league(30)))
     monkeypatch.setattr(multiprocessing.current_process(), "daemon", True)
-    monkeypatch.setattr(rating, "MatchupProcess", None)  # starting one would fail
-    rating.recompute_all_ratings()
+    monkeypatch.setattr(recompute, "MatchupProcess", None)  # starting one would fail
+    recompute.recompute_all_ratings()
     assert RatingSnapshot.objects.exists() and PlayerMatchup.objects.exists()

@@ -13,16 +13,15 @@ from matches.models import CharacterMatchup, Match, MatchRating, PendingMatch
 from matches.replays.readers import iter_replay_payloads
 from matches.services import bulk
 from matches.services.ingest import file_import_source, store_replays
-from matches.services.rating import (
-    decay_all_ratings,
-    matches_in_order,
-    rate_pending_matches,
-    recompute_all_ratings,
-)
-from matches.services.statistics import refresh_ranks
+from matches.services.ranks import refresh_ranks
+from matches.services.rating.decay import decay_all_ratings
+from matches.services.rating.incremental import rate_pending_matches
+from matches.services.rating.recompute import recompute_all_ratings
+from matches.services.rating.storage import matches_in_order
 from players.models import Character, Player, PlayerMatchup, Rating, RatingSnapshot
 from tests import databases
 from tests.factories import BASE_TIME, PlayerFactory, RatingFactory, random_league, replay
+from tests.ratings.reference import COUNTED
 
 pytestmark = pytest.mark.django_db
 
@@ -66,11 +65,7 @@ def test_first_game_between_new_players_gives_the_reference_numbers():
 
 @pytest.mark.parametrize(
     ("a_before", "b_before", "a_won", "a_after", "b_after"),
-    [
-        ((1700, 80), (1500, 200), False, (1678.0926, 78.8224), (1636.5075, 180.2274)),
-        ((1500, 200), (1400, 30), True, (1563.4320, 175.2202), (1398.3425, 29.9251)),
-        ((1500, 200), (1550, 100), False, (1426.8389, 175.7192), (1570.1876, 97.2117)),
-    ],
+    [game[:5] for game in COUNTED[1:]],
 )
 def test_reference_table_through_the_database(a_before, b_before, a_won, a_after, b_after):
     seed_rating(A, *a_before)
@@ -267,7 +262,9 @@ def test_recompute_reading_ahead_on_a_second_connection_equals_incremental_ratin
         with real_chunks_read_ahead(*args) as chunks:
             yield (chunks_read.append(len(chunk)) or chunk for chunk in chunks)
 
-    monkeypatch.setattr("matches.services.rating.chunks_read_ahead", counted_chunks_read_ahead)
+    monkeypatch.setattr(
+        "matches.services.rating.recompute.chunks_read_ahead", counted_chunks_read_ahead
+    )
     recompute_all_ratings(chunk_size=50)
     assert chunks_read == [50, 50, 20]
     assert_same_state(incremental, state())

@@ -65,7 +65,7 @@ def test_valid_replay_is_typed() -> None:
     assert parsed == ParsedReplay(
         source_replay_id="r-000001",
         played_at=datetime(2026, 11, 21, 14, 3, 11, tzinfo=UTC),
-        time_corrected=False,
+        reported_at=None,
         floor=10,
         players=(
             ReplayPlayer("230129212655563979", "Sol Badguy Main", 0, "pc"),
@@ -242,26 +242,26 @@ def test_reasons_stay_short_for_huge_values() -> None:
         assert len(reason_for(obj)) < 80
 
 
-# Future times: stored at ingestion time and flagged, not dropped.
+# Future times: stored at ingestion time with the reported time kept, not dropped.
 
 
 def test_time_within_clock_skew_is_kept() -> None:
     played_at = NOW + timedelta(minutes=4)
     parsed = parse_replay(replay(played_at=played_at.isoformat()), now=NOW)
     assert parsed.played_at == played_at
-    assert not parsed.time_corrected
+    assert parsed.reported_at is None
 
 
-def test_future_time_is_replaced_and_flagged() -> None:
+def test_future_time_is_replaced_and_kept_as_reported() -> None:
     parsed = parse_replay(replay(played_at="2026-11-21T16:00:00+00:00"), now=NOW)
     assert parsed.played_at == NOW
-    assert parsed.time_corrected
+    assert parsed.reported_at == datetime(2026, 11, 21, 16, tzinfo=UTC)
 
 
 def test_clock_skew_is_configurable() -> None:
     obj = replay(played_at="2026-11-21T15:01:00Z")
-    assert parse_replay(obj, now=NOW, max_clock_skew=timedelta(0)).time_corrected
-    assert not parse_replay(obj, now=NOW, max_clock_skew=timedelta(minutes=2)).time_corrected
+    assert parse_replay(obj, now=NOW, max_clock_skew=timedelta(0)).reported_at is not None
+    assert parse_replay(obj, now=NOW, max_clock_skew=timedelta(minutes=2)).reported_at is None
 
 
 # Arbitrary input never escapes as anything but InvalidReplay.

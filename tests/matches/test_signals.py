@@ -1,7 +1,7 @@
 import pytest
 
-from matches.generation import current_generation
 from tests.factories import PlayerFactory
+from web.generation import current_generation
 
 
 @pytest.mark.django_db(transaction=True)

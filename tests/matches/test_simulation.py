@@ -46,7 +46,7 @@ def test_same_seed_same_games_other_seed_other_games() -> None:
 def test_every_game_is_a_valid_replay(season: list[dict]) -> None:
     for game in season:
         parsed = parse_replay(game, now=LATER)
-        assert not parsed.time_corrected
+        assert parsed.reported_at is None
     assert len({game["id"] for game in season}) == len(season)
     assert season[7]["id"] == "sim-11-7"
 
@@ -61,6 +61,36 @@ def test_games_are_in_time_order_and_spread_over_weeks(season: list[dict]) -> No
 def test_a_pair_never_meets_twice_in_one_second(season: list[dict]) -> None:
     keys = Counter((g["played_at"], g["players"][0]["id"], g["players"][1]["id"]) for g in season)
     assert max(keys.values()) == 1
+
+
+def _closest_games(games: list[dict]) -> tuple[int, int]:
+    """The shortest time between two games of one player, in seconds, and the most
+    games any (second, pair) holds."""
+    last: dict[str, int] = {}
+    closest = 10**9
+    for game in games:
+        second = int(played_at(game).timestamp())
+        for player in game["players"]:
+            if player["id"] in last:
+                closest = min(closest, second - last[player["id"]])
+            last[player["id"]] = second
+    moments = Counter((g["played_at"], g["players"][0]["id"], g["players"][1]["id"]) for g in games)
+    return closest, max(moments.values())
+
+
+# Leagues big enough for a game's length at their rate, and a small one (the live
+# worker's: 40 players at 2 games a second) whose players rest as long as it allows.
+@pytest.mark.parametrize(
+    ("players", "rate", "minimum"),
+    [(2400, 2.0, SET_GAP_SECONDS), (3000, 5.0, SET_GAP_SECONDS), (40, 2.0, 5)],
+)
+def test_a_player_plays_one_game_at_a_time(players: int, rate: float, minimum: int) -> None:
+    """Over several chunks (and their boundaries) at high rates, no player starts a
+    game while still in the previous one, so no pair meets twice in one second."""
+    games = list(LeagueSimulator(players, 3, START, rate=rate).games(5 * CHUNK_GAMES))
+    closest, most_per_moment = _closest_games(games)
+    assert closest >= minimum
+    assert most_per_moment == 1
 
 
 def test_games_come_in_sets(season: list[dict]) -> None:

@@ -9,17 +9,10 @@ from hypothesis import strategies as st
 
 from matches.ratings import glicko
 from matches.ratings.base import ContinuousGlicko, GlickoState
+from tests.ratings.reference import REFERENCE
 
 HOUR = 3600.0
 
-# (A before, B before, score for A, A after, B after, P(A wins) before): section 4.3.
-REFERENCE = [
-    ((1500, 350), (1500, 350), 1.0, (1662.2120, 290.2305), (1337.7880, 290.2305), 0.5),
-    ((1700, 80), (1500, 200), 0.0, (1678.0926, 78.8224), (1636.5075, 180.2274), 0.721200),
-    ((1500, 200), (1400, 30), 1.0, (1563.4320, 175.2202), (1398.3425, 29.9251), 0.618797),
-    ((1500, 200), (1550, 100), 0.0, (1426.8389, 175.7192), (1570.1876, 97.2117), 0.441587),
-    ((2000, 30), (1400, 30), 1.0, (2000.1604, 29.9866), (1399.8396, 29.9866), 0.968415),
-]
 
 ratings = st.floats(min_value=500, max_value=3000)
 deviations = st.floats(min_value=25, max_value=350)
@@ -27,9 +20,9 @@ scores = st.sampled_from([0.0, 0.5, 1.0])
 dampings = st.sampled_from([0.0, 0.1])
 
 
-@pytest.mark.parametrize(("a", "b", "score", "a_after", "b_after", "p_a"), REFERENCE)
-def test_reference_games(a, b, score, a_after, b_after, p_a):
-    after = glicko.rate_game(*a, *b, score)
+@pytest.mark.parametrize(("a", "b", "a_won", "a_after", "b_after", "p_a"), REFERENCE)
+def test_reference_games(a, b, a_won, a_after, b_after, p_a):
+    after = glicko.rate_game(*a, *b, float(a_won))
     assert after == pytest.approx((*a_after, *b_after), abs=1e-3)
     assert glicko.win_probability(*a, *b) == pytest.approx(p_a, abs=1e-3)
 

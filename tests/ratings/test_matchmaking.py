@@ -1,4 +1,4 @@
-"""Match quality, opponent suggestions, league pairing and tiers."""
+"""Match quality, opponent suggestions and league pairing."""
 
 import random
 import statistics
@@ -11,12 +11,10 @@ from hypothesis import strategies as st
 from matches.ratings import glicko
 from matches.ratings.base import GlickoState
 from matches.ratings.matchmaking import (
-    DEFAULT_TIERS,
     best_opponents,
     match_quality_glicko,
     match_quality_trueskill,
     pair_round,
-    tier_for,
 )
 from matches.ratings.trueskill import TrueSkillState
 
@@ -126,18 +124,3 @@ def test_pairing_draws_in_proportion_to_quality():
         for _ in range(4000)
     )
     assert partners["b"] / 4000 == pytest.approx(0.75, abs=0.03)
-
-
-def test_tiers():
-    assert tier_for(900) == "Bronze"
-    assert tier_for(1400) == "Silver"
-    assert tier_for(1599.9) == "Silver"
-    assert tier_for(2500) == "Master"
-    assert DEFAULT_TIERS[0] == (float("-inf"), "Bronze")
-    custom = ((1000.0, "Low"), (1500.0, "High"))
-    assert tier_for(500, custom) == "Low"
-    assert tier_for(1500, custom) == "High"
-    with pytest.raises(ValueError, match="ascending"):
-        tier_for(1500, ((1500.0, "High"), (1000.0, "Low")))
-    with pytest.raises(ValueError, match="tier"):
-        tier_for(1500, ())

@@ -6,7 +6,7 @@ import pytest
 
 from matches.replays.readers import iter_replay_payloads
 from matches.services.ingest import file_import_source, store_replays
-from matches.services.rating import rate_pending_matches
+from matches.services.rating.incremental import rate_pending_matches
 from tests.factories import replay
 
 pytestmark = pytest.mark.django_db

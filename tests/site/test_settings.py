@@ -61,3 +61,34 @@ def test_typed_readers(monkeypatch):
     monkeypatch.setenv("SOME_NUMBER", "twelve")
     with pytest.raises(SettingError, match="SOME_NUMBER='twelve'"):
         env_int("SOME_NUMBER", 0)
+
+
+PRODUCTION = {"DEBUG": "0", "ALLOWED_HOSTS": "ratings.example"}
+
+
+def test_deploy_check_fails_without_a_secret_key_in_the_environment(tmp_path):
+    result = run_manage("check", "--deploy", SECRET_KEY="", VAR_DIR=str(tmp_path), **PRODUCTION)
+
+    assert result.returncode != 0
+    assert "web.E001" in result.stderr
+    assert "SECRET_KEY is not set in the environment" in result.stderr
+    passing = run_manage(
+        "check", "--deploy", SECRET_KEY="k" * 60, VAR_DIR=str(tmp_path), **PRODUCTION
+    )
+    assert passing.returncode == 0, passing.stderr
+
+
+def test_without_one_the_site_runs_on_a_private_key_of_its_install(tmp_path):
+    show = "from django.conf import settings; print(settings.SECRET_KEY)"
+    keys = [
+        run_manage("shell", "-c", show, SECRET_KEY="", VAR_DIR=str(tmp_path)).stdout.split()[-1]
+        for _ in range(2)
+    ]
+    other = run_manage("shell", "-c", show, SECRET_KEY="", VAR_DIR=str(tmp_path / "other"))
+
+    assert keys[0] == keys[1] == (tmp_path / "secret_key").read_text().strip()
+    assert len(keys[0]) >= 50
+    assert (tmp_path / "secret_key").stat().st_mode & 0o777 == 0o600
+    assert other.stdout.split()[-1] != keys[0]
+    for source in (ROOT / "site").glob("*.py"):
+        assert "insecure-development-" + "key" not in source.read_text()

@@ -180,7 +180,8 @@ class WorkerProcesses:
         self.application_name = f"test-worker-{broker.queue}"
         self.processes: list[subprocess.Popen] = []
 
-    def start(self, **environment: str) -> subprocess.Popen:
+    def start(self, *, pool: str = "solo", **environment: str) -> subprocess.Popen:
+        """A worker process; ``pool="prefork"`` (one child) for what solo lacks: time limits."""
         number = len(self.processes)
         env = {
             **os.environ,
@@ -188,7 +189,8 @@ class WorkerProcesses:
             "DATABASE_URL": database_url(self.application_name),
             **environment,
         }
-        command = [sys.executable, "-m", "celery", "-A", "ratingsite", "worker", "--pool", "solo"]
+        command = [sys.executable, "-m", "celery", "-A", "ratingsite", "worker", "--pool", pool]
+        command += ["--concurrency", "1"]
         command += ["--loglevel", "INFO", "-n", f"w{number}-{self.broker.queue}@%h", *WORKER_FLAGS]
         log = (self.tmp_path / f"worker-{number}.log").open("wb")
         process = subprocess.Popen(

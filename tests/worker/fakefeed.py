@@ -3,45 +3,40 @@
 from __future__ import annotations
 
 import json
-import threading
 from collections import defaultdict
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from urllib.parse import parse_qs, urlsplit
 
-FAULTS = ("500", "404", "hang", "close", "invalid_json", "truncated", "not_a_page")
+from bench.loopback import LoopbackFeedServer
+
+FAULTS = ("500", "404", "hang", "close", "invalid_json", "truncated", "not_a_page", "drip")
 
 
-class FakeFeed:
-    """Serves ``replays`` in pages (cursor = index); ``fail(after, fault, times)`` makes the
-    next ``times`` requests for that page answer with ``fault`` instead."""
+class FakeFeed(LoopbackFeedServer):
+    """Serves ``replays`` in pages (cursor = index; a None in ``replays`` is a gap, a replay
+    the feed no longer serves, so a page can be empty and still name a next cursor);
+    ``fail(after, fault, times)`` makes the next ``times`` requests for that page answer
+    with ``fault`` instead, ``answer(after, body, times)`` with ``body`` as it is."""
 
-    def __init__(self, replays: list) -> None:
+    def __init__(self, replays: list, drip_seconds: float = 0.05) -> None:
         self.replays = replays
+        self.drip_seconds = drip_seconds  # between two bytes of a "drip" answer
         self.requests: list[str] = []  # the `after` of every request, in order
-        self._faults: dict[str, list[str]] = defaultdict(list)
-        self._released = threading.Event()  # ends hanging requests at shutdown
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
-        self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
-        self._thread.start()
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self._server.server_address[1]}/feed"
+        self._faults: dict[str, list[str | bytes]] = defaultdict(list)
+        self._start()
 
     def fail(self, after: str, fault: str, times: int = 1) -> None:
         assert fault in FAULTS, fault
         self._faults[after] += [fault] * times
 
-    def close(self) -> None:
-        self._released.set()
-        self._server.shutdown()
-        self._server.server_close()
+    def answer(self, after: str, body: bytes, times: int = 1) -> None:
+        self._faults[after] += [body] * times
 
     def page(self, after: str, limit: int) -> dict:
         start = int(after or 0)
-        replays = self.replays[start : start + limit]
-        return {"replays": replays, "next": str(start + len(replays)) if replays else None}
+        window = self.replays[start : start + limit]
+        replays = [replay for replay in window if replay is not None]
+        return {"replays": replays, "next": str(start + len(window)) if window else None}
 
     def _handler(self) -> type[BaseHTTPRequestHandler]:
         feed = self
@@ -54,12 +49,15 @@ class FakeFeed:
                 faults = feed._faults[after]
                 fault = faults.pop(0) if faults else None
                 body = json.dumps(feed.page(after, limit)).encode()
-                if fault == "close":
+                if isinstance(fault, bytes):
+                    self._answer(200, fault)
+                elif fault == "drip":
+                    self._drip(body)
+                elif fault == "close":
                     return  # no answer at all: the connection just closes
-                if fault == "hang":
+                elif fault == "hang":
                     feed._released.wait(timeout=30)
-                    return
-                if fault in ("500", "404"):
+                elif fault in ("500", "404"):
                     self._answer(int(fault), b'{"error": "as asked"}')
                 elif fault == "invalid_json":
                     self._answer(200, body[: len(body) // 2])
@@ -76,6 +74,20 @@ class FakeFeed:
                 self.send_header("Content-Length", str(len(body) if length is None else length))
                 self.end_headers()
                 self.wfile.write(body)
+
+            def _drip(self, body: bytes) -> None:
+                """The whole answer, status line and headers included, a byte at a time."""
+                head = (
+                    f"HTTP/1.0 200 OK\r\nContent-Type: application/json\r\n"
+                    f"Content-Length: {len(body)}\r\n\r\n"
+                ).encode()
+                try:
+                    for byte in head + body:
+                        if feed._released.wait(timeout=feed.drip_seconds):
+                            return
+                        self.wfile.write(bytes([byte]))
+                except OSError:  # the client gave up
+                    return
 
             def log_message(self, format: str, *args: object) -> None:
                 pass

@@ -13,14 +13,14 @@ from django.core.management import CommandError, call_command
 from django.utils import timezone
 
 from matches.models import IngestRun, Match, PendingMatch, RejectedReplay, ReplaySource
-from matches.services.sources import (
+from matches.sources.base import CursorMoved, store_page
+from matches.sources.pulling import (
     SIMULATOR_SOURCE,
     add_source,
     ensure_simulator_source,
     pull_enabled_sources,
     pull_source,
 )
-from matches.sources.base import CursorMoved, store_page
 from tests.factories import PlayerFactory, replay
 
 pytestmark = pytest.mark.django_db

@@ -12,11 +12,13 @@ import threading
 import pytest
 from django.db import connection
 
+from bench.faults import terminate_connections
 from matches.models import Match, MatchRating
 from matches.replays.readers import iter_replay_payloads
 from matches.services.ingest import file_import_source, store_replays
 from matches.services.locks import RATING_WRITER_LOCK
-from matches.services.rating import rate_pending_matches, recompute_all_ratings
+from matches.services.rating.incremental import rate_pending_matches
+from matches.services.rating.recompute import recompute_all_ratings
 from matches.simulation.league import LeagueSimulator
 from matches.tasks import rate_matches
 from players.models import Rating
@@ -115,23 +117,12 @@ def test_two_workers_rating_at_once_give_what_one_gives(worker_processes):
     assert_rated_once_and_equal_to_a_recompute()
 
 
-def terminate_worker_connections(application_name: str) -> int:
-    """What a PostgreSQL restart does to the worker: the server ends its connections."""
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
-            "WHERE application_name = %s AND datname = current_database()",
-            [application_name],
-        )
-        return cursor.fetchone()[0]
-
-
 def test_the_worker_reconnects_after_losing_its_database_connections(worker_processes):
     store_league(8_000)
     worker_processes.start(**WORKER_ENV)
     rate_matches.delay()
     wait_for(mid_batch, timeout=60, message=worker_processes.logs())
-    assert terminate_worker_connections(worker_processes.application_name) >= 1
+    assert terminate_connections(worker_processes.application_name) >= 1
     # The task fails with the database's error and is retried; the retry connects again.
     wait_for(lambda: rated_count() == 8_000, timeout=60, message=worker_processes.logs())
     assert "Retry in" in worker_processes.logs()

@@ -12,7 +12,7 @@ from matches.services.ingest import (
     start_run,
     store_replays,
 )
-from matches.services.rating import rate_pending_matches
+from matches.services.rating.incremental import rate_pending_matches
 from players.models import Player, PlayerName
 
 
@@ -40,6 +40,11 @@ class Command(BaseCommand):
             except (OSError, ValueError, EOFError) as error:
                 finish_run(run, IngestResult(), error=f"{path}: {error}")
                 raise CommandError(f"{path}: {error}") from error
+            except BaseException as unexpected:  # a bug, the database, ^C: never left running
+                finish_run(
+                    run, IngestResult(), error=f"{path}: {type(unexpected).__name__}: {unexpected}"
+                )
+                raise
             finish_run(run, result)
             total.add(result)
             if len(paths) > 1:

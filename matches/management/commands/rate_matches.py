@@ -1,6 +1,6 @@
 from django.core.management.base import BaseCommand, CommandParser
 
-from matches.services.rating import rate_pending_matches
+from matches.services.rating.incremental import rate_pending_matches
 
 
 class Command(BaseCommand):

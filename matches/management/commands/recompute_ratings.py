@@ -2,7 +2,7 @@ import time
 
 from django.core.management.base import BaseCommand, CommandParser
 
-from matches.services.rating import recompute_all_ratings
+from matches.services.rating.recompute import recompute_all_ratings
 
 
 class Command(BaseCommand):

@@ -4,7 +4,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import IntegrityError
 
 from matches.models import ReplaySource
-from matches.services.sources import (
+from matches.sources.pulling import (
     KINDS,
     add_source,
     ensure_simulator_source,
@@ -35,8 +35,9 @@ class Command(BaseCommand):
             nargs="*",
             type=_setting,
             metavar="KEY=VALUE",
-            help="settings of the kind (http: url, page_size, max_replays, connect_timeout, "
-            "read_timeout, attempts, backoff, max_backoff; directory: path, max_files; "
+            help="settings of the kind (http: url, page_size, max_replays, max_seconds, "
+            "connect_timeout, read_timeout, page_timeout, attempts, backoff, max_backoff; "
+            "directory: path, max_files; "
             "simulator: start, players, seed, rate, page_size, max_games)",
         )
         actions.add_parser("list", help="list the sources with their cursor")

@@ -1,0 +1,136 @@
+"""A rating's history, games, matchups and fair opponents:
+`/api/v1/players/<id>/<char>/{history,matches,matchups,opponents}/`."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from rest_framework.exceptions import NotFound
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.utils.urls import replace_query_param
+from rest_framework.views import APIView
+
+from matches.api import examples
+from matches.api.serializers import (
+    FairOpponentsSerializer,
+    GamePageSerializer,
+    HistoryQuery,
+    MatchesQuery,
+    OpponentsQuery,
+    RatingHistorySerializer,
+)
+from matches.selectors.opponents import fair_opponents
+from matches.selectors.profile import rating_games, rating_history
+from players.api import examples as player_examples
+from players.api.params import CHARACTER, PLAYER_ID, character_or_404, rating_or_404
+from players.api.serializers import RatingMatchupsSerializer
+from players.selectors.ratings import characters, rating_overview
+from web.api import documented, query_parameters
+from web.caching import cached_get
+
+
+class RatingHistoryView(APIView):
+    @documented(
+        tag="ratings",
+        operation_id="rating_history",
+        summary="A rating over time",
+        description="Per game (the rating after each game over the last 7 or 30 days of play, "
+        "at most 1000 games), or with `daily=1` one point per day played over the whole "
+        "history. Every game, with the rating before it and its change, is in `matches/`.",
+        parameters=[PLAYER_ID, CHARACTER, HistoryQuery],
+        response=RatingHistorySerializer,
+        example=examples.HISTORY,
+        errors=[400, 404],
+    )
+    @cached_get
+    def get(self, request: Request, player_id: str, character: str) -> Response:
+        query = query_parameters(HistoryQuery, request)
+        rating = rating_or_404(player_id, character)
+        points = rating_history(rating, "all" if query["daily"] else query["range"])
+        return Response(
+            RatingHistorySerializer(
+                {"rating": rating, "daily": query["daily"], "points": points}
+            ).data
+        )
+
+
+class RatingMatchesView(APIView):
+    @documented(
+        tag="ratings",
+        operation_id="rating_matches",
+        summary="A rating's games",
+        description="The games played with this rating, newest first, a page at a time: follow "
+        "`next` (a cursor on the game's time and id, stable while new games arrive).",
+        parameters=[PLAYER_ID, CHARACTER, MatchesQuery],
+        response=GamePageSerializer,
+        example=examples.GAME_PAGE,
+        errors=[400, 404],
+    )
+    @cached_get
+    def get(self, request: Request, player_id: str, character: str) -> Response:
+        query = query_parameters(MatchesQuery, request)
+        page = rating_games(
+            rating_or_404(player_id, character),
+            before=query.get("cursor"),
+            opponent_id=query.get("opponent"),
+            since=query.get("since"),
+            games=query["page_size"],
+        )
+        next_url = None
+        if page.next_cursor is not None:
+            next_url = replace_query_param(
+                request.build_absolute_uri(), "cursor", str(page.next_cursor)
+            )
+        return Response(GamePageSerializer({"next": next_url, "results": page.games}).data)
+
+
+class RatingMatchupsView(APIView):
+    @documented(
+        tag="ratings",
+        operation_id="rating_matchups",
+        summary="How a rating fares against each character",
+        description="W-L and a matchup rating of this player's character against each "
+        "opposing character met.",
+        parameters=[PLAYER_ID, CHARACTER],
+        response=RatingMatchupsSerializer,
+        example=player_examples.RATING_MATCHUPS,
+        errors=[404],
+    )
+    @cached_get
+    def get(self, request: Request, player_id: str, character: str) -> Response:
+        overview = rating_overview(player_id, character_or_404(character).code)
+        if overview is None:
+            raise NotFound(f"No rating of player {player_id} on {character}.")
+        return Response(RatingMatchupsSerializer(overview).data)
+
+
+class RatingOpponentsView(APIView):
+    @documented(
+        tag="ratings",
+        operation_id="rating_opponents",
+        summary="Fair opponents for a rating",
+        description="The recently active ratings (played within `active_days`) this rating "
+        "would have the most even games against: P(win), using both deviations, nearest 0.5, "
+        "ties to the better-known (lower-deviation) rating. Any character; never the player's "
+        "own ratings, hidden players or cheaters.",
+        parameters=[PLAYER_ID, CHARACTER, OpponentsQuery],
+        response=FairOpponentsSerializer,
+        example=examples.OPPONENTS,
+        errors=[400, 404],
+    )
+    @cached_get
+    def get(self, request: Request, player_id: str, character: str) -> Response:
+        query = query_parameters(OpponentsQuery, request)
+        rating = rating_or_404(player_id, character)
+        found = fair_opponents(rating.player_id, rating.character_id, query["limit"])
+        roster = {played.code: played for played in characters()}
+        opponents = [{**row, "character": roster[row["character"]]} for row in found]
+        return Response(
+            FairOpponentsSerializer(
+                {
+                    "target": rating,
+                    "active_days": settings.FAIR_OPPONENT_DAYS,
+                    "opponents": opponents,
+                }
+            ).data
+        )

@@ -1,0 +1,28 @@
+"""Site statistics: `/api/v1/stats/`."""
+
+from __future__ import annotations
+
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from matches.api import examples
+from matches.api.serializers import SiteStatisticsSerializer
+from matches.selectors.statistics import site_statistics
+from web.api import documented
+from web.caching import cached_get
+
+
+class StatisticsView(APIView):
+    @documented(
+        tag="stats",
+        operation_id="stats",
+        summary="Site statistics",
+        description="Totals, games per day, rating and floor distributions and character "
+        "popularity, as of the latest periodic refresh.",
+        response=SiteStatisticsSerializer,
+        example=examples.STATISTICS,
+    )
+    @cached_get
+    def get(self, request: Request) -> Response:
+        return Response(SiteStatisticsSerializer(site_statistics()).data)

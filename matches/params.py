@@ -1,0 +1,32 @@
+"""The rating constants from settings (DESIGN.md section 4.1): the one adapter between
+settings and the pure rating math, read by services, selectors and views alike."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from django.conf import settings
+
+from matches.ratings.glicko import GlickoParams
+
+
+def glicko_params() -> GlickoParams:
+    """The site's Glicko constants, from settings."""
+    return GlickoParams(
+        initial_rating=settings.RATING_INITIAL,
+        initial_deviation=settings.RATING_INITIAL_DEVIATION,
+        minimum_deviation=settings.RATING_MINIMUM_DEVIATION,
+        decay_constant=settings.RATING_DECAY_CONSTANT,
+        decay_period_seconds=settings.RATING_DECAY_PERIOD_SECONDS,
+        maximum_deviation=settings.RATING_MAXIMUM_DEVIATION,
+        low_deviation=settings.RATING_LOW_DEVIATION,
+        update_damping=settings.RATING_UPDATE_DAMPING,
+        counting_margin=settings.RATING_COUNTING_MARGIN,
+        counting_rms_deviation=settings.RATING_COUNTING_RMS_DEVIATION,
+    )
+
+
+def character_matchup_params() -> GlickoParams:
+    """The site's constants with the character-pair deviation floor (character matchups
+    gather thousands of games, DESIGN.md section 4.5)."""
+    return replace(glicko_params(), minimum_deviation=settings.MATCHUP_MINIMUM_DEVIATION)

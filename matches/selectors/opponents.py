@@ -1,0 +1,83 @@
+"""Fair opponents (DESIGN.md section 8): who a (player, character) would have an even game with.
+
+Candidates are ratings played in the last settings.FAIR_OPPONENT_DAYS days whose
+players are neither hidden nor cheaters.  A game is fairest when P(win), using both
+deviations, is nearest 0.5; ties go to the better-known (lower-deviation) rating
+(matches.ratings.matchmaking.best_opponents).
+
+The query stays bounded on millions of ratings: it reads only the CANDIDATES_PER_SIDE
+ratings nearest in value above and below the target (two ordered, limited queries).
+P(win) depends on the value gap far more than on the deviations, so the fairest
+opponents are among them; a distant rating with a huge deviation can be missed,
+which is no loss for a suggestion.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from typing import Any, NamedTuple
+
+from django.conf import settings
+from django.utils import timezone
+
+from matches.ratings.glicko import win_probability
+from matches.ratings.matchmaking import best_opponents, match_quality_glicko
+from players.models import Rating
+from players.tiers import rank_tier
+
+CANDIDATES_PER_SIDE = 100
+
+
+class _Rated(NamedTuple):
+    """A rating as matchmaking sees it (the HasGlicko protocol) plus what a page shows."""
+
+    rating: float
+    deviation: float
+    player_id: str = ""
+    name: str = ""
+    character: str = ""
+
+
+_COLUMNS = ("value", "deviation", "player_id", "player__name", "character__code")
+
+
+def fair_opponents(
+    player_id: str, character_id: int, limit: int = 10, *, now: datetime | None = None
+) -> list[dict[str, Any]]:
+    """The `limit` fairest opponents for a rating, fairest first; [] for an unknown or
+    hidden rating.  Three queries whatever the size of the table."""
+    row = (
+        Rating.objects.filter(player_id=player_id, character_id=character_id, player__hidden=False)
+        .values_list("value", "deviation")
+        .first()
+    )
+    if row is None or limit <= 0:
+        return []
+    target = _Rated(*row)
+    since = (now or timezone.now()) - timedelta(days=settings.FAIR_OPPONENT_DAYS)
+    active = Rating.objects.filter(
+        last_played_at__gte=since, player__hidden=False, player__cheater=False
+    ).exclude(player_id=player_id)
+    size = max(CANDIDATES_PER_SIDE, limit)
+    above = active.filter(value__gte=target.rating).order_by("value", "id")
+    below = active.filter(value__lt=target.rating).order_by("-value", "-id")
+    candidates = [
+        _Rated(*values)
+        for queryset in (above, below)
+        for values in queryset.values_list(*_COLUMNS)[:size]
+    ]
+    return [
+        {
+            "player_id": opponent.player_id,
+            "name": opponent.name,
+            "character": opponent.character,
+            "value": opponent.rating,
+            "deviation": opponent.deviation,
+            "tier": rank_tier(opponent.rating),
+            "win_probability": win_probability(
+                target.rating, target.deviation, opponent.rating, opponent.deviation
+            ),
+            "quality": match_quality_glicko(target, opponent),
+        }
+        for opponent in best_opponents(target, candidates, limit)
+    ]

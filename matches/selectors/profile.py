@@ -1,0 +1,441 @@
+"""A rating's profile and history (DESIGN.md section 6, `/player/<id>/<char>`): the rating
+over time, its games grouped in sets with cursor pagination, and fair opponents. Each
+function does a fixed number of queries whatever the size of the data, on indexed
+columns only."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import UTC, datetime, time, timedelta
+from typing import NamedTuple
+
+from django.db.models import Q
+
+from matches.models import Match, MatchRating
+from matches.params import glicko_params
+from matches.ratings.glicko import update
+from matches.selectors.opponents import fair_opponents
+from players.models import Character, Player, Rating
+from players.roster import ROSTER
+from players.selectors.ratings import RatingOverview, rating_overview
+
+GAMES_PER_PAGE = 50
+# Per-game history points for the short ranges; beyond this the chart shows the latest.
+HISTORY_GAME_POINTS = 1000
+HISTORY_RANGES: dict[str, timedelta | None] = {
+    "7d": timedelta(days=7),
+    "30d": timedelta(days=30),
+    "all": None,  # daily snapshots
+}
+DEFAULT_HISTORY_RANGE = "30d"
+
+
+@dataclass(frozen=True)
+class GameCursor:
+    """Where a page of match history ends: games strictly older than this one follow."""
+
+    played_at: datetime
+    match_id: int
+
+    def __str__(self) -> str:
+        seconds = self.played_at.timestamp()
+        return f"{round(seconds * 1_000_000)}-{self.match_id}"
+
+    @classmethod
+    def parse(cls, text: str) -> GameCursor:
+        """The cursor `str()` wrote; ValueError for anything else."""
+        micros, _, match_id = text.partition("-")
+        moment = datetime.fromtimestamp(int(micros) / 1_000_000, UTC)
+        return cls(moment, int(match_id))
+
+
+@dataclass(frozen=True)
+class RatedGame:
+    """One game seen from one rating's side."""
+
+    match: Match
+    won: bool
+    value: float | None  # this side's rating before the game (None until rated)
+    deviation: float | None
+    change: float | None
+    opponent: Player
+    opponent_character: Character
+    opponent_value: float | None
+    opponent_deviation: float | None
+    counted: bool = False
+
+    @property
+    def played_at(self) -> datetime:
+        return self.match.played_at
+
+
+def _rated_game(match: Match, player_id: str, character_id: int) -> RatedGame:
+    try:
+        result: MatchRating | None = match.rating
+    except MatchRating.DoesNotExist:
+        result = None  # not rated yet
+    on_a = match.player_a_id == player_id and match.character_a_id == character_id
+    if on_a:
+        won, opponent, opponent_character = (
+            match.winner == Match.Winner.A, match.player_b, match.character_b,
+        )  # fmt: skip
+    else:
+        won, opponent, opponent_character = (
+            match.winner == Match.Winner.B, match.player_a, match.character_a,
+        )  # fmt: skip
+    if result is None:
+        return RatedGame(match, won, None, None, None, opponent, opponent_character, None, None)
+    if on_a:
+        mine = (result.value_a, result.deviation_a, result.change_a)
+        theirs = (result.value_b, result.deviation_b)
+    else:
+        mine = (result.value_b, result.deviation_b, result.change_b)
+        theirs = (result.value_a, result.deviation_a)
+    return RatedGame(match, won, *mine, opponent, opponent_character, *theirs, result.counted)
+
+
+def _older_than(cursor: GameCursor) -> Q:
+    """Games strictly older than the cursor's, newest-first order being (played_at, id).
+
+    The bound on played_at alone comes first so that it is a range condition on the
+    (player, character, played_at) indexes: an index scan from the cursor on stops
+    after a page, where `played_at < t OR (played_at = t AND id < n)` alone made
+    PostgreSQL read every older game of the rating and sort them.
+    """
+    return Q(played_at__lte=cursor.played_at) & (
+        Q(played_at__lt=cursor.played_at) | Q(id__lt=cursor.match_id)
+    )
+
+
+def _newer_than(cursor: GameCursor) -> Q:
+    """Games strictly newer than the cursor's (the mirror of `_older_than`)."""
+    return Q(played_at__gte=cursor.played_at) & (
+        Q(played_at__gt=cursor.played_at) | Q(id__gt=cursor.match_id)
+    )
+
+
+def _sides(rating: Rating) -> tuple[tuple[str, str, Q], tuple[str, str, Q]]:
+    """(this side, the other side, the condition for this rating being on this side)."""
+    player_id, character_id = rating.player_id, rating.character_id
+    return (
+        ("a", "b", Q(player_a_id=player_id, character_a_id=character_id)),
+        ("b", "a", Q(player_b_id=player_id, character_b_id=character_id)),
+    )
+
+
+def _rating_games(
+    rating: Rating, condition: Q, limit: int, *, newest_first: bool = True
+) -> list[RatedGame]:
+    """The rating's visible games meeting `condition`, at most `limit`, newest first
+    (or the oldest ones, oldest first).
+
+    One query per side of the match, each ordered along its own (player, character,
+    played_at) index, merged here: cheaper than one OR query sorting every game. Each
+    picks the page's ids in a subquery that reads nothing else, and joins players,
+    characters and results to those ids only: the planner, which expects a rating to
+    have a handful of games, otherwise joined every game of a busy rating before
+    sorting and keeping a page of them.
+    """
+    order = ("-played_at", "-id") if newest_first else ("played_at", "id")
+    matches: list[Match] = []
+    for mine, theirs, side in _sides(rating):
+        page = Match.objects.visible().filter(side, condition).order_by(*order).values("id")
+        for match in (
+            Match.objects.filter(id__in=page[:limit])
+            .with_rating()
+            .select_related(f"player_{theirs}", f"character_{theirs}")
+        ):
+            setattr(match, f"player_{mine}", rating.player)  # this side is the rating's own
+            setattr(match, f"character_{mine}", rating.character)
+            matches.append(match)
+    matches.sort(key=lambda match: (match.played_at, match.id), reverse=newest_first)
+    return [_rated_game(m, rating.player_id, rating.character_id) for m in matches[:limit]]
+
+
+@dataclass(frozen=True)
+class HistoryPoint:
+    at: datetime
+    value: float
+    deviation: float
+
+
+def _points_after_games(rating: Rating, since: datetime, limit: int) -> list[HistoryPoint]:
+    """The rating before the first of its last `limit` rated games since `since`, then
+    after each of them (oldest first); two queries.
+
+    The chart needs a few numbers per game, so this reads them as plain rows (no match,
+    player or character objects): a month of a busy player's games costs about what a
+    page of match history does.
+    """
+    params = glicko_params()
+    rows: list[tuple] = []
+    for mine, theirs, on_side in _sides(rating):
+        my_win = Match.Winner.A if mine == "a" else Match.Winner.B  # `winner` when I won
+        rows += [
+            (*row, my_win)
+            for row in Match.objects.visible()
+            .filter(on_side, played_at__gte=since, rating__isnull=False)
+            .order_by("-played_at", "-id")
+            .values_list(
+                "played_at", "id", "winner", "rating__counted",
+                f"rating__value_{mine}", f"rating__deviation_{mine}", f"rating__change_{mine}",
+                f"rating__value_{theirs}", f"rating__deviation_{theirs}",
+            )[:limit]
+        ]  # fmt: skip
+    rows.sort(key=lambda row: (row[0], row[1]))
+    rows = rows[-limit:]
+    if not rows:
+        return []
+    first = rows[0]
+    points = [HistoryPoint(first[0], first[4], first[5])]
+    for row in rows:
+        at, _, winner, counted, value, deviation, change, their_value, their_deviation, my_win = row
+        if counted:
+            score = 1.0 if winner == my_win else 0.0
+            deviation = update(value, deviation, their_value, their_deviation, score, params)[1]
+        points.append(HistoryPoint(at, value + change, deviation))
+    return points
+
+
+def rating_history(
+    rating: Rating, history_range: str = DEFAULT_HISTORY_RANGE
+) -> list[HistoryPoint]:
+    """Points for the rating chart, oldest first, over a range ending at the last game.
+
+    Short ranges have a point per game (the rating after it, from the match rows);
+    'all' has one per day played (daily snapshots). One or two queries.
+    """
+    span = HISTORY_RANGES[history_range]
+    if span is None:
+        return [
+            HistoryPoint(datetime.combine(day, time(23, 59), UTC), value, deviation)
+            for day, value, deviation in rating.snapshots.order_by("day").values_list(
+                "day", "value", "deviation"
+            )
+        ]
+    if rating.last_played_at is None:
+        return []
+    return _points_after_games(rating, rating.last_played_at - span, HISTORY_GAME_POINTS)
+
+
+@dataclass(frozen=True)
+class GameSet:
+    """Consecutive games against the same opponent and characters; games newest first."""
+
+    games: list[RatedGame]
+
+    @property
+    def first(self) -> RatedGame:
+        return self.games[-1]
+
+    @property
+    def last(self) -> RatedGame:
+        return self.games[0]
+
+    @property
+    def opponent(self) -> Player:
+        return self.last.opponent
+
+    @property
+    def opponent_character(self) -> Character:
+        return self.last.opponent_character
+
+    @property
+    def wins(self) -> int:
+        return sum(game.won for game in self.games)
+
+    @property
+    def losses(self) -> int:
+        return len(self.games) - self.wins
+
+    @property
+    def change(self) -> float | None:
+        """The set's total rating change (None while a game is still unrated)."""
+        changes = [game.change for game in self.games]
+        return None if None in changes else sum(changes)
+
+    @property
+    def uncounted(self) -> int:
+        return sum(not game.counted for game in self.games if game.change is not None)
+
+    @property
+    def games_oldest_first(self) -> list[RatedGame]:
+        return self.games[::-1]
+
+
+def _group_sets(games: Iterable[RatedGame]) -> list[GameSet]:
+    sets: list[GameSet] = []
+    for game in games:
+        previous = sets[-1].games[-1] if sets else None
+        if (
+            previous is not None
+            and previous.opponent.id == game.opponent.id
+            and previous.opponent_character.id == game.opponent_character.id
+        ):
+            sets[-1].games.append(game)
+        else:
+            sets.append(GameSet([game]))
+    return sets
+
+
+@dataclass(frozen=True)
+class MatchSetPage:
+    sets: list[GameSet]
+    next_cursor: GameCursor | None  # older games: None on the last (oldest) page
+    previous_cursor: GameCursor | None = None  # newer games: None on the newest page
+
+
+def _cursor(game: RatedGame) -> GameCursor:
+    return GameCursor(game.played_at, game.match.id)
+
+
+def match_sets(
+    rating: Rating,
+    *,
+    before: GameCursor | None = None,
+    after: GameCursor | None = None,
+    games: int = GAMES_PER_PAGE,
+) -> MatchSetPage:
+    """A page of the rating's match history grouped in sets, newest first; two queries.
+
+    The page holds about `games` games older than `before` (the newest games without a
+    cursor) or, going back up, newer than `after`. It never cuts a set in two (unless
+    one set alone is longer than a page); the next page (older) starts after its last
+    game, the previous one (newer) before its first.
+    """
+    if after is not None and before is None:
+        return _newer_sets(rating, after, games)
+    condition = Q() if before is None else _older_than(before)
+    rows = _rating_games(rating, condition, games + 1)
+    sets = _group_sets(rows)
+    newer = _cursor(rows[0]) if before is not None and rows else None
+    if len(rows) <= games:
+        return MatchSetPage(sets, None, newer)
+    if len(sets) > 1:
+        sets.pop()  # holds the extra game: it may go on past this page
+    else:
+        sets[0].games.pop()
+    return MatchSetPage(sets, _cursor(sets[-1].games[-1]), newer)
+
+
+def _newer_sets(rating: Rating, after: GameCursor, games: int) -> MatchSetPage:
+    """The page of sets just newer than `after` (the mirror of a page older than a cursor)."""
+    rows = _rating_games(rating, _newer_than(after), games + 1, newest_first=False)
+    if not rows:  # nothing newer (any more): the newest page
+        return match_sets(rating, games=games)
+    rows.reverse()
+    sets = _group_sets(rows)
+    if len(rows) > games:
+        if len(sets) > 1:
+            sets.pop(0)  # holds the extra game: it may go on past this page
+        else:
+            sets[0].games.pop(0)
+        newer = _cursor(sets[0].games[0])
+    else:
+        newer = None
+    return MatchSetPage(sets, _cursor(sets[-1].games[-1]), newer)
+
+
+class GoodMatch(NamedTuple):
+    """A fair opponent for a rating, as the profile's "good matches" block shows it."""
+
+    player_id: str
+    name: str
+    character_code: str
+    character_name: str
+    value: float
+    deviation: float
+    tier: str | None
+    win_probability: float  # the profile owner's chance to beat them
+
+
+GOOD_MATCHES = 10
+
+
+def good_matches(rating: Rating, limit: int = GOOD_MATCHES) -> list[GoodMatch]:
+    """The fairest recently active opponents for `rating`, fairest first
+    (matches.selectors.opponents: three queries, never hidden players or cheaters).
+    A player flagged for cheating gets none, without a query: their games move nobody."""
+    if rating.player.cheater:
+        return []
+    names = {code: name for _, code, name in ROSTER}
+    return [
+        GoodMatch(
+            row["player_id"],
+            row["name"],
+            row["character"],
+            names.get(row["character"], row["character"]),
+            row["value"],
+            row["deviation"],
+            row["tier"],
+            row["win_probability"],
+        )
+        for row in fair_opponents(rating.player_id, rating.character_id, limit)
+    ]
+
+
+@dataclass(frozen=True)
+class RatingProfile:
+    overview: RatingOverview
+    history_range: str
+    history: list[HistoryPoint]
+    matches: MatchSetPage
+    opponents: list[GoodMatch]  # fair opponents, fairest first
+
+    @property
+    def rating(self) -> Rating:
+        return self.overview.rating
+
+
+def rating_profile(
+    player_id: str,
+    character_code: str,
+    *,
+    history_range: str = DEFAULT_HISTORY_RANGE,
+    before: GameCursor | None = None,
+    after: GameCursor | None = None,
+) -> RatingProfile | None:
+    """Everything the profile page shows (None if the player or rating is unknown or hidden);
+    the fair opponents take three of its queries."""
+    overview = rating_overview(player_id, character_code)
+    if overview is None:
+        return None
+    rating = overview.rating
+    return RatingProfile(
+        overview,
+        history_range,
+        rating_history(rating, history_range),
+        match_sets(rating, before=before, after=after),
+        good_matches(rating),
+    )
+
+
+@dataclass(frozen=True)
+class GamePage:
+    games: list[RatedGame]  # newest first
+    next_cursor: GameCursor | None  # None on the last page
+
+
+def rating_games(
+    rating: Rating,
+    *,
+    before: GameCursor | None = None,
+    opponent_id: str | None = None,
+    since: datetime | None = None,
+    games: int = GAMES_PER_PAGE,
+) -> GamePage:
+    """A page of the rating's visible games, newest first, optionally only against one
+    opponent or from a moment on; two queries. The next page starts after its last game."""
+    condition = Q() if before is None else _older_than(before)
+    if opponent_id == rating.player_id:
+        return GamePage([], None)  # nobody plays themself
+    if opponent_id is not None:
+        condition &= Q(player_a_id=opponent_id) | Q(player_b_id=opponent_id)
+    if since is not None:
+        condition &= Q(played_at__gte=since)
+    rows = _rating_games(rating, condition, games + 1)
+    if len(rows) <= games:
+        return GamePage(rows, None)
+    last = rows[games - 1]
+    return GamePage(rows[:games], GameCursor(last.played_at, last.match.id))

@@ -1,0 +1,56 @@
+"""Site statistics (DESIGN.md section 6, `/stats`): what the periodic refresh precomputed
+(matches.services.statistics, matches.services.ranks)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from matches.models import SiteStatistic
+
+# The statistic that tells when ranks were last refreshed (matches.services.ranks).
+RANKS_REFRESHED_AT = "ranks_refreshed_at"
+
+
+def ranks_refreshed_at() -> datetime | None:
+    """When ranks were last computed (the refresh writes it as a site statistic)."""
+    statistic = SiteStatistic.objects.filter(key=RANKS_REFRESHED_AT)
+    data = statistic.values_list("data", flat=True).first()
+    return datetime.fromisoformat(data["at"]) if data else None
+
+
+@dataclass(frozen=True)
+class SiteStatistics:
+    """The precomputed statistics (matches.services.statistics); empty before the first
+    refresh."""
+
+    totals: dict[str, int] | None
+    games_per_day: list[dict[str, Any]]
+    rating_distribution: dict[str, Any] | None
+    floor_distribution: list[dict[str, int]]
+    popularity: dict[str, Any] | None
+    computed_at: datetime | None
+
+
+STATISTIC_KEYS = (
+    "totals",
+    "games_per_day",
+    "rating_distribution",
+    "floor_distribution",
+    "popularity",
+)
+
+
+def site_statistics() -> SiteStatistics:
+    """Every statistic the stats page shows, in one query."""
+    rows = {row.key: row for row in SiteStatistic.objects.filter(key__in=STATISTIC_KEYS)}
+    data = {key: rows[key].data if key in rows else None for key in STATISTIC_KEYS}
+    return SiteStatistics(
+        totals=data["totals"],
+        games_per_day=data["games_per_day"] or [],
+        rating_distribution=data["rating_distribution"],
+        floor_distribution=data["floor_distribution"] or [],
+        popularity=data["popularity"],
+        computed_at=max((row.computed_at for row in rows.values()), default=None),
+    )

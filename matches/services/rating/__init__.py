@@ -1,0 +1,9 @@
+"""The rating pipeline (DESIGN.md section 4.6): stored matches become ratings.
+
+- incremental: one writer at a time rates the pending matches, a batch per transaction.
+- recompute: forget every rating and rebuild all of them from the stored matches.
+- brackets: the top-N character matchup brackets, rebuilt from current ranks.
+- decay: the periodic growth of idle ratings' deviations.
+- storage: what they share: loading the states a batch touches into the in-memory
+  ledgers (matches.ratings.ledger) and writing them back with bulk statements.
+"""

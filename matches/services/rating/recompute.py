@@ -1,0 +1,222 @@
+"""Recompute (DESIGN.md section 4.6, step 4): forget every rating and rebuild all of them
+from the stored matches, in one transaction, fast enough to run after any parameter change."""
+
+from __future__ import annotations
+
+import multiprocessing
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from functools import partial
+
+from django.db import connection, transaction
+from django.db.models import Q
+from django.utils import timezone
+
+from matches.dbfunctions import EpochSeconds
+from matches.models import CharacterMatchup, Match, MatchRating, PendingMatch
+from matches.ratings.ledger import (
+    BRACKETS,
+    Game,
+    GameResult,
+    MatchupLedger,
+    RatingKey,
+    RatingLedger,
+)
+from matches.services import bulk
+from matches.services.locks import RATING_WRITER_LOCK, acquire_transaction_lock
+from matches.services.matchup_process import (
+    CHARACTER_MATCHUPS,
+    PLAYER_MATCHUPS,
+    SNAPSHOTS,
+    MatchupProcess,
+)
+from matches.services.memory import paused_garbage_collection
+from matches.services.ranks import refresh_ranks
+from matches.services.rating.brackets import rebuild_bracket_matchups
+from matches.services.rating.storage import (
+    MATCH_RATING_COLUMNS,
+    LocalMatchups,
+    RatingRun,
+    game_columns,
+    games_of,
+    insert_numbered_ratings,
+    matches_in_order,
+    new_matchup_ledger,
+    new_rating_ledger,
+    number_ratings,
+    result_rows,
+)
+from matches.services.rating_rows import (
+    CHARACTER_MATCHUP_COLUMNS,
+    PLAYER_MATCHUP_COLUMNS,
+    SNAPSHOT_COLUMNS,
+)
+from matches.services.read_ahead import chunks_read_ahead
+from players.models import Player, PlayerMatchup, Rating, RatingSnapshot
+from web.generation import bump_generation
+
+
+class _MatchupsInChildProcess:
+    """The MatchupLedger on the second core (a recompute on PostgreSQL). Its rows arrive
+    as COPY files, encoded while this process goes on after `close`; they can only
+    load emptied tables (`fresh`)."""
+
+    TABLES = {
+        PLAYER_MATCHUPS: (PlayerMatchup, PLAYER_MATCHUP_COLUMNS),
+        CHARACTER_MATCHUPS: (CharacterMatchup, CHARACTER_MATCHUP_COLUMNS),
+        SNAPSHOTS: (RatingSnapshot, SNAPSHOT_COLUMNS),
+    }
+
+    def __init__(self, process: MatchupProcess) -> None:
+        self.process = process
+
+    def record(self, games: Sequence[Game], results: Sequence[GameResult]) -> None:
+        self.process.record(games, results)
+
+    def close(self, rating_ids: Mapping[RatingKey, int]) -> None:
+        self.process.close(rating_ids)
+
+    def write(self, *, fresh: bool) -> None:
+        if not fresh:
+            raise ValueError("COPY files only load emptied tables")
+        for name, path in self.process.encoded_files():
+            model, columns = self.TABLES[name]
+            bulk.copy_file(model, columns, path)
+
+
+@contextmanager
+def _recompute_matchups(
+    ledger: MatchupLedger,
+) -> Iterator[LocalMatchups | _MatchupsInChildProcess]:
+    # A daemonic process (a Celery pool worker, say) may not start one of its own.
+    if connection.vendor != "postgresql" or multiprocessing.current_process().daemon:
+        yield LocalMatchups(ledger)
+        return
+    types = {
+        name: bulk.column_types(model, columns)
+        for name, (model, columns) in _MatchupsInChildProcess.TABLES.items()
+    }
+    with MatchupProcess(ledger, bulk.plain_connection_params(), types) as process:
+        yield _MatchupsInChildProcess(process)
+
+
+@contextmanager
+def _matches_in_results_out(
+    chunk_size: int,
+) -> Iterator[tuple[Iterable[list[Game]], Callable[[Iterable[tuple]], object]]]:
+    """Every match as Games in (played_at, id) order a chunk at a time, and a function
+    that stores rows of MATCH_RATING_COLUMNS.
+
+    On PostgreSQL the matches are read a chunk ahead on a second connection
+    (matches.services.read_ahead), which leaves this one free to stream every result
+    through one COPY. That connection sees only committed matches, so inside a caller's
+    transaction (savepoints mark one), which may hold more, and on SQLite, this
+    connection takes turns: read a chunk, insert its results.
+    """
+    if connection.vendor != "postgresql" or connection.savepoint_ids:
+        yield (
+            matches_in_order(Match.objects.all(), chunk_size),
+            partial(bulk.insert, MatchRating, MATCH_RATING_COLUMNS),
+        )
+        return
+    queryset = (
+        Match.objects.order_by("played_at", "id")
+        .annotate(epoch=EpochSeconds("played_at"))
+        .values_list(*game_columns())
+    )
+    with (
+        chunks_read_ahead(queryset, chunk_size, games_of) as chunks,
+        bulk.insert_stream(MatchRating, MATCH_RATING_COLUMNS) as write_results,
+    ):
+        yield chunks, write_results
+
+
+_DERIVED_MODELS = (
+    MatchRating,
+    PendingMatch,
+    RatingSnapshot,
+    PlayerMatchup,
+    CharacterMatchup,
+    Rating,
+)
+
+
+def _reset_derived_tables() -> None:
+    """Empty everything rating derives from matches, the pending queue included."""
+    if connection.vendor == "postgresql":
+        tables = [model._meta.db_table for model in _DERIVED_MODELS]
+        with connection.cursor() as cursor:
+            # TRUNCATE refuses to run while deferred foreign-key checks are pending.
+            cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
+            cursor.execute(f"TRUNCATE {', '.join(tables)}")
+            cursor.execute("SET CONSTRAINTS ALL DEFERRED")
+        return
+    with connection.cursor() as cursor:
+        for model in _DERIVED_MODELS:
+            cursor.execute(f"DELETE FROM {model._meta.db_table}")
+
+
+def recompute_all_ratings(
+    *, chunk_size: int = 50_000, progress: Callable[[int], None] | None = None
+) -> RatingRun:
+    """Forget every rating and rebuild all of them from the stored matches, in one transaction.
+
+    The whole history runs through one pair of in-memory ledgers: on PostgreSQL the
+    matchup ledger runs in a second process, beside the ratings (see
+    matches.services.matchup_process). Match results are written a chunk at a time and
+    ratings, matchups and snapshots once at the end, into tables whose indexes are
+    built after the load. The tables are emptied with TRUNCATE, so their readers wait
+    for the commit (cached pages are still served). Ranks and the top-N matchup
+    brackets are rebuilt afterwards from the new ratings.
+    """
+    with paused_garbage_collection(), transaction.atomic():
+        acquire_transaction_lock(RATING_WRITER_LOCK, wait=True)
+        _reset_derived_tables()
+        ledger = new_rating_ledger(
+            Player.objects.filter(Q(hidden=True) | Q(cheater=True)).values_list("id", flat=True)
+        )
+        with (
+            bulk.indexes_built_after((RatingSnapshot, PlayerMatchup)),
+            _recompute_matchups(new_matchup_ledger({}, BRACKETS[:1])) as matchups,
+        ):
+            with bulk.indexes_built_after((MatchRating,)):
+                rated, batches, counted_games = _replay_history(
+                    ledger, matchups, chunk_size, progress
+                )
+                # On PostgreSQL the matchup process now encodes its rows while this one
+                # builds indexes, writes the ratings and ranks them.
+                matchups.close(number_ratings(ledger))
+            with bulk.indexes_built_after((Rating,)):
+                insert_numbered_ratings(ledger)
+                refresh_ranks()
+            rebuild_bracket_matchups(counted_games)
+            matchups.write(fresh=True)
+    bulk.analyze(_DERIVED_MODELS)
+    bump_generation()
+    return RatingRun(rated, len(counted_games), batches)
+
+
+def _replay_history(
+    ledger: RatingLedger,
+    matchups: LocalMatchups | _MatchupsInChildProcess,
+    chunk_size: int,
+    progress: Callable[[int], None] | None,
+) -> tuple[int, int, list[Game]]:
+    """Rate every match in order a chunk at a time, handing each chunk's results to the
+    matchups and storing them; returns (games rated, chunks, the counted games)."""
+    rated = batches = 0
+    rated_at = timezone.now()
+    # Kept for the top-N brackets, which need the final ranks: cheaper in memory than
+    # reading a million games back from the database.
+    counted_games: list[Game] = []
+    with _matches_in_results_out(chunk_size) as (chunks, write_results):
+        for games in chunks:
+            results = [ledger.apply(game) for game in games]
+            matchups.record(games, results)
+            write_results(result_rows(results, rated_at))
+            counted_games += [g for g, r in zip(games, results, strict=True) if r.counted]
+            rated += len(results)
+            batches += 1
+            if progress is not None:
+                progress(rated)
+    return rated, batches, counted_games

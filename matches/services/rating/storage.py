@@ -1,0 +1,329 @@
+"""Between the database and the in-memory ledgers: load the rating and matchup states a
+batch of games touches, and write ratings, matchups, snapshots and results back with
+bulk statements (matches.services.bulk)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+
+from django.core.management.color import no_style
+from django.db import connection
+from django.db.models import Q, QuerySet
+
+from matches.dbfunctions import EpochSeconds
+from matches.models import CharacterMatchup, Match
+from matches.params import character_matchup_params, glicko_params
+from matches.ratings.ledger import (
+    BRACKETS,
+    RATING_FIELDS,
+    Game,
+    GameResult,
+    MatchupLedger,
+    MatchupState,
+    RatingKey,
+    RatingLedger,
+    RatingState,
+)
+from matches.services import bulk
+from matches.services.rating_rows import (
+    CHARACTER_MATCHUP_COLUMNS,
+    PLAYER_MATCHUP_COLUMNS,
+    SNAPSHOT_COLUMNS,
+    character_matchup_rows,
+    moment,
+    player_matchup_rows,
+    snapshot_rows,
+)
+from players.models import Player, PlayerMatchup, Rating, RatingSnapshot
+
+# Keeps IN (...) lists under SQLite's limit on bound variables.
+_IN_CHUNK = 10_000
+
+
+def game_columns(prefix: str = "") -> tuple[str, ...]:
+    """What a Game is read from; the query annotates `epoch` (played_at in epoch seconds)."""
+    fields = ("player_a_id", "character_a_id", "player_b_id", "character_b_id", "winner")
+    return (f"{prefix}id", "epoch", *(prefix + field for field in fields))
+
+
+# The Rating columns of RATING_FIELDS, and those holding times (epoch seconds in a state).
+RATING_STATE_COLUMNS = tuple(
+    f"{name}_id" if name in ("best_win_opponent", "best_win_character") else name
+    for name in RATING_FIELDS
+)
+_RATING_TIME_COLUMNS = frozenset({"last_played_at", "last_decay_at", "peak_at", "best_win_at"})
+
+
+@dataclass(frozen=True)
+class RatingRun:
+    """What one call rated; `busy` when another writer held the lock."""
+
+    rated: int = 0
+    counted: int = 0
+    batches: int = 0
+    busy: bool = False
+
+
+def _epoch(moment: datetime | None) -> float | None:
+    return None if moment is None else moment.timestamp()
+
+
+def fetch_rows(queryset: QuerySet) -> list[tuple]:
+    """A values_list queryset's rows straight from the driver: at a million rows, Django's
+    row-by-row iterator costs more than the query."""
+    sql, params = queryset.query.sql_with_params()
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        return cursor.fetchall()
+
+
+def games_of(rows: Iterable[tuple]) -> list[Game]:
+    """Games from rows of GAME_COLUMNS (played_at already in epoch seconds)."""
+    return [
+        Game(match_id, played_at, pa, ca, pb, cb, winner == Match.Winner.A)
+        for match_id, played_at, pa, ca, pb, cb, winner in rows
+    ]
+
+
+def chunks(values: list, size: int = _IN_CHUNK) -> Iterator[list]:
+    for start in range(0, len(values), size):
+        yield values[start : start + size]
+
+
+def new_rating_ledger(excluded: Iterable[str]) -> RatingLedger:
+    return RatingLedger(params=glicko_params(), excluded_players=frozenset(excluded))
+
+
+def new_matchup_ledger(
+    ranks: dict[RatingKey, int], brackets: tuple[tuple[str, int | None], ...] = BRACKETS
+) -> MatchupLedger:
+    return MatchupLedger(
+        params=glicko_params(),
+        character_matchup_params=character_matchup_params(),
+        character_ranks=ranks,
+        brackets=brackets,
+    )
+
+
+def load_ledgers(games: list[Game]) -> tuple[RatingLedger, MatchupLedger]:
+    """Every state the batch touches, in one query per table."""
+    player_ids = sorted({p for game in games for p in (game.player_a, game.player_b)})
+    excluded: list[str] = []
+    ratings: dict[RatingKey, RatingState] = {}
+    ranks: dict[RatingKey, int] = {}
+    for chunk in chunks(player_ids):
+        excluded += Player.objects.filter(
+            Q(hidden=True) | Q(cheater=True), id__in=chunk
+        ).values_list("id", flat=True)
+        for row in Rating.objects.filter(player_id__in=chunk).values_list(
+            "id", "player_id", "character_id", "character_rank", *RATING_STATE_COLUMNS
+        ):
+            key = (row[1], row[2])
+            ratings[key] = _rating_state(row[0], row[4:])
+            if row[3] is not None:
+                ranks[key] = row[3]
+    ledger = new_rating_ledger(excluded)
+    ledger.ratings = ratings
+    matchups = new_matchup_ledger(ranks)
+    by_id = {state.rating_id: key for key, state in ratings.items()}
+    for chunk in chunks(list(by_id)):
+        for (
+            rating_id,
+            opponent,
+            wins,
+            losses,
+            value,
+            deviation,
+            last_decay,
+        ) in PlayerMatchup.objects.filter(rating_id__in=chunk).values_list(*PLAYER_MATCHUP_COLUMNS):
+            matchups.player_matchups[(by_id[rating_id], opponent)] = MatchupState(
+                value, deviation, wins, losses, last_decay.timestamp()
+            )
+    for (
+        bracket,
+        character,
+        opponent,
+        wins,
+        losses,
+        value,
+        deviation,
+    ) in CharacterMatchup.objects.values_list(*CHARACTER_MATCHUP_COLUMNS):
+        matchups.character_matchups[(bracket, character, opponent)] = MatchupState(
+            value, deviation, wins, losses
+        )
+    return ledger, matchups
+
+
+def _rating_state(rating_id: int, values: tuple) -> RatingState:
+    """A state from a row of RATING_STATE_COLUMNS."""
+    fields = dict(zip(RATING_FIELDS, values, strict=True))
+    for name in _RATING_TIME_COLUMNS:
+        fields[name] = _epoch(fields[name])
+    value, deviation = fields.pop("value"), fields.pop("deviation")
+    return RatingState(value, deviation, rating_id=rating_id, **fields)
+
+
+def _rating_row(key: RatingKey, state: RatingState) -> tuple:
+    """(player_id, character_id, *RATING_STATE_COLUMNS) of a state."""
+    return (
+        *key,
+        *(
+            moment(getattr(state, name)) if name in _RATING_TIME_COLUMNS else getattr(state, name)
+            for name in RATING_FIELDS
+        ),
+    )
+
+
+def _save(
+    model: type, columns: tuple, rows: Iterable[tuple], conflict_columns: tuple, *, fresh: bool
+) -> None:
+    """Write rows: straight in when the table was just emptied (a recompute), else upsert."""
+    if fresh:
+        bulk.insert(model, columns, rows)
+    else:
+        bulk.upsert(model, columns, rows, conflict_columns=conflict_columns)
+
+
+def write_ratings(ledger: RatingLedger, keys: Iterable[RatingKey]) -> None:
+    """Upsert the given ratings, then learn the ids of those that were new."""
+    keys = list(keys)
+    bulk.upsert(
+        Rating,
+        ("player_id", "character_id", *RATING_STATE_COLUMNS),
+        (_rating_row(key, ledger.ratings[key]) for key in keys),
+        conflict_columns=("player_id", "character_id"),
+    )
+    new_players = sorted({key[0] for key in keys if ledger.ratings[key].rating_id is None})
+    ids = Rating.objects.values_list("id", "player_id", "character_id")
+    for chunk in chunks(new_players):
+        for rating_id, player_id, character_id in fetch_rows(ids.filter(player_id__in=chunk)):
+            state = ledger.ratings.get((player_id, character_id))
+            if state is not None:
+                state.rating_id = rating_id
+
+
+def number_ratings(ledger: RatingLedger) -> dict[RatingKey, int]:
+    """After a reset, give every rating its id (1, 2, ... in order of first game) before
+    any is written, so that rows naming them can be built meanwhile; returns the ids."""
+    ids = {}
+    for number, (key, state) in enumerate(ledger.ratings.items(), start=1):
+        state.rating_id = ids[key] = number
+    return ids
+
+
+def insert_numbered_ratings(ledger: RatingLedger) -> None:
+    """Insert every rating with the id `number_ratings` gave it, into the emptied table."""
+    bulk.insert(
+        Rating,
+        ("id", "player_id", "character_id", *RATING_STATE_COLUMNS),
+        ((state.rating_id, *_rating_row(key, state)) for key, state in ledger.ratings.items()),
+    )
+    with connection.cursor() as cursor:
+        # The id sequence continues after the highest id given here.
+        for statement in connection.ops.sequence_reset_sql(no_style(), [Rating]):
+            cursor.execute(statement)
+
+
+def rating_ids_of(ledger: RatingLedger) -> dict[RatingKey, int]:
+    return {key: state.rating_id for key, state in ledger.ratings.items()}
+
+
+def write_matchups(
+    matchups: MatchupLedger, rating_ids: Mapping[RatingKey, int], *, fresh: bool
+) -> None:
+    _save(
+        PlayerMatchup,
+        PLAYER_MATCHUP_COLUMNS,
+        player_matchup_rows(matchups, rating_ids),
+        ("rating_id", "opponent_character_id"),
+        fresh=fresh,
+    )
+    _save(
+        CharacterMatchup,
+        CHARACTER_MATCHUP_COLUMNS,
+        character_matchup_rows(matchups),
+        ("bracket", "character_id", "opponent_id"),
+        fresh=fresh,
+    )
+    matchups.touched_player_matchups.clear()
+    matchups.touched_character_matchups.clear()
+    _save(
+        RatingSnapshot,
+        SNAPSHOT_COLUMNS,
+        snapshot_rows(matchups.take_snapshots(), rating_ids),
+        ("rating_id", "day"),
+        fresh=fresh,
+    )
+
+
+MATCH_RATING_COLUMNS = (
+    "match_id",
+    "rated_at",
+    "counted",
+    "value_a",
+    "deviation_a",
+    "change_a",
+    "value_b",
+    "deviation_b",
+    "change_b",
+)
+
+
+def result_rows(results: list[GameResult], rated_at: datetime) -> Iterator[tuple]:
+    """Rows of MATCH_RATING_COLUMNS."""
+    for r in results:
+        yield (
+            r.match_id,
+            rated_at,
+            r.counted,
+            r.value_a,
+            r.deviation_a,
+            r.new_value_a - r.value_a,
+            r.value_b,
+            r.deviation_b,
+            r.new_value_b - r.value_b,
+        )
+
+
+class LocalMatchups:
+    """The MatchupLedger in this process: every incremental batch, and recomputes on SQLite."""
+
+    def __init__(self, ledger: MatchupLedger) -> None:
+        self.ledger = ledger
+        self.rating_ids: Mapping[RatingKey, int] = {}
+
+    def record(self, games: Sequence[Game], results: Sequence[GameResult]) -> None:
+        record = self.ledger.record
+        for game, result in zip(games, results, strict=True):
+            record(game, result)
+
+    def close(self, rating_ids: Mapping[RatingKey, int]) -> None:
+        """No more games; rows will name ratings by these ids."""
+        self.rating_ids = rating_ids
+
+    def write(self, *, fresh: bool) -> None:
+        write_matchups(self.ledger, self.rating_ids, fresh=fresh)
+
+
+def matches_in_order(matches: QuerySet[Match], chunk_size: int = 50_000) -> Iterator[list[Game]]:
+    """The matches in (played_at, id) order, a chunk at a time (keyset pages, no open cursor)."""
+    queryset = (
+        matches.order_by("played_at", "id")
+        .annotate(epoch=EpochSeconds("played_at"))
+        .values_list(*game_columns())
+    )
+    page = fetch_rows(queryset[:chunk_size])
+    while page:
+        yield games_of(page)
+        last_id = page[-1][0]
+        last_played_at = Match.objects.values_list("played_at", flat=True).get(id=last_id)
+        # The redundant `played_at >= last` is what the index can seek to; the OR alone
+        # would make every page scan the index from the first game.
+        page = fetch_rows(
+            queryset.filter(
+                Q(played_at__gt=last_played_at) | Q(id__gt=last_id),
+                played_at__gte=last_played_at,
+            )[:chunk_size]
+        )

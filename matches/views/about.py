@@ -1,0 +1,33 @@
+"""The about page (`/about`): how the ratings work, in plain words."""
+
+from __future__ import annotations
+
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
+
+from matches.params import glicko_params
+from matches.ratings.glicko import decayed_deviation, win_probability
+from players.views.rankings import ranked_below
+
+
+def about(request: HttpRequest) -> HttpResponse:
+    """How the ratings work; every number on the page comes from the settings in force."""
+    params = glicko_params()
+    periods_per_day = round(86400 / params.decay_period_seconds)
+    return render(
+        request,
+        "matches/about.html",
+        {
+            "params": params,
+            "ranked_below": ranked_below(),
+            "idle_30_days": 2 * decayed_deviation(50.0, 30 * periods_per_day, params),
+            "idle_1_year": 2 * decayed_deviation(50.0, 365 * periods_per_day, params),
+            "initial_uncertainty": 2 * params.initial_deviation,
+            "minimum_uncertainty": 2 * params.minimum_deviation,
+            "counting_low": 100 * params.counting_margin,
+            "counting_high": 100 * (1 - params.counting_margin),
+            "counting_uncertainty": 2 * params.counting_rms_deviation,
+            "gap_200": 100 * win_probability(1700, 50, 1500, 50),
+            "gap_400": 100 * win_probability(1900, 50, 1500, 50),
+        },
+    )

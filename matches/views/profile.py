@@ -1,0 +1,54 @@
+"""The profile pages: `/player/<id>` (the way to a player's best character) and
+`/player/<id>/<char>` (a rating with its history, sets, matchups and fair opponents)."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+
+from matches import charts
+from matches.selectors.profile import HISTORY_RANGES, GameCursor, rating_profile
+from players.selectors.ratings import best_character_code
+from players.tiers import rank_tier
+from players.views.rankings import ranked_below
+
+
+def player(request: HttpRequest, player_id: str) -> HttpResponse:
+    """A player's page is their best character's (highest value - 3 * deviation)."""
+    code = best_character_code(player_id)
+    if code is None:
+        raise Http404("We know no rated player with this id.")
+    return redirect("profile", player_id=player_id, code=code)
+
+
+def profile(request: HttpRequest, player_id: str, code: str) -> HttpResponse:
+    history_range = request.GET.get("range", "30d")
+    if history_range not in HISTORY_RANGES:
+        raise Http404("Unknown history range.")
+    try:
+        before, after = (
+            GameCursor.parse(request.GET[key]) if key in request.GET else None
+            for key in ("before", "after")
+        )
+    except (ValueError, OverflowError, OSError):
+        raise Http404("This page of match history does not exist.") from None
+    found = rating_profile(player_id, code, history_range=history_range, before=before, after=after)
+    if found is None:
+        raise Http404("We know no rated games of this player with this character.")
+    chart = charts.rating_chart(
+        "rating-history", found.history, title=f"Rating history ({history_range})"
+    )
+    return render(
+        request,
+        "matches/profile.html",
+        {
+            "profile": found,
+            "rating": found.rating,
+            "chart": chart,
+            "ranges": HISTORY_RANGES,
+            "ranked_below": ranked_below(),
+            "tier": rank_tier(found.rating.value),
+            "opponent_days": settings.FAIR_OPPONENT_DAYS,
+        },
+    )

@@ -1,0 +1,72 @@
+"""Serializer fields for ratings and rank tiers, shared by every API view that shows a rating
+(matches.api uses them too: matches may import players)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import extend_schema_field
+from rest_framework import serializers
+
+from players.formatting import rating_text
+from players.tiers import DEFAULT_TIERS, rank_tier
+
+
+class RatingNumbersSerializer(serializers.Serializer):
+    """Documents the shape RatingField writes."""
+
+    value = serializers.FloatField(help_text="The rating (Glicko scale, 1500 to start).")
+    deviation = serializers.FloatField(
+        help_text="The rating deviation: how uncertain the value is (350 to start)."
+    )
+    display = serializers.CharField(
+        help_text="The value and twice the deviation (a 95% interval), rounded, as shown on the "
+        'site: "1834 ±142".'
+    )
+
+
+def _read(instance: Any, name: str) -> Any:
+    return instance[name] if isinstance(instance, Mapping) else getattr(instance, name)
+
+
+@extend_schema_field(RatingNumbersSerializer)
+class RatingField(serializers.Field):
+    """A rating read from two attributes or keys (`{prefix}value`, `{prefix}deviation`) of the
+    instance or of its `source`, written as {"value", "deviation", "display"}; null when the
+    value is."""
+
+    def __init__(self, prefix: str = "", source: str = "*", **kwargs: Any) -> None:
+        self.prefix = prefix
+        super().__init__(source=source, read_only=True, **kwargs)
+
+    def to_representation(self, instance: Any) -> dict[str, Any] | None:
+        value = _read(instance, f"{self.prefix}value")
+        if value is None:
+            return None
+        deviation = _read(instance, f"{self.prefix}deviation")
+        return {"value": value, "deviation": deviation, "display": rating_text(value, deviation)}
+
+
+def _default_tiers() -> str:
+    (_, lowest), *higher = DEFAULT_TIERS
+    steps = ", ".join(f"{name} from {minimum:.0f}" for minimum, name in higher)
+    return f"{lowest} below {higher[0][0]:.0f}, {steps}" if higher else lowest
+
+
+@extend_schema_field(OpenApiTypes.STR)
+class TierField(serializers.Field):
+    """The rank tier (players.tiers) of the rating value at `source`; null when the
+    site shows no tiers."""
+
+    def __init__(self, source: str = "value", **kwargs: Any) -> None:
+        kwargs.setdefault(
+            "help_text",
+            "The rating's rank tier, a name to show beside it. By default "
+            f"{_default_tiers()}; a site may configure its own tiers, or none (then null).",
+        )
+        super().__init__(source=source, read_only=True, allow_null=True, **kwargs)
+
+    def to_representation(self, value: float) -> str | None:
+        return rank_tier(value)

@@ -1,0 +1,32 @@
+"""Search: `/api/v1/players/?name=`."""
+
+from __future__ import annotations
+
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from players.api import examples
+from players.api.serializers import PlayerSearchSerializer, SearchQuery
+from players.selectors.search import search_players
+from web.api import documented, query_parameters
+from web.caching import cached_get
+
+
+class PlayerSearch(APIView):
+    @documented(
+        tag="players",
+        operation_id="players_search",
+        summary="Search players by name",
+        description="Visible players whose current or any past name contains `name` "
+        "(case-insensitive), best match first, each with all their ratings.",
+        parameters=[SearchQuery],
+        response=PlayerSearchSerializer,
+        example=examples.SEARCH,
+        errors=[400],
+    )
+    @cached_get
+    def get(self, request: Request) -> Response:
+        query = query_parameters(SearchQuery, request)
+        hits = search_players(query["name"], limit=query["limit"])
+        return Response(PlayerSearchSerializer({"results": hits}).data)

@@ -1,0 +1,30 @@
+"""How numbers read on the site, shared by the templates (players.templatetags.ratings)
+and the API (players.api.fields): plain functions, no Django."""
+
+from __future__ import annotations
+
+
+def rating_text(value: float | None, deviation: float | None) -> str:
+    """'1623 ±120': the value and two deviations (95%), rounded; '' without a value."""
+    if value is None or deviation is None:
+        return ""
+    return f"{value:.0f} ±{2 * deviation:.0f}"
+
+
+def percent_number(share: float | None, digits: int = 1) -> str:
+    """0.5421 → '54.2' (a share as a percentage, without the sign)."""
+    if share is None:
+        return ""
+    return f"{100 * share:.{digits}f}"
+
+
+def percent(share: float | None, digits: int = 1) -> str:
+    """0.5421 → '54.2%'."""
+    return f"{percent_number(share, digits)}%" if share is not None else ""
+
+
+def heat(probability: float | None) -> str:
+    """The colour class of a win probability: heat-0 (0-5%) … heat-10 (95-100%)."""
+    if probability is None:
+        return "heat-none"
+    return f"heat-{round(probability * 10)}"

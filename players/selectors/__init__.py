@@ -1,0 +1,1 @@
+"""Reads about players and their ratings (nothing here writes or imports `matches`)."""

@@ -1,0 +1,113 @@
+"""Reads of players, characters and ratings that several features share (the profile, the
+calculator, the API's player and rating resources). Every function does a fixed number
+of queries."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from django.db.models import F, Max
+
+from players.models import Character, Player, PlayerMatchup, PlayerName, Rating
+
+
+def characters() -> list[Character]:
+    """The roster, in id order."""
+    return list(Character.objects.all())
+
+
+def ranked_count() -> int:
+    """How many ratings are ranked (ranks are 1..n without gaps)."""
+    return Rating.objects.aggregate(n=Max("global_rank"))["n"] or 0
+
+
+def best_character_code(player_id: str) -> str | None:
+    """The code of a visible player's best character: highest value - 3 * deviation."""
+    return (
+        Rating.objects.filter(player_id=player_id, player__hidden=False)
+        .order_by((F("value") - 3 * F("deviation")).desc(), "character_id")
+        .values_list("character__code", flat=True)
+        .first()
+    )
+
+
+def rating_of(player_id: str, character_code: str) -> Rating | None:
+    """A visible player's rating on a character, with player, character and best win."""
+    return (
+        Rating.objects.filter(
+            player_id=player_id, player__hidden=False, character__code__iexact=character_code
+        )
+        .select_related("player", "character", "best_win_opponent", "best_win_character")
+        .first()
+    )
+
+
+@dataclass(frozen=True)
+class RatingOverview:
+    """What a profile shows about one rating besides its history."""
+
+    rating: Rating
+    ratings: list[Rating]  # all the player's ratings, this one included, most played first
+    past_names: list[PlayerName]
+    matchups: list[PlayerMatchup]
+    ranked: int  # how many ratings are ranked
+
+    @property
+    def top_percent(self) -> float | None:
+        """The share of ranked ratings at or above this one, in percent ("top 4%")."""
+        rank = self.rating.global_rank
+        if rank is None or not self.ranked:
+            return None
+        return 100.0 * rank / self.ranked
+
+    @property
+    def best_win_hidden(self) -> bool:
+        opponent = self.rating.best_win_opponent
+        return opponent is not None and opponent.hidden
+
+
+def rating_overview(player_id: str, character_code: str) -> RatingOverview | None:
+    """A rating with the player's other ratings, past names and matchups (five queries)."""
+    rating = rating_of(player_id, character_code)
+    if rating is None:
+        return None
+    ratings = list(
+        Rating.objects.filter(player_id=player_id)
+        .select_related("character")
+        .order_by(-(F("wins") + F("losses")), "character_id")
+    )
+    past_names = list(rating.player.names.exclude(name=rating.player.name).order_by("-last_seen"))
+    matchups = list(
+        rating.matchups.select_related("opponent_character").order_by("opponent_character_id")
+    )
+    return RatingOverview(rating, ratings, past_names, matchups, ranked_count())
+
+
+def character_by_key(key: str) -> Character | None:
+    """A character by its short code (any case) or its integer id, as API URLs give it."""
+    return next(
+        (c for c in characters() if c.code.upper() == key.upper() or str(c.id) == key), None
+    )
+
+
+@dataclass(frozen=True)
+class PlayerDetail:
+    """A player with every rating (most played first) and every past name."""
+
+    player: Player
+    ratings: list[Rating]
+    past_names: list[PlayerName]
+
+
+def player_detail(player_id: str) -> PlayerDetail | None:
+    """A visible player with all their ratings and past names (three queries)."""
+    player = Player.objects.visible().filter(id=player_id).first()
+    if player is None:
+        return None
+    ratings = list(
+        player.ratings.select_related("character").order_by(
+            -(F("wins") + F("losses")), "character_id"
+        )
+    )
+    past_names = list(player.names.exclude(name=player.name).order_by("-last_seen"))
+    return PlayerDetail(player, ratings, past_names)

@@ -1,0 +1,84 @@
+"""Rank tiers for display: a named tier beside a rating is friendlier than a raw number.
+
+The math (`tier_for`, `DEFAULT_TIERS`, `parse_tiers`) is plain Python; `rating_tiers`
+and `rank_tier` adapt it to settings.RATING_TIERS, the environment's "minimum:name"
+items, ascending, e.g. ``["0:Bronze", "1400:Silver", "1600:Gold"]``; the first tier also
+takes every rating below its minimum. Empty means DEFAULT_TIERS, and ``["off"]`` shows
+no tiers.
+"""
+
+from __future__ import annotations
+
+import bisect
+import math
+from collections.abc import Sequence
+from itertools import pairwise
+
+from django.conf import settings
+from django.core.exceptions import ImproperlyConfigured
+
+Tiers = tuple[tuple[float, str], ...]
+
+DEFAULT_TIERS: Tiers = (
+    (-math.inf, "Bronze"),
+    (1400.0, "Silver"),
+    (1600.0, "Gold"),
+    (1800.0, "Platinum"),
+    (2000.0, "Diamond"),
+    (2200.0, "Master"),
+)
+
+
+def ascending_tiers(tiers: Sequence[tuple[float, str]]) -> Tiers:
+    """The tiers as given, once their minimums are checked to be strictly ascending."""
+    checked = tuple(tiers)
+    minimums = [minimum for minimum, _ in checked]
+    if any(low >= high for low, high in pairwise(minimums)):
+        raise ValueError(f"thresholds must be strictly ascending, got {minimums}")
+    return checked
+
+
+def tier_for(rating: float, thresholds: Sequence[tuple[float, str]] = DEFAULT_TIERS) -> str:
+    """The name of the highest tier whose minimum rating is at most `rating`.
+
+    `thresholds` are (minimum rating, name), ascending; the first tier also takes
+    every rating below its minimum.
+    """
+    steps = ascending_tiers(thresholds)
+    if not steps:
+        raise ValueError("at least one tier is needed")
+    # bisect: the number of minimums at or below the rating.
+    index = bisect.bisect_right([minimum for minimum, _ in steps], rating)
+    return steps[max(index - 1, 0)][1]
+
+
+def parse_tiers(items: Sequence[str]) -> Tiers:
+    """Tiers from "minimum:name" items; a malformed item or order fails loudly."""
+    if not items:
+        return DEFAULT_TIERS
+    if list(items) == ["off"]:
+        return ()
+    tiers = []
+    for item in items:
+        minimum, separator, name = item.partition(":")
+        try:
+            if not separator or not name.strip():
+                raise ValueError("expected minimum:name")
+            tiers.append((float(minimum), name.strip()))
+        except ValueError as error:
+            raise ImproperlyConfigured(f"RATING_TIERS item {item!r}: {error}") from None
+    try:
+        return ascending_tiers(tiers)
+    except ValueError as error:
+        raise ImproperlyConfigured(f"RATING_TIERS: {error}") from None
+
+
+def rating_tiers() -> Tiers:
+    """The configured tiers, lowest first; empty when tiers are off."""
+    return parse_tiers(settings.RATING_TIERS)
+
+
+def rank_tier(value: float) -> str | None:
+    """The tier name to show beside a rating value, or None when tiers are off."""
+    tiers = rating_tiers()
+    return tier_for(value, tiers) if tiers else None

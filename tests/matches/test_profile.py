@@ -1,0 +1,260 @@
+"""The profile: best character, rating card, history chart points, sets, pages, matchups."""
+
+from __future__ import annotations
+
+import itertools
+import re
+from datetime import timedelta
+
+import pytest
+
+from matches.models import Match, MatchRating
+from matches.params import glicko_params
+from matches.ratings.glicko import update
+from matches.selectors.profile import GameCursor, match_sets, rating_history, rating_profile
+from players.models import Player, PlayerName, Rating
+from tests.factories import BASE_TIME, replay
+from tests.fixtures.league import rate_replays
+from tests.fixtures.pages import PROFILE_QUERY_LIMIT
+
+pytestmark = pytest.mark.django_db
+
+A, B, C = "100000000000000001", "100000000000000002", "100000000000000003"
+
+
+@pytest.fixture
+def history(db) -> None:
+    """A (Sol) plays B (Ky): W W L, then C (Ky): L, then B (Ky): W, then B (May): W."""
+    games = [
+        (B, "KY", 1), (B, "KY", 1), (B, "KY", 2), (C, "KY", 2), (B, "KY", 1), (B, "MA", 1),
+    ]  # fmt: skip
+    rate_replays(
+        [
+            replay(n, A, opponent, winner=winner, characters=("SO", code))
+            for n, (opponent, code, winner) in enumerate(games, start=1)
+        ]
+    )
+
+
+def sol() -> Rating:
+    return Rating.objects.select_related("player").get(player_id=A, character__code="SO")
+
+
+def test_player_goes_to_best_character_by_value_minus_three_deviations(client, db):
+    rate_replays([replay(1, A, B)])
+    Rating.objects.filter(player_id=A).update(value=1700, deviation=120)  # 1340
+    rate_replays([replay(2, A, C, characters=("KY", "SO"))])
+    Rating.objects.filter(player_id=A, character__code="KY").update(
+        value=1500, deviation=40
+    )  # 1380
+    response = client.get(f"/player/{A}")
+    assert response.status_code == 302
+    assert response["Location"] == f"/player/{A}/KY"
+
+
+def test_sets_group_consecutive_games_against_the_same_opponent_and_characters(history):
+    page = match_sets(sol())
+    summary = [
+        (s.opponent.id, s.opponent_character.code, s.wins, s.losses, len(s.games))
+        for s in page.sets
+    ]
+    assert summary == [
+        (B, "MA", 1, 0, 1),
+        (B, "KY", 1, 0, 1),
+        (C, "KY", 0, 1, 1),
+        (B, "KY", 2, 1, 3),
+    ]
+    assert page.next_cursor is None
+    oldest = page.sets[-1]
+    results = MatchRating.objects.filter(match__player_b_id=B, match__character_b__code="KY")
+    changes = [r.change_a for r in results.order_by("match__played_at")[:3]]
+    assert oldest.change == pytest.approx(sum(changes))
+    assert oldest.first.value == 1500.0  # the first game's pre-game rating
+
+
+def test_pages_never_cut_a_set_unless_it_is_longer_than_a_page(history):
+    rating, seen, cursor, pages = sol(), [], None, []
+    while True:
+        page = match_sets(rating, before=cursor, games=2)
+        pages.append([len(s.games) for s in page.sets])
+        seen += [game.match.id for s in page.sets for game in s.games]
+        cursor = page.next_cursor
+        if cursor is None:
+            break
+        cursor = GameCursor.parse(str(cursor))  # as it travels through the URL
+    assert pages == [[1, 1], [1], [2], [1]]
+    assert seen == list(Match.objects.order_by("-played_at").values_list("id", flat=True))
+
+
+def test_per_game_history_points_follow_the_match_rows(history):
+    rating = sol()
+    points = rating_history(rating, "7d")
+    results = list(MatchRating.objects.select_related("match").order_by("match__played_at"))
+    assert len(points) == len(results) + 1
+    assert (points[0].value, points[0].deviation) == (1500.0, 350.0)
+    params = glicko_params()
+    for point, result in zip(points[1:], results, strict=True):
+        mine, theirs = (result.value_a, result.deviation_a), (result.value_b, result.deviation_b)
+        won = result.match.winner == Match.Winner.A
+        assert point.value == pytest.approx(result.value_a + result.change_a)
+        assert point.deviation == pytest.approx(
+            update(*mine, *theirs, 1.0 if won else 0.0, params)[1]
+        )
+    assert points[-1].value == pytest.approx(rating.value)
+    assert points[-1].deviation == pytest.approx(rating.deviation)
+
+
+def test_all_range_reads_daily_snapshots(history):
+    rating = sol()
+    points = rating_history(rating, "all")
+    snapshot = rating.snapshots.get()
+    assert [(p.at.date(), p.value, p.deviation) for p in points] == [
+        (snapshot.day, snapshot.value, snapshot.deviation)
+    ]
+
+
+def test_profile_page_shows_the_rating_card_and_history(client, history):
+    rating = sol()
+    html = client.get(f"/player/{A}/SO").content.decode()
+    assert f"{rating.value:.0f} ±{2 * rating.deviation:.0f}" in html
+    assert f"{rating.wins}\u2013{rating.losses}" in html
+    assert "Unranked" in html  # six games leave the ± far above 150
+    assert html.count("<tr>\n        <td><time") == 4  # four sets
+    assert '<svg class="chart"' in html and "<polyline" in html
+    assert f'href="/player/{A}/KY"' not in html  # A has no other character
+    assert "Past names" in html
+
+
+def test_ranked_profile_shows_ranks_percentile_peak_and_best_win(
+    client, league, django_assert_max_num_queries
+):
+    rating = (
+        Rating.objects.filter(global_rank__isnull=False, best_win_value__isnull=False)
+        .order_by("global_rank")
+        .first()
+    )
+    ranked = Rating.objects.filter(global_rank__isnull=False).count()
+    url = f"/player/{rating.player_id}/{rating.character.code}"
+    with django_assert_max_num_queries(PROFILE_QUERY_LIMIT):
+        html = client.get(url).content.decode()
+    assert (
+        f"#{rating.global_rank} overall · #{rating.character_rank} {rating.character.name}" in html
+    )
+    profile = rating_profile(rating.player_id, rating.character.code)
+    assert profile.overview.top_percent == pytest.approx(100 * rating.global_rank / ranked)
+    assert f"of {ranked} ranked ratings" in html
+    assert f"{rating.peak_value:.0f} ±{2 * rating.peak_deviation:.0f}" in html
+    assert f"{rating.best_win_value:.0f} ±{2 * rating.best_win_deviation:.0f}" in html
+    assert f'href="/player/{rating.best_win_opponent_id}/{rating.best_win_character.code}"' in html
+    assert len(profile.overview.matchups) == rating.matchups.count() > 3
+    for matchup in profile.overview.matchups:
+        assert f"{matchup.value:.0f} ±{2 * matchup.deviation:.0f}" in html
+
+
+def test_history_pages_are_bounded_and_linked(client, league, django_assert_max_num_queries):
+    busiest = max(Rating.objects.select_related("character"), key=lambda r: r.games)
+    assert busiest.games > 120
+    profile = f"/player/{busiest.player_id}/{busiest.character.code}"
+    query, seen, pages = "", [], 0
+    while query is not None:
+        with django_assert_max_num_queries(PROFILE_QUERY_LIMIT):
+            html = client.get(profile + query).content.decode()
+        seen += re.findall(r'<td><time datetime="([^"]+)"', html)
+        older = re.search(r'rel="next" href="([^"#]+)', html)
+        query = older.group(1).replace("&amp;", "&") if older else None
+        pages += 1
+    assert pages >= 3
+    assert seen == sorted(seen, reverse=True)  # newest first, no page repeats a set
+    assert len(seen) == len(set(seen))
+
+
+def test_newer_pages_mirror_older_ones(league):
+    """Going back up with `after` finds the same games, never cuts a set in two (unless
+    it is longer than a page) and stops at the newest page."""
+    rating = max(Rating.objects.select_related("player", "character"), key=lambda r: r.games)
+
+    def walk(direction: str, cursor: GameCursor | None) -> list:
+        """Pages from `cursor` on: older ones ('before'), or newer ones ('after')."""
+        pages = []
+        while True:
+            page = match_sets(rating, games=20, **{direction: cursor})
+            pages.append(page)
+            cursor = page.next_cursor if direction == "before" else page.previous_cursor
+            if cursor is None:
+                return pages
+            cursor = GameCursor.parse(str(cursor))  # as it travels through the URL
+
+    down = walk("before", None)
+    assert len(down) > 5
+    assert down[0].previous_cursor is None  # the newest page
+    up = walk("after", down[-1].previous_cursor)
+
+    def games(pages: list) -> list[int]:
+        return [game.match.id for page in pages for s in page.sets for game in s.games]
+
+    assert games(up[::-1]) == games(down[:-1])  # newest first, no game twice or missed
+    assert all(page.next_cursor is not None for page in up)  # older games are below
+    sets = [s for page in up[::-1] for s in page.sets]
+    for newer, older in itertools.pairwise(sets):
+        same = (newer.opponent.id, newer.opponent_character.id) == (
+            older.opponent.id,
+            older.opponent_character.id,
+        )
+        assert not same or len(newer.games) + len(older.games) > 20
+
+
+def test_history_pages_link_newer_games(client, league, django_assert_max_num_queries):
+    busiest = max(Rating.objects.select_related("character"), key=lambda r: r.games)
+    profile = f"/player/{busiest.player_id}/{busiest.character.code}"
+
+    def times(html: str) -> list[str]:
+        return re.findall(r'<td><time datetime="([^"]+)"', html)
+
+    first = client.get(profile).content.decode()
+    assert 'rel="prev"' not in first and "Newest games" not in first
+    older = re.search(r'rel="next" href="([^"#]+)', first).group(1).replace("&amp;", "&")
+    second = client.get(profile + older).content.decode()
+    third_query = re.search(r'rel="next" href="([^"#]+)', second).group(1)
+    third = client.get(profile + third_query.replace("&amp;", "&")).content.decode()
+    assert "Newest games" in third
+    newer = re.search(r'rel="prev" href="([^"#]+)', third).group(1).replace("&amp;", "&")
+    assert "after=" in newer
+    with django_assert_max_num_queries(PROFILE_QUERY_LIMIT):
+        back = client.get(profile + newer).content.decode()
+    assert times(back) == times(second)
+    assert min(times(back)) > max(times(third))
+
+
+def test_bad_range_or_cursor_is_404(client, history):
+    assert client.get(f"/player/{A}/SO?range=1y").status_code == 404
+    assert client.get(f"/player/{A}/SO?before=yesterday").status_code == 404
+    assert client.get(f"/player/{A}/SO?after=1-x").status_code == 404
+
+
+def test_unknown_and_hidden_players_are_friendly_404s(client, history):
+    assert client.get("/player/999").status_code == 404
+    assert client.get(f"/player/{A}/AB").status_code == 404
+    assert "no rated games of this player" in client.get(f"/player/{A}/AB").content.decode()
+    Player.objects.filter(id=A).update(hidden=True)
+    assert client.get(f"/player/{A}").status_code == 404
+    assert client.get(f"/player/{A}/SO").status_code == 404
+    # ... and B's history no longer shows the games against them, nor does the chart.
+    assert client.get(f"/player/{B}/KY").content.decode().count("<td><time") == 0
+    assert rating_history(Rating.objects.get(player_id=B, character__code="KY"), "7d") == []
+
+
+def test_past_names_and_hostile_names_are_escaped(client, db):
+    script, rtl = "<script>alert(1)</script>", "\u202eevil"
+    rate_replays(
+        [
+            replay(1, A, B, names=("first name", rtl)),
+            replay(2, A, B, names=(script, rtl), played_at=BASE_TIME + timedelta(hours=1)),
+        ]
+    )
+    assert PlayerName.objects.filter(player_id=A).count() == 2
+    html = client.get(f"/player/{A}/SO").content.decode()
+    assert script not in html
+    assert "<bdi>&lt;script&gt;alert(1)&lt;/script&gt;</bdi>" in html
+    assert "<bdi>first name</bdi>" in html
+    assert "<title>&#x2068;&lt;script&gt;alert(1)&lt;/script&gt;&#x2069;" in html
+    assert f"<bdi>{rtl}</bdi>" in html

@@ -1,0 +1,109 @@
+"""Statistics, the about page, the 404 page and the generation-keyed page cache."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from django.utils import timezone
+
+from matches.models import SiteStatistic
+from players.models import Rating
+from tests.fixtures.pages import QUERY_LIMIT
+from web.generation import bump_generation
+
+pytestmark = pytest.mark.django_db
+
+STATISTICS = {
+    "totals": {
+        "games": 1234567,
+        "players": 4321,
+        "ratings": 6000,
+        "ranked": 2500,
+        "games_24h": 8765,
+    },
+    "games_per_day": [{"day": f"2026-10-{d:02d}", "games": 100 * d} for d in range(1, 31)],
+    "rating_distribution": {
+        "bin_width": 50,
+        "bins": [
+            {"from": 1000.0 + 50 * i, "to": 1050.0 + 50 * i, "count": 10 + i} for i in range(20)
+        ],
+    },
+    "floor_distribution": [{"floor": f, "players": 10 * f} for f in (*range(1, 11), 99)],
+    "popularity": {
+        "brackets": [{"key": "all", "label": "All"}, {"key": "1600", "label": "1600-1800"}],
+        "rows": [
+            {"character": "SO", "name": "Sol", "shares": {"all": 0.0812, "1600": 0.1}},
+            {"character": "KY", "name": "Ky", "shares": {"all": 0.05, "1600": 0.0}},
+        ],
+    },
+}
+
+
+def test_stats_page_reads_the_precomputed_rows(client, db, django_assert_max_num_queries):
+    for key, data in STATISTICS.items():
+        SiteStatistic.objects.create(key=key, data=data, computed_at=timezone.now())
+    with django_assert_max_num_queries(QUERY_LIMIT):
+        html = client.get("/stats").content.decode()
+    for figure in ("1,234,567", "8,765", "4,321", "6,000", "2,500"):
+        assert figure in html
+    charts = dict(re.findall(r'<svg class="chart".*? id="([a-z-]+)">(.*?)</svg>', html, re.S))
+    assert charts.keys() == {"games-per-day", "rating-distribution", "floor-distribution"}
+    assert charts["games-per-day"].count('class="chart-bar"') == 30
+    assert charts["rating-distribution"].count('class="chart-bar"') == 20
+    assert "<title>Celestial: 990 players</title>" in charts["floor-distribution"]
+    assert "<title>2026-10-30: 3,000 games</title>" in charts["games-per-day"]
+    assert '<td class="num" data-sort="0.0812">8.1%</td>' in html
+
+
+def test_stats_page_before_the_first_refresh(client, db):
+    html = client.get("/stats").content.decode()
+    assert "have not been computed yet" in html
+    assert "No data yet." in html
+
+
+def test_stats_page_with_a_real_refresh(client, league):
+    html = client.get("/stats").content.decode()
+    games = SiteStatistic.objects.get(key="totals").data["games"]
+    assert games == 3000
+    assert "3,000" in html
+
+
+def test_about_explains_with_the_settings_in_force(client, db, settings):
+    html = client.get("/about").content.decode()
+    assert "comes back at about ±194" in html  # DESIGN 4.3: ±100 idle 30 days
+    assert "below 150" in html
+    assert "1500 ±700" in html
+    settings.RATING_DECAY_CONSTANT = 6.2
+    assert "comes back at about ±347" in client.get("/about").content.decode()
+
+
+def test_unknown_address_gets_the_friendly_404(client, db):
+    response = client.get("/no/such/page")
+    assert response.status_code == 404
+    html = response.content.decode()
+    assert "There is nothing at this address." in html
+    assert "Resolver404" not in html
+
+
+def test_pages_are_cached_until_the_generation_changes(client, league, django_assert_num_queries):
+    first = client.get("/").content
+    with django_assert_num_queries(0):
+        assert client.get("/").content == first
+    Rating.objects.filter(global_rank=1).update(wins=9999)
+    with django_assert_num_queries(0):
+        assert b"9999" not in client.get("/").content
+    bump_generation()
+    assert b"9999" in client.get("/").content
+
+
+def test_redirects_are_cached_too_but_not_errors(client, league, django_assert_num_queries):
+    rating = Rating.objects.filter(global_rank=1).select_related("character").get()
+    first = client.get(f"/player/{rating.player_id}")
+    assert first.status_code == 302
+    with django_assert_num_queries(0):
+        again = client.get(f"/player/{rating.player_id}")
+    assert (again.status_code, again["Location"]) == (302, first["Location"])
+    assert client.get("/player/999").status_code == 404
+    with django_assert_num_queries(1):
+        assert client.get("/player/999").status_code == 404

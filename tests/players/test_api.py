@@ -1,0 +1,296 @@
+"""Contract tests: characters, player search and detail, ratings, player matchups, rankings."""
+
+from __future__ import annotations
+
+import pytest
+
+from players.models import Character, Player, PlayerMatchup, Rating
+from players.roster import ROSTER
+from tests.factories import PlayerFactory, RatingFactory
+from tests.fixtures.api_league import ALICE, BOB, CAROL, DAVE, ERIN, ERIN_OLD_NAME, GHOST
+from web.generation import bump_generation
+
+V1 = "/api/v1"
+
+
+def rating_numbers(rating: Rating) -> dict:
+    return {
+        "value": rating.value,
+        "deviation": rating.deviation,
+        "display": f"{round(rating.value)} ±{round(2 * rating.deviation)}",
+    }
+
+
+def test_characters_are_the_roster(api):
+    response = api.get(f"{V1}/characters/")
+
+    assert response.status_code == 200
+    assert response.json() == {
+        "results": [{"id": cid, "code": code, "name": name} for cid, code, name in ROSTER]
+    }
+
+
+def test_search_finds_current_and_past_names_with_ratings(api):
+    current = api.get(f"{V1}/players/", {"name": "erin"}).json()["results"]
+    past = api.get(f"{V1}/players/", {"name": ERIN_OLD_NAME.upper()}).json()["results"]
+
+    assert [hit["id"] for hit in current] == [ERIN.id]
+    assert current[0]["matched_name"] == "Erin"
+    assert current[0]["name"] == "Erin"
+    assert [hit["id"] for hit in past] == [ERIN.id]
+    assert past[0]["matched_name"] == ERIN_OLD_NAME
+    rating = Rating.objects.get(player_id=ERIN.id)
+    assert past[0]["ratings"] == [
+        {
+            "character": {"id": 3, "code": "AX", "name": "Axl"},
+            "rating": rating_numbers(rating),
+            "tier": "Bronze",
+            "wins": rating.wins,
+            "losses": rating.losses,
+            "last_played_at": rating.last_played_at.isoformat().replace("+00:00", "Z"),
+            "global_rank": rating.global_rank,
+            "character_rank": rating.character_rank,
+        }
+    ]
+
+
+def test_search_limits_and_validates(api):
+    assert len(api.get(f"{V1}/players/", {"name": "a", "limit": 2}).json()["results"]) == 2
+    response = api.get(f"{V1}/players/", {"name": "", "limit": 0})
+
+    assert response.status_code == 400
+    error = response.json()["error"]
+    assert error["status"] == 400
+    assert error["code"] == "invalid"
+    assert set(error["fields"]) == {"name", "limit"}
+
+
+def test_search_never_finds_hidden_players(api):
+    assert api.get(f"{V1}/players/", {"name": "Ghost"}).json() == {"results": []}
+    every_hit = api.get(f"{V1}/players/", {"name": "0", "limit": 50}).json()["results"]
+    assert GHOST.id not in {hit["id"] for hit in every_hit}
+
+
+def test_player_has_every_rating_and_past_names(api):
+    erin = api.get(f"{V1}/players/{ERIN.id}/").json()
+    alice = api.get(f"{V1}/players/{ALICE.id}/").json()
+
+    assert [name["name"] for name in erin["past_names"]] == [ERIN_OLD_NAME]
+    player = Player.objects.get(id=ALICE.id)
+    assert alice["id"] == ALICE.id
+    assert alice["name"] == ALICE.name
+    assert alice["floor"] == player.floor
+    assert alice["first_seen"] == player.first_seen.isoformat().replace("+00:00", "Z")
+    assert (alice["supporter"], alice["cheater"]) == (False, False)
+    assert alice["past_names"] == []
+    played = Rating.objects.filter(player_id=ALICE.id)
+    assert {r["character"]["code"] for r in alice["ratings"]} == {"SO", "KY"}
+    games = [r["wins"] + r["losses"] for r in alice["ratings"]]
+    assert games == sorted(games, reverse=True) == sorted((r.games for r in played), reverse=True)
+
+
+@pytest.mark.parametrize("key", ["SO", "so", "0"])
+def test_rating_by_code_in_any_case_or_id(api, key):
+    response = api.get(f"{V1}/players/{ALICE.id}/{key}/")
+
+    assert response.status_code == 200
+    body = response.json()
+    rating = Rating.objects.get(player_id=ALICE.id, character__code="SO")
+    assert body["player"] == {"id": ALICE.id, "name": ALICE.name, "platform": "ps"}
+    assert body["character"] == {"id": 0, "code": "SO", "name": "Sol"}
+    assert body["rating"] == rating_numbers(rating)
+    assert (body["wins"], body["losses"]) == (rating.wins, rating.losses)
+    assert (body["global_rank"], body["character_rank"]) == (1, 1)
+    assert body["peak"]["rating"]["value"] == rating.peak_value
+    assert body["peak"]["at"] == rating.peak_at.isoformat().replace("+00:00", "Z")
+    assert body["best_win"]["opponent"]["id"] == rating.best_win_opponent_id
+    assert body["best_win"]["character"]["id"] == rating.best_win_character_id
+    assert body["best_win"]["rating"]["value"] == rating.best_win_value
+
+
+def test_unranked_rating_without_records_has_nulls(api):
+    rating = RatingFactory(deviation=200.0, wins=1, losses=0)
+
+    body = api.get(f"{V1}/players/{rating.player_id}/SO/").json()
+
+    assert body["rating"]["display"] == "1500 ±400"
+    assert (body["global_rank"], body["character_rank"]) == (None, None)
+    assert (body["peak"], body["best_win"]) == (None, None)
+
+
+def test_best_win_over_a_player_hidden_since_shows_no_opponent(api):
+    hidden = PlayerFactory(hidden=True)
+    rating = RatingFactory(
+        best_win_opponent=hidden,
+        best_win_character=Character.objects.get(code="KY"),
+        best_win_value=1700.0,
+        best_win_deviation=60.0,
+        best_win_at=hidden.last_seen,
+    )
+
+    best_win = api.get(f"{V1}/players/{rating.player_id}/SO/").json()["best_win"]
+
+    assert best_win["opponent"] is None
+    assert best_win["rating"]["display"] == "1700 ±120"
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        f"players/{GHOST.id}/",
+        f"players/{GHOST.id}/SO/",
+        f"players/{GHOST.id}/SO/history/",
+        f"players/{GHOST.id}/SO/matches/",
+        f"players/{GHOST.id}/SO/matchups/",
+        "players/999/",
+        f"players/{ALICE.id}/MA/",
+        f"players/{ALICE.id}/XX/matchups/",
+        f"players/{ALICE.id}/99/history/",
+        "rankings/XX/",
+    ],
+)
+def test_hidden_and_unknown_are_404_in_the_error_shape(api, path):
+    response = api.get(f"{V1}/{path}")
+
+    assert response.status_code == 404
+    assert response["Content-Type"] == "application/json"
+    error = response.json()["error"]
+    assert (error["status"], error["code"]) == (404, "not_found")
+    assert error["detail"]
+
+
+def test_player_matchups(api):
+    body = api.get(f"{V1}/players/{ALICE.id}/SO/matchups/").json()
+
+    rows = PlayerMatchup.objects.filter(rating__player_id=ALICE.id, rating__character__code="SO")
+    assert body["player"]["id"] == ALICE.id
+    assert body["character"]["code"] == "SO"
+    assert [m["opponent_character"]["id"] for m in body["matchups"]] == sorted(
+        row.opponent_character_id for row in rows
+    )
+    ky = rows.get(opponent_character__code="KY")
+    assert {
+        "opponent_character": {"id": 1, "code": "KY", "name": "Ky"},
+        "wins": ky.wins,
+        "losses": ky.losses,
+        "rating": rating_numbers(ky),
+    } in body["matchups"]
+
+
+def test_rankings_overall_paged(api):
+    ranked = Rating.objects.filter(global_rank__isnull=False).order_by("global_rank")
+    first = api.get(f"{V1}/rankings/", {"page_size": 2}).json()
+    second = api.get(f"{V1}/rankings/", {"page_size": 2, "page": 2}).json()
+
+    assert first["count"] == ranked.count() == 5
+    assert first["previous"] is None
+    assert first["next"].endswith("/api/v1/rankings/?page=2&page_size=2")
+    rows = first["results"] + second["results"]
+    assert [row["rank"] for row in rows] == [1, 2, 3, 4]
+    assert [row["player"]["id"] for row in rows] == [r.player_id for r in ranked[:4]]
+    top = ranked[0]
+    assert rows[0] == {
+        "rank": 1,
+        "player": {"id": top.player_id, "name": top.player.name, "platform": top.player.platform},
+        "character": {"id": 0, "code": "SO", "name": "Sol"},
+        "rating": rating_numbers(top),
+        "tier": "Gold",
+        "wins": top.wins,
+        "losses": top.losses,
+    }
+    assert GHOST.id not in {row["player"]["id"] for row in rows}
+
+
+def test_rankings_of_a_character_number_within_it(api):
+    body = api.get(f"{V1}/rankings/so/").json()
+
+    ranked = Rating.objects.filter(character__code="SO", character_rank__isnull=False)
+    assert body["count"] == ranked.count()
+    assert [row["rank"] for row in body["results"]] == list(range(1, ranked.count() + 1))
+    assert {row["character"]["code"] for row in body["results"]} == {"SO"}
+    assert GHOST.id not in {row["player"]["id"] for row in body["results"]}
+    assert BOB.id not in {row["player"]["id"] for row in body["results"]}
+
+
+@pytest.mark.parametrize(
+    ("query", "status"), [({"page": 99}, 404), ({"page_size": 0}, 400), ({"page_size": "x"}, 400)]
+)
+def test_rankings_reject_bad_pages(api, query, status):
+    response = api.get(f"{V1}/rankings/", query)
+
+    assert response.status_code == status
+    assert response.json()["error"]["status"] == status
+
+
+# --- Rank tiers --------------------------------------------------------------------------
+
+# The league's ratings by the default tiers (Silver from 1400, Gold from 1600).
+DEFAULT_TIERS = {
+    (ALICE.id, "SO"): "Gold",
+    (ALICE.id, "KY"): "Gold",
+    (BOB.id, "KY"): "Silver",
+    (CAROL.id, "MA"): "Silver",
+    (DAVE.id, "SO"): "Silver",
+    (ERIN.id, "AX"): "Bronze",
+}
+
+
+def tiers_of(ratings: list[dict], player_id: str | None = None) -> dict[tuple[str, str], str]:
+    return {
+        (player_id or row["player"]["id"], row["character"]["code"]): row["tier"] for row in ratings
+    }
+
+
+def test_every_rating_has_its_tier_beside_it(api):
+    rankings = api.get(f"{V1}/rankings/").json()["results"]
+    sol_rankings = api.get(f"{V1}/rankings/SO/").json()["results"]
+    alice = api.get(f"{V1}/players/{ALICE.id}/").json()
+    alice_so = api.get(f"{V1}/players/{ALICE.id}/SO/").json()
+    search = api.get(f"{V1}/players/", {"name": "kyo"}).json()["results"]
+
+    assert tiers_of(rankings) == {
+        key: tier
+        for key, tier in DEFAULT_TIERS.items()
+        if key != (ALICE.id, "KY")  # unranked
+    }
+    assert tiers_of(sol_rankings) == {(ALICE.id, "SO"): "Gold", (DAVE.id, "SO"): "Silver"}
+    assert tiers_of(alice["ratings"], ALICE.id) == {
+        (ALICE.id, "SO"): "Gold",
+        (ALICE.id, "KY"): "Gold",
+    }
+    assert alice_so["tier"] == "Gold"
+    assert tiers_of(search[0]["ratings"], BOB.id) == {(BOB.id, "KY"): "Silver"}
+
+
+def test_tiers_follow_the_settings(api, settings):
+    settings.RATING_TIERS = ["0:Rookie", "1500:Pro", "1700:Legend"]
+    bump_generation()
+
+    rankings = api.get(f"{V1}/rankings/").json()["results"]
+    alice = api.get(f"{V1}/players/{ALICE.id}/").json()
+
+    assert tiers_of(rankings) == {
+        (ALICE.id, "SO"): "Pro",
+        (BOB.id, "KY"): "Pro",
+        (CAROL.id, "MA"): "Rookie",
+        (DAVE.id, "SO"): "Rookie",
+        (ERIN.id, "AX"): "Rookie",
+    }
+    assert tiers_of(alice["ratings"], ALICE.id) == {
+        (ALICE.id, "SO"): "Pro",
+        (ALICE.id, "KY"): "Legend",
+    }
+
+
+def test_tiers_switched_off_are_null(api, settings):
+    settings.RATING_TIERS = ["off"]
+    bump_generation()
+
+    rankings = api.get(f"{V1}/rankings/").json()["results"]
+    rating = api.get(f"{V1}/players/{ALICE.id}/SO/").json()
+    opponents = api.get(f"{V1}/players/{ALICE.id}/SO/opponents/").json()
+
+    assert {row["tier"] for row in rankings} == {None}
+    assert rating["tier"] is None
+    assert opponents["tier"] is None
+    assert {row["tier"] for row in opponents["opponents"]} == {None}

@@ -1,0 +1,109 @@
+"""Search by current or past name: partial, case-insensitive, exact first, hidden never."""
+
+from __future__ import annotations
+
+import re
+from datetime import timedelta
+
+import pytest
+
+from players.models import Player
+from players.selectors.search import search_players
+from tests.factories import BASE_TIME, replay
+from tests.fixtures.league import rate_replays
+from tests.fixtures.pages import QUERY_LIMIT
+
+pytestmark = pytest.mark.django_db
+
+A, B, C, D = (f"10000000000000000{i}" for i in range(1, 5))
+
+
+@pytest.fixture
+def named(db) -> None:
+    """A was 'OldSolMain' and is now 'Sol'; B 'Solitaire'; C 'xsolx'; D 'Ky Kiske'."""
+    rate_replays(
+        [
+            replay(1, A, B, names=("OldSolMain", "Solitaire")),
+            replay(2, A, C, names=("Sol", "xsolx"), characters=("KY", "SO")),
+            replay(3, B, D, names=("Solitaire", "Ky Kiske"), characters=("MA", "SO")),
+        ]
+    )
+
+
+def result_ids(html: str) -> list[str]:
+    return re.findall(r'<div class="result-name">\s*<a href="/player/(\d+)">', html)
+
+
+def test_exact_name_first_then_partial_matches(client, named):
+    html = client.get("/search?name=sol").content.decode()
+    ids = result_ids(html)
+    assert ids[0] == A  # exact (case-insensitive) hit on the current name
+    assert set(ids) == {A, B, C}
+    assert D not in ids
+
+
+def test_past_names_are_found_and_labelled(client, named):
+    html = client.get("/search?name=oldsol").content.decode()
+    assert result_ids(html) == [A]
+    assert "formerly <bdi>OldSolMain</bdi>" in html
+
+
+def test_results_show_each_characters_rating(client, named):
+    hits = search_players("Sol")
+    a = next(hit for hit in hits if hit.player_id == A)
+    assert sorted(r.character.code for r in a.ratings) == ["KY", "SO"]
+    html = client.get("/search?name=Sol").content.decode()
+    for rating in a.ratings:
+        assert f'href="/player/{A}/{rating.character.code}"' in html
+        assert f"{rating.value:.0f} ±{2 * rating.deviation:.0f}" in html
+
+
+def test_hidden_players_are_not_found_by_any_name(client, named):
+    Player.objects.filter(id=A).update(hidden=True)
+    assert A not in result_ids(client.get("/search?name=sol").content.decode())
+    assert result_ids(client.get("/search?name=OldSolMain").content.decode()) == []
+
+
+def test_empty_query_and_no_match(client, named):
+    assert "Type a name" in client.get("/search").content.decode()
+    assert "No player has, or has had" in client.get("/search?name=zzzz").content.decode()
+
+
+def test_an_exact_past_name_comes_first_even_among_many_current_names(client, db):
+    """With at least a page of current names matching, past names are read only where
+    they match exactly; such a one still comes first (and partial past names do not)."""
+    players = [f"2000000000000{i:05d}" for i in range(60)]
+    replays = [
+        replay(n, players[2 * n], players[2 * n + 1], names=(f"Solo{n}", f"xSol{n}"))
+        for n in range(30)
+    ]
+    replays += [
+        replay(100, A, B, names=("sol", "Solitude")),  # A is 'sol' for now...
+        replay(101, A, B, names=("Ky Main", "Solitude")),  # ... then 'Ky Main'
+        replay(102, C, D, names=("OldSoloist", "Ky Kiske")),
+        replay(103, C, D, names=("Ky Fan", "Ky Kiske")),  # C was 'OldSoloist'
+    ]
+    rate_replays(replays)
+    hits = search_players("SOL")
+    assert len(hits) == 50
+    assert (hits[0].player_id, hits[0].matched_name, hits[0].name) == (A, "sol", "Ky Main")
+    assert all(not hit.matched_past_name for hit in hits[1:])
+    assert C not in {hit.player_id for hit in hits}  # a partial past name, outranked
+    html = client.get("/search?name=SOL").content.decode()
+    assert result_ids(html)[0] == A
+    assert "formerly <bdi>sol</bdi>" in html
+
+
+def test_search_is_bounded_on_many_players(client, league, django_assert_max_num_queries):
+    with django_assert_max_num_queries(QUERY_LIMIT):
+        html = client.get("/search?name=a").content.decode()
+    assert len(result_ids(html)) == 50
+
+
+def test_hostile_names_are_escaped_and_isolated(client, db):
+    script, rtl = "<script>alert(1)</script>", "\u202eevil"
+    rate_replays([replay(1, A, B, names=(script, rtl), played_at=BASE_TIME + timedelta(hours=1))])
+    html = client.get("/search?name=e").content.decode()
+    assert script not in html
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html
+    assert f"<bdi>{rtl}</bdi>" in html

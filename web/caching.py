@@ -1,0 +1,99 @@
+"""Whole responses cached while the ratings generation holds (web.generation).
+
+One mechanism serves pages and the API: a response is stored under a key of its
+request with the generation as the cache version, so it is rendered again only after
+ratings (or what is derived from them) changed, or the timeout passed. Successful
+answers and redirects are cached; errors never are (a raising view stores nothing).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Iterable, Sequence
+from functools import wraps
+from typing import Any
+
+from django.conf import settings
+from django.core.cache import cache
+from django.http import HttpRequest, HttpResponse
+from rest_framework.renderers import JSONRenderer
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from web.cache_keys import keep_only_parameters
+from web.generation import current_generation
+
+PAGE_CACHE_SECONDS = 3600
+RESPONSE_CACHE_SECONDS = 600
+
+View = Callable[..., HttpResponse]
+
+
+def cached_by_generation(
+    key: str, produce: Callable[[], HttpResponse], *, seconds: int
+) -> HttpResponse:
+    """The response stored under `key` at the current generation, else `produce()`'s,
+    stored when it is a 200 (its content and type) or a redirect (its location)."""
+    version = current_generation()
+    stored = cache.get(key, version=version)
+    if stored is not None:
+        status, content_type, body = stored
+        if status == 200:
+            return HttpResponse(body, content_type=content_type)
+        return HttpResponse(status=status, headers={"Location": body})
+    response = produce()
+    if response.status_code == 200 and not response.streaming:
+        stored = (200, response["Content-Type"], response.content)
+    elif response.status_code in (301, 302):
+        stored = (response.status_code, None, response["Location"])
+    if stored is not None:
+        cache.set(key, stored, seconds, version=version)
+    return response
+
+
+def cached_page(
+    view: View, *, reads: Iterable[str] = (), rendered_settings: Sequence[str] = ()
+) -> View:
+    """A page view whose GET/HEAD answers are cached, keyed on the view, the path, the
+    query parameters it `reads` (nothing else reaches the view: web.cache_keys) and the
+    values of the settings that appear on pages (a deploy that changes them shows)."""
+
+    @wraps(view)
+    def cached_view(request: HttpRequest, *args: object, **kwargs: object) -> HttpResponse:
+        if request.method not in ("GET", "HEAD"):
+            return view(request, *args, **kwargs)
+        keep_only_parameters(request, reads)
+        rendered = repr([getattr(settings, name) for name in rendered_settings])
+        digest = hashlib.sha256(f"{request.get_full_path()}|{rendered}".encode()).hexdigest()
+        key = f"page:{view.__module__}.{view.__name__}:{digest}"
+        return cached_by_generation(
+            key, lambda: view(request, *args, **kwargs), seconds=PAGE_CACHE_SECONDS
+        )
+
+    return cached_view
+
+
+def api_request_key(request: HttpRequest) -> str:
+    """This request's full URL (responses hold absolute links) under this API version, hashed."""
+    text = f"{settings.SPECTACULAR_SETTINGS['VERSION']} {request.build_absolute_uri()}"
+    return hashlib.blake2b(text.encode(), digest_size=16).hexdigest()
+
+
+def cached_get(get: Callable[..., Response]) -> Callable[..., HttpResponse]:
+    """An API view's GET method whose successful answers are cached as rendered JSON.
+
+    It runs inside the view, after DRF's throttles.
+    """
+
+    @wraps(get)
+    def cached(view: APIView, request: Request, *args: Any, **kwargs: Any) -> HttpResponse:
+        def produce() -> HttpResponse:
+            content = JSONRenderer().render(get(view, request, *args, **kwargs).data)
+            return HttpResponse(content, content_type="application/json")
+
+        return cached_by_generation(
+            f"api:{api_request_key(request)}", produce, seconds=RESPONSE_CACHE_SECONDS
+        )
+
+    return cached
