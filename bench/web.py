@@ -131,14 +131,9 @@ def refresh() -> None:
 
 def _pages() -> dict[str, str]:
     """The pages to time, with real ids and names from the database."""
-    from players.models import Rating
+    from players.selectors.rankings import ranked_ratings
 
-    busiest = (
-        Rating.objects.filter(global_rank__isnull=False)
-        .select_related("player", "character")
-        .order_by("-wins")
-        .first()
-    )
+    busiest = ranked_ratings().order_by("-wins").first()
     player, code = busiest.player_id, busiest.character.code
     name = busiest.player.name
     fragment = name[len(name) // 4 : len(name) // 4 + 4]
@@ -147,6 +142,8 @@ def _pages() -> dict[str, str]:
         "top 100": "/",
         "top 100, one per player": "/?per=player",
         "top 100 of a character": f"/top/{code}",
+        "rankings page 10": "/?page=10",
+        "top 100 active in 30 days": "/?active=30",
         "search": f"/search?name={fragment}",
         "player → best character": f"/player/{player}",
         "profile (30 days)": f"/player/{player}/{code}",

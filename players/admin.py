@@ -54,8 +54,6 @@ class RatingAdmin(admin.ModelAdmin):
         "deviation",
         "wins",
         "losses",
-        "global_rank",
-        "character_rank",
     )
     list_filter = ("character",)
     list_select_related = ("player", "character")

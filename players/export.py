@@ -15,8 +15,6 @@ EXPORT_FIELDS = (
     "deviation",
     "wins",
     "losses",
-    "global_rank",
-    "character_rank",
 )
 
 
@@ -32,8 +30,6 @@ def exported_ratings() -> Iterator[dict[str, Any]]:
             "deviation",
             "wins",
             "losses",
-            "global_rank",
-            "character_rank",
         )
     )
     for row in rows.iterator(chunk_size=5000):

@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 from django.db import models
-from django.db.models import Q
+from django.db.models import F, Q
+
+# The deviation below which the ranking indexes hold a rating (settings.RATING_LOW_DEVIATION's
+# default; a changed condition is a new migration).
+RANKED_INDEX_DEVIATION = 75.0
 
 
 class Character(models.Model):
@@ -49,7 +53,13 @@ class Player(models.Model):
     objects = PlayerQuerySet.as_manager()
 
     class Meta:
-        indexes = [models.Index(fields=["name"], name="player_name_idx")]
+        indexes = [
+            models.Index(fields=["name"], name="player_name_idx"),
+            # Rankings subtract the few flagged players' ratings from counts of the rest.
+            models.Index(
+                fields=["id"], name="player_flagged_idx", condition=Q(hidden=True) | Q(cheater=True)
+            ),
+        ]
 
     def __str__(self) -> str:
         return f"{self.name} ({self.id})"
@@ -121,24 +131,27 @@ class Rating(models.Model):
     best_win_value = models.FloatField(null=True, blank=True)
     best_win_deviation = models.FloatField(null=True, blank=True)
     best_win_at = models.DateTimeField(null=True, blank=True)
-    # Derived by the periodic refresh (matches.services.statistics); null = unranked.
-    global_rank = models.PositiveIntegerField(null=True, blank=True)
-    character_rank = models.PositiveIntegerField(null=True, blank=True)
 
     class Meta:
         constraints = [
             models.UniqueConstraint(fields=["player", "character"], name="unique_player_character")
         ]
         indexes = [
+            # Rankings walk these in order and stop at the page's end; a rank is a
+            # count of the entries ahead (players.selectors.rankings). The condition
+            # is RATING_LOW_DEVIATION's default: a lower setting still uses them.
             models.Index(
-                fields=["global_rank"],
-                name="rating_global_rank_idx",
-                condition=Q(global_rank__isnull=False),
+                F("value").desc(),
+                "id",
+                name="rating_ranked_idx",
+                condition=Q(deviation__lt=RANKED_INDEX_DEVIATION),
             ),
             models.Index(
-                fields=["character", "character_rank"],
-                name="rating_char_rank_idx",
-                condition=Q(character_rank__isnull=False),
+                "character",
+                F("value").desc(),
+                "id",
+                name="rating_char_ranked_idx",
+                condition=Q(deviation__lt=RANKED_INDEX_DEVIATION),
             ),
             models.Index(fields=["last_played_at"], name="rating_last_played_idx"),
             # Fair-opponent suggestions look at a value window around a rating.

@@ -23,7 +23,7 @@ from matches.api.serializers import (
     ProbabilityQuery,
 )
 from players.api import characters, players, rankings, search
-from players.api.serializers import SearchQuery
+from players.api.serializers import CharacterRankingQuery, RankingQuery, SearchQuery
 from web.api import conditional, not_found
 
 # Ratings change about once a minute; the roster only with a deployment.
@@ -66,8 +66,13 @@ v1 = [
         "rating-opponents",
         query=OpponentsQuery,
     ),
-    endpoint("rankings/", rankings.Rankings, "rankings"),
-    endpoint("rankings/<character:character>/", rankings.CharacterRankings, "character-rankings"),
+    endpoint("rankings/", rankings.Rankings, "rankings", query=RankingQuery),
+    endpoint(
+        "rankings/<character:character>/",
+        rankings.CharacterRankings,
+        "character-rankings",
+        query=CharacterRankingQuery,
+    ),
     endpoint("matchups/", matchups.CharacterMatchupsView, "matchups", query=MatchupsQuery),
     endpoint("probability/", calculator.ProbabilityView, "probability", query=ProbabilityQuery),
     endpoint("stats/", statistics.StatisticsView, "stats"),

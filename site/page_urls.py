@@ -10,7 +10,6 @@ from functools import partial
 
 from django.urls import path
 
-from matches.selectors.statistics import ranks_refreshed_at
 from matches.views import about, calculator, lab, matchups, profile, statistics
 from matches.views.calculator import ContenderForm
 from players.views import rankings, search
@@ -33,18 +32,17 @@ RENDERED_SETTINGS = (
 )
 
 page = partial(cached_page, rendered_settings=RENDERED_SETTINGS)
-# The rankings show when ranks were refreshed, which the matches app's refresh records.
-top = rankings.rankings_view(refreshed_at=ranks_refreshed_at)
 
 # The query parameters each page reads (anything else is dropped before the view runs).
 CALCULATOR_INPUTS = [
     f"{side}-{field}" for side in ("a", "b") for field in ContenderForm.base_fields
 ]
 HISTORY_PAGE = ("range", "before", "after")
+RANKING_PAGE = ("per", "active", "page")
 
 urlpatterns = [
-    path("", page(top, reads=["per"]), name="top"),
-    path("top/<character:code>", page(top, reads=["per"]), name="top-character"),
+    path("", page(rankings.top, reads=RANKING_PAGE), name="top"),
+    path("top/<character:code>", page(rankings.top, reads=RANKING_PAGE), name="top-character"),
     path("search", page(search.search, reads=["name"]), name="search"),
     path("player/<player_id:player_id>", page(profile.player), name="player"),
     path(

@@ -18,6 +18,7 @@ from matches.ratings.glicko import update
 from matches.selectors.opponents import fair_opponents
 from players.models import Character, Player, Rating
 from players.roster import ROSTER
+from players.selectors.rankings import RatingRanks, rating_ranks, unranked_reason
 from players.selectors.ratings import RatingOverview, rating_overview
 
 GAMES_PER_PAGE = 50
@@ -382,6 +383,8 @@ class RatingProfile:
     history: list[HistoryPoint]
     matches: MatchSetPage
     opponents: list[GoodMatch]  # fair opponents, fairest first
+    ranks: RatingRanks | None  # None: unranked, for unranked_reason
+    unranked_reason: str | None
 
     @property
     def rating(self) -> Rating:
@@ -397,7 +400,7 @@ def rating_profile(
     after: GameCursor | None = None,
 ) -> RatingProfile | None:
     """Everything the profile page shows (None if the player or rating is unknown or hidden);
-    the fair opponents take three of its queries."""
+    the fair opponents take three of its queries, the ranks three counts."""
     overview = rating_overview(player_id, character_code)
     if overview is None:
         return None
@@ -408,6 +411,8 @@ def rating_profile(
         rating_history(rating, history_range),
         match_sets(rating, before=before, after=after),
         good_matches(rating),
+        rating_ranks(rating),
+        unranked_reason(rating),
     )
 
 

@@ -1,5 +1,5 @@
 """Site statistics (DESIGN.md section 6, `/stats`): what the periodic refresh precomputed
-(matches.services.statistics, matches.services.ranks)."""
+(matches.services.statistics)."""
 
 from __future__ import annotations
 
@@ -8,16 +8,6 @@ from datetime import datetime
 from typing import Any
 
 from matches.models import SiteStatistic
-
-# The statistic that tells when ranks were last refreshed (matches.services.ranks).
-RANKS_REFRESHED_AT = "ranks_refreshed_at"
-
-
-def ranks_refreshed_at() -> datetime | None:
-    """When ranks were last computed (the refresh writes it as a site statistic)."""
-    statistic = SiteStatistic.objects.filter(key=RANKS_REFRESHED_AT)
-    data = statistic.values_list("data", flat=True).first()
-    return datetime.fromisoformat(data["at"]) if data else None
 
 
 @dataclass(frozen=True)

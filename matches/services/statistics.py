@@ -1,7 +1,7 @@
-"""The periodic refresh (DESIGN.md section 4.6, step 3): decay, ranks and site statistics.
+"""The periodic refresh (DESIGN.md section 4.6, step 3): decay and site statistics.
 
-Pages read what this writes (rank columns on ratings, SiteStatistic rows) and never
-aggregate millions of rows per request.
+Pages read what this writes (SiteStatistic rows) and never aggregate millions of rows
+per request.
 """
 
 from __future__ import annotations
@@ -15,10 +15,10 @@ from django.db.models.functions import Floor, TruncDate
 from django.utils import timezone
 
 from matches.models import Match
-from matches.services.ranks import refresh_ranks
 from matches.services.rating.decay import decay_all_ratings
 from matches.services.site_statistic import store_statistic
 from players.models import Character, Player, Rating
+from players.selectors.rankings import ranked_count, ranked_ratings
 from web.generation import bump_generation
 
 RATING_BIN_WIDTH = 50
@@ -38,7 +38,7 @@ def _totals(now: datetime) -> dict[str, int]:
         "games": matches.count(),
         "players": Player.objects.visible().count(),
         "ratings": Rating.objects.filter(player__hidden=False).count(),
-        "ranked": Rating.objects.filter(global_rank__isnull=False).count(),
+        "ranked": ranked_count(),
         "games_24h": matches.filter(played_at__gte=now - timedelta(hours=24)).count(),
     }
 
@@ -57,7 +57,8 @@ def _games_per_day(now: datetime) -> list[dict[str, Any]]:
 
 def _rating_distribution() -> dict[str, Any]:
     rows = (
-        Rating.objects.filter(global_rank__isnull=False)
+        ranked_ratings()
+        .order_by()
         .annotate(bin=Floor(F("value") / RATING_BIN_WIDTH))
         .values("bin")
         .annotate(count=Count("id"))
@@ -135,10 +136,9 @@ def _popularity() -> dict[str, Any]:
 
 
 def refresh_statistics(now: datetime | None = None) -> None:
-    """The hourly refresh: decay idle ratings, re-rank, recompute every site statistic."""
+    """The hourly refresh: decay idle ratings, recompute every site statistic."""
     now = now or timezone.now()
     decay_all_ratings(now)
-    refresh_ranks()
     with transaction.atomic():
         store_statistic("totals", _totals(now))
         store_statistic("games_per_day", _games_per_day(now))

@@ -26,8 +26,6 @@ RATING_SUMMARY = {
     "wins": 412,
     "losses": 301,
     "last_played_at": "2026-11-21T14:03:11Z",
-    "global_rank": 153,
-    "character_rank": 12,
 }
 
 SEARCH = {
@@ -35,6 +33,7 @@ SEARCH = {
         {
             **PLAYER,
             "matched_name": "Sol Badguy Main",
+            "cheater": False,
             "ratings": [
                 RATING_SUMMARY,
                 {
@@ -44,8 +43,6 @@ SEARCH = {
                     "tier": "Silver",
                     "wins": 4,
                     "losses": 6,
-                    "global_rank": None,
-                    "character_rank": None,
                 },
             ],
         }
@@ -72,6 +69,8 @@ PLAYER_DETAIL = {
 RATING = {
     **RATING_SUMMARY,
     "player": PLAYER,
+    "global_rank": 153,
+    "character_rank": 12,
     "peak": {"rating": rating(1870.5, 66.2), "at": "2026-10-02T21:17:45Z"},
     "best_win": {
         "opponent": OPPONENT,

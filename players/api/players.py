@@ -10,6 +10,7 @@ from rest_framework.views import APIView
 from players.api import examples
 from players.api.params import CHARACTER, PLAYER_ID, rating_or_404
 from players.api.serializers import PlayerDetailSerializer, RatingDetailSerializer
+from players.selectors.rankings import rating_ranks
 from players.selectors.ratings import player_detail
 from web.api import documented
 from web.caching import cached_get
@@ -47,4 +48,6 @@ class RatingDetailView(APIView):
     )
     @cached_get
     def get(self, request: Request, player_id: str, character: str) -> Response:
-        return Response(RatingDetailSerializer(rating_or_404(player_id, character)).data)
+        rating = rating_or_404(player_id, character)
+        rating.ranks = rating_ranks(rating)
+        return Response(RatingDetailSerializer(rating).data)

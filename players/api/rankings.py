@@ -1,19 +1,27 @@
-"""Rankings: `/api/v1/rankings/[<char>/]`."""
+"""Rankings: `/api/v1/rankings/[<char>/]`, ordered by the ratings of the moment."""
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 from django.db.models import QuerySet
+from django.utils import timezone
 from rest_framework import generics
 from rest_framework.request import Request
 from rest_framework.response import Response
 
 from players.api import examples
 from players.api.params import CHARACTER, character_or_404
-from players.api.serializers import RankingRowSerializer
-from players.models import Rating
+from players.api.serializers import CharacterRankingQuery, RankingQuery, RankingRowSerializer
+from players.models import Character, Rating
 from players.selectors.rankings import ranked_ratings
-from web.api import RankingPagination, documented
+from web.api import RankingPagination, documented, query_parameters
 from web.caching import cached_get
+
+ORDER = (
+    "Ranked: deviation below 75, player neither hidden nor a cheater. Ordered by value as it "
+    "is now (ties by rating id), 100 a page; `rank` is the position in this list."
+)
 
 
 class Rankings(generics.ListAPIView):
@@ -26,8 +34,8 @@ class Rankings(generics.ListAPIView):
         tag="rankings",
         operation_id="rankings",
         summary="Rankings over all characters",
-        description="Every ranked rating (deviation below 75, player neither hidden nor a "
-        "cheater) by value, 100 a page. Ranks are refreshed periodically.",
+        description=ORDER,
+        parameters=[RankingQuery],
         response=RankingRowSerializer(many=True),
         example=examples.RANKING_ROW,
         errors=[400, 404],
@@ -36,8 +44,24 @@ class Rankings(generics.ListAPIView):
     def get(self, request: Request) -> Response:
         return self.list(request)
 
+    def list(self, request: Request, *args: object, **kwargs: object) -> Response:
+        """A page of ratings, each numbered by its position in the whole list."""
+        page = self.paginate_queryset(self.filter_queryset(self.get_queryset()))
+        for rank, rating in enumerate(page, start=self.paginator.page.start_index()):
+            rating.rank = rank
+        return self.get_paginated_response(self.get_serializer(page, many=True).data)
+
+    def ranked(self, character: Character | None) -> QuerySet[Rating]:
+        query = query_parameters(RankingQuery, self.request)
+        days = query.get("active")
+        return ranked_ratings(
+            character,
+            one_per_player=query.get("per") == "player",
+            active_since=timezone.now() - timedelta(days=days) if days else None,
+        )
+
     def get_queryset(self) -> QuerySet[Rating]:
-        return ranked_ratings()
+        return self.ranked(None)
 
 
 class CharacterRankings(Rankings):
@@ -45,9 +69,8 @@ class CharacterRankings(Rankings):
         tag="rankings",
         operation_id="character_rankings",
         summary="Rankings of one character",
-        description="The ranked ratings of one character by value, 100 a page; `rank` is the "
-        "rank within the character.",
-        parameters=[CHARACTER],
+        description=ORDER,
+        parameters=[CHARACTER, CharacterRankingQuery],
         response=RankingRowSerializer(many=True),
         example=examples.RANKING_ROW,
         errors=[400, 404],
@@ -57,7 +80,4 @@ class CharacterRankings(Rankings):
         return self.list(request)
 
     def get_queryset(self) -> QuerySet[Rating]:
-        return ranked_ratings(character_or_404(self.kwargs["character"]))
-
-    def get_serializer_context(self) -> dict:
-        return {**super().get_serializer_context(), "by_character": True}
+        return self.ranked(character_or_404(self.kwargs["character"]))

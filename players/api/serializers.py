@@ -9,6 +9,7 @@ from rest_framework import serializers
 
 from players.api.fields import RatingField, TierField
 from players.models import Player, Rating
+from players.selectors.rankings import ACTIVE_DAYS
 from players.selectors.search import SEARCH_LIMIT
 
 
@@ -41,14 +42,6 @@ class RatingSummarySerializer(serializers.Serializer):
     last_played_at = serializers.DateTimeField(
         allow_null=True, help_text="When this character was last played (UTC)."
     )
-    global_rank = serializers.IntegerField(
-        allow_null=True,
-        help_text="Rank among all ranked ratings; null when unranked (deviation 75 or more, "
-        "or a cheater).",
-    )
-    character_rank = serializers.IntegerField(
-        allow_null=True, help_text="Rank among this character's ranked ratings; null when unranked."
-    )
 
 
 class SearchQuery(serializers.Serializer):
@@ -66,6 +59,22 @@ class SearchQuery(serializers.Serializer):
     )
 
 
+class CharacterRankingQuery(serializers.Serializer):
+    active = serializers.ChoiceField(
+        choices=ACTIVE_DAYS,
+        required=False,
+        help_text="Only ratings played in the last this many days.",
+    )
+
+
+class RankingQuery(CharacterRankingQuery):
+    per = serializers.ChoiceField(
+        choices=["player"],
+        required=False,
+        help_text="`player`: one row per player, their best ranked rating.",
+    )
+
+
 class PlayerHitSerializer(serializers.Serializer):
     """A search result."""
 
@@ -74,6 +83,9 @@ class PlayerHitSerializer(serializers.Serializer):
     platform = serializers.CharField(help_text='`pc`, `ps`, `xbox`, or "" when unknown.')
     matched_name = serializers.CharField(
         help_text="The name that matched the search: the current one or a past one."
+    )
+    cheater = serializers.BooleanField(
+        help_text="Marked as a cheater: found, but never ranked and never moving anyone's rating."
     )
     ratings = RatingSummarySerializer(many=True, help_text="Every rating, most played first.")
 
@@ -145,6 +157,17 @@ class RatingDetailSerializer(RatingSummarySerializer):
     """One rating with its records."""
 
     player = PlayerSummarySerializer(help_text="Whose rating this is.")
+    global_rank = serializers.IntegerField(
+        source="ranks.overall",
+        allow_null=True,
+        help_text="The position in the overall rankings now; null when unranked (deviation 75 "
+        "or more, or a cheater).",
+    )
+    character_rank = serializers.IntegerField(
+        source="ranks.character",
+        allow_null=True,
+        help_text="The position in this character's rankings now; null when unranked.",
+    )
     peak = serializers.SerializerMethodField(
         help_text="The highest rating reached while the deviation was below 75; null if never."
     )
@@ -180,9 +203,9 @@ class RatingMatchupsSerializer(serializers.Serializer):
 
 
 class RankingRowSerializer(serializers.Serializer):
-    rank = serializers.SerializerMethodField(
-        help_text="The rank: overall in `rankings/`, within the character in "
-        "`rankings/{character}/`."
+    rank = serializers.IntegerField(
+        help_text="The position in this list (over its pages): overall in `rankings/`, within "
+        "the character in `rankings/{character}/`."
     )
     player = PlayerSummarySerializer(help_text="Who.")
     character = CharacterSerializer(help_text="Playing which character.")
@@ -190,7 +213,3 @@ class RankingRowSerializer(serializers.Serializer):
     tier = TierField()
     wins = serializers.IntegerField(help_text="Counted games won.")
     losses = serializers.IntegerField(help_text="Counted games lost.")
-
-    def get_rank(self, rating: Rating) -> int:
-        by_character = self.context.get("by_character", False)
-        return rating.character_rank if by_character else rating.global_rank

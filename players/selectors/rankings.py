@@ -1,49 +1,148 @@
 """Rankings (DESIGN.md section 6, `/` and `/top/<char>`): the top ratings, overall and
-per character."""
+per character, ordered by the values of the moment they are read.
+
+A rating is ranked when its deviation is below settings.RATING_LOW_DEVIATION and its
+player is neither hidden nor a cheater. Ranks are positions in value order (ties by
+rating id), never stored: a list walks the partial index on (value desc, id) or
+(character, value desc, id) and stops at its page's end; a rating's rank counts the
+index entries ahead of it, less the ratings of flagged players (few, and indexed).
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import NamedTuple
 
-from django.db.models import Exists, OuterRef, QuerySet
+from django.conf import settings
+from django.db.models import Count, Exists, Max, Min, OuterRef, Q, QuerySet
+from django.utils import timezone
 
-from players.models import Character, Rating
+from players.models import Character, Player, Rating
 from players.selectors.ratings import characters
 
 RANKING_SIZE = 100
+# The `?active=` choices: only ratings played within this many days.
+ACTIVE_DAYS = (30,)
+
+
+def _low_deviation() -> Q:
+    return Q(deviation__lt=settings.RATING_LOW_DEVIATION)
 
 
 def ranked_ratings(
-    character: Character | None = None, *, one_per_player: bool = False
+    character: Character | None = None,
+    *,
+    one_per_player: bool = False,
+    active_since: datetime | None = None,
 ) -> QuerySet[Rating]:
-    """Ranked ratings, best first: overall (by global rank) or of one character.
+    """Ranked ratings, best first (value, then id): overall or of one character.
 
-    `one_per_player` keeps each player's best-ranked rating only (overall rankings).
-    Players hidden since the last rank refresh are left out at once.
+    `one_per_player` keeps each player's best ranked rating only (overall rankings);
+    `active_since` keeps ratings played since then.
     """
-    ratings = Rating.objects.filter(player__hidden=False).select_related("player", "character")
+    ratings = (
+        Rating.objects.filter(_low_deviation(), player__hidden=False, player__cheater=False)
+        .select_related("player", "character")
+        .order_by("-value", "id")
+    )
     if character is not None:
-        return ratings.filter(character=character, character_rank__isnull=False).order_by(
-            "character_rank"
-        )
-    ratings = ratings.filter(global_rank__isnull=False)
-    if one_per_player:
+        ratings = ratings.filter(character=character)
+    if active_since is not None:
+        ratings = ratings.filter(last_played_at__gte=active_since)
+    if one_per_player and character is None:
         better_of_same_player = Rating.objects.filter(
-            player_id=OuterRef("player_id"), global_rank__lt=OuterRef("global_rank")
+            _low_deviation(),
+            Q(value__gt=OuterRef("value")) | Q(value=OuterRef("value"), id__lt=OuterRef("id")),
+            player_id=OuterRef("player_id"),
         )
+        if active_since is not None:
+            better_of_same_player = better_of_same_player.filter(last_played_at__gte=active_since)
         ratings = ratings.filter(~Exists(better_of_same_player))
-    return ratings.order_by("global_rank")
+    return ratings
+
+
+def _ranked_count(ratings: QuerySet[Rating]) -> int:
+    """How many of `ratings` (already cut to low deviations) are ranked: all of them but
+    those of flagged players, counted apart so the larger count needs no join."""
+    flagged = Player.objects.filter(Q(hidden=True) | Q(cheater=True)).values("id")
+    return ratings.count() - ratings.filter(player_id__in=flagged).count()
+
+
+def ranked_count(character: Character | None = None) -> int:
+    """How many ratings are ranked, overall or of one character."""
+    ratings = Rating.objects.filter(_low_deviation())
+    if character is not None:
+        ratings = ratings.filter(character=character)
+    return _ranked_count(ratings)
+
+
+@dataclass(frozen=True)
+class RatingRanks:
+    """Where a ranked rating stands now, as the rankings list it."""
+
+    overall: int
+    character: int
+    ranked: int  # how many ratings are ranked overall
+
+    @property
+    def top_percent(self) -> float:
+        """The share of ranked ratings at or above this one, in percent ("top 4%")."""
+        return 100.0 * self.overall / self.ranked
+
+
+def rating_ranks(rating: Rating) -> RatingRanks | None:
+    """The overall and character rank of a rating (None when unranked): one more than
+    the ranked ratings ahead of it in the rankings' order. Three counts on the indexes."""
+    if unranked_reason(rating) is not None:
+        return None
+    # value >= v bounds the index walk; the few ties at v from this id on are dropped.
+    ahead = Rating.objects.filter(_low_deviation(), value__gte=rating.value).exclude(
+        value=rating.value, id__gte=rating.id
+    )
+    return RatingRanks(
+        overall=1 + _ranked_count(ahead),
+        character=1 + _ranked_count(ahead.filter(character_id=rating.character_id)),
+        ranked=ranked_count(),
+    )
+
+
+def unranked_reason(rating: Rating) -> str | None:
+    """Why a rating is not ranked (None when it is): "hidden", "cheater", or its ± (two
+    deviations) being too wide. Reads the rating's loaded player."""
+    player = rating.player
+    if player.hidden:
+        return "hidden"
+    if player.cheater:
+        return "cheater"
+    if rating.deviation >= settings.RATING_LOW_DEVIATION:
+        return (
+            f"± too wide: ±{2 * rating.deviation:.0f}, ranks need ± below "
+            f"{2 * settings.RATING_LOW_DEVIATION:.0f}"
+        )
+    return None
+
+
+def top_rated_keys(limit: int) -> dict[tuple[str, int], int]:
+    """The top `limit` ranked ratings of every character as {(player id, character id):
+    rank within the character}, for the top-N matchup brackets. One ordered, limited
+    index walk per character."""
+    keys: dict[tuple[str, int], int] = {}
+    for character in characters():
+        top = ranked_ratings(character).values_list("player_id", "character_id")[:limit]
+        for rank, key in enumerate(top, start=1):
+            keys[key] = rank
+    return keys
 
 
 class RankedRow(NamedTuple):
     """One line of a ranking: what the table shows of a ranked rating."""
 
-    rank: int  # as shown: global or character rank, or the position in a one-per-player list
+    rank: int  # the position in the list shown
     player_id: str
     name: str
     platform: str
+    supporter: bool
     character: Character
     value: float
     deviation: float
@@ -57,23 +156,29 @@ class RankingPage:
     characters: list[Character]
     rows: list[RankedRow]
     one_per_player: bool
-    refreshed_at: datetime | None
+    active_days: int | None  # None: every ranked rating
+    number: int  # the page, from 1
+    has_next: bool
+    empty_reason: str  # why nothing is ranked ("" when some rating is)
 
 
 def ranking_page(
     character_code: str | None,
     *,
     one_per_player: bool = False,
-    refreshed_at: datetime | None = None,
+    active_days: int | None = None,
+    number: int = 1,
+    now: datetime | None = None,
 ) -> RankingPage | None:
-    """The top 100 overall or of one character (None for an unknown code); two queries.
-    `refreshed_at` is when ranks were last computed, which the page shows.
+    """A page of 100 of the rankings, overall or of one character (None for an unknown
+    code); two queries, a few more when the first page is empty.
 
-    Overall, each player can appear once (their best-ranked rating, numbered by
-    position) or with every ranked character (numbered by global rank). Rows are read
-    as plain values, characters taken from the roster: a hundred rating and player
-    objects cost more than the rest of the page.
+    Overall, each player can appear once (their best ranked rating) or with every ranked
+    character. Ranks are positions in the list shown. Rows are read as plain values,
+    characters taken from the roster: a hundred rating and player objects cost more than
+    the rest of the page.
     """
+    now = now or timezone.now()
     roster = characters()
     character = None
     if character_code is not None:
@@ -81,16 +186,62 @@ def ranking_page(
         if character is None:
             return None
     one_per_player = one_per_player and character is None
+    active_since = now - timedelta(days=active_days) if active_days else None
     by_id = {c.id: c for c in roster}
-    values = ranked_ratings(character, one_per_player=one_per_player).values_list(
-        "character_rank" if character is not None else "global_rank",
-        "player_id", "player__name", "player__platform", "character_id",
-        "value", "deviation", "wins", "losses",
-    )[:RANKING_SIZE]  # fmt: skip
+    start = (number - 1) * RANKING_SIZE
+    values = list(
+        ranked_ratings(
+            character, one_per_player=one_per_player, active_since=active_since
+        ).values_list(
+            "player_id", "player__name", "player__platform", "player__supporter",
+            "character_id", "value", "deviation", "wins", "losses",
+        )[start : start + RANKING_SIZE + 1]  # one more tells whether a next page exists
+    )  # fmt: skip
     rows = [
-        RankedRow(rank, player_id, name, platform, by_id[character_id], *rest)
-        for rank, player_id, name, platform, character_id, *rest in values
+        RankedRow(rank, player_id, name, platform, supporter, by_id[character_id], *rest)
+        for rank, (player_id, name, platform, supporter, character_id, *rest) in enumerate(
+            values[:RANKING_SIZE], start=start + 1
+        )
     ]
-    if one_per_player:
-        rows = [row._replace(rank=position) for position, row in enumerate(rows, start=1)]
-    return RankingPage(character, roster, rows, one_per_player, refreshed_at)
+    empty_reason = ""
+    if not rows and number == 1:
+        empty_reason = why_nothing_is_ranked(character, active_days, now)
+    return RankingPage(
+        character,
+        roster,
+        rows,
+        one_per_player,
+        active_days,
+        number,
+        len(values) > RANKING_SIZE,
+        empty_reason,
+    )
+
+
+def why_nothing_is_ranked(
+    character: Character | None, active_days: int | None, now: datetime
+) -> str:
+    """Why a ranking is empty, from the data: no games, every ± grown wide since the
+    newest game, every ranked rating flagged, or none played lately."""
+    ratings = Rating.objects.all() if character is None else character.ratings.all()
+    seen = ratings.aggregate(
+        count=Count("id"), newest=Max("last_played_at"), narrowest=Min("deviation")
+    )
+    low = settings.RATING_LOW_DEVIATION
+    if not seen["count"]:
+        return "No rating is ranked yet: no games yet."
+    if seen["narrowest"] >= low:
+        wide = f"the ± of every rating has grown past {2 * low:.0f}"
+        if seen["newest"] is not None and now - seen["newest"] >= timedelta(days=1):
+            days = (now - seen["newest"]).days
+            return f"No rating is ranked yet: the newest game is {days} days old, so {wide}."
+        return (
+            f"No rating is ranked yet: the narrowest ± is ±{2 * seen['narrowest']:.0f}, "
+            f"ranks need ± below {2 * low:.0f}, which comes with more games."
+        )
+    if not ranked_count(character):
+        return (
+            "No rating is ranked: every rating with a narrow ± belongs to a hidden player "
+            "or a cheater."
+        )
+    return f"No ranked rating was played in the last {active_days} days."

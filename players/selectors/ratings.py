@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from django.db.models import F, Max
+from django.db.models import F
 
 from players.models import Character, Player, PlayerMatchup, PlayerName, Rating
 
@@ -14,11 +14,6 @@ from players.models import Character, Player, PlayerMatchup, PlayerName, Rating
 def characters() -> list[Character]:
     """The roster, in id order."""
     return list(Character.objects.all())
-
-
-def ranked_count() -> int:
-    """How many ratings are ranked (ranks are 1..n without gaps)."""
-    return Rating.objects.aggregate(n=Max("global_rank"))["n"] or 0
 
 
 def best_character_code(player_id: str) -> str | None:
@@ -50,15 +45,6 @@ class RatingOverview:
     ratings: list[Rating]  # all the player's ratings, this one included, most played first
     past_names: list[PlayerName]
     matchups: list[PlayerMatchup]
-    ranked: int  # how many ratings are ranked
-
-    @property
-    def top_percent(self) -> float | None:
-        """The share of ranked ratings at or above this one, in percent ("top 4%")."""
-        rank = self.rating.global_rank
-        if rank is None or not self.ranked:
-            return None
-        return 100.0 * rank / self.ranked
 
     @property
     def best_win_hidden(self) -> bool:
@@ -67,7 +53,7 @@ class RatingOverview:
 
 
 def rating_overview(player_id: str, character_code: str) -> RatingOverview | None:
-    """A rating with the player's other ratings, past names and matchups (five queries)."""
+    """A rating with the player's other ratings, past names and matchups (four queries)."""
     rating = rating_of(player_id, character_code)
     if rating is None:
         return None
@@ -80,7 +66,7 @@ def rating_overview(player_id: str, character_code: str) -> RatingOverview | Non
     matchups = list(
         rating.matchups.select_related("opponent_character").order_by("opponent_character_id")
     )
-    return RatingOverview(rating, ratings, past_names, matchups, ranked_count())
+    return RatingOverview(rating, ratings, past_names, matchups)
 
 
 def character_by_key(key: str) -> Character | None:

@@ -25,6 +25,7 @@ class PlayerHit:
     name: str
     platform: str
     matched_name: str
+    cheater: bool  # found, but marked
     ratings: list[Rating] = field(default_factory=list)
 
     @property
@@ -33,7 +34,8 @@ class PlayerHit:
 
 
 def _name_matches(names: QuerySet, query: str, *, current: bool, rows: int) -> list[tuple]:
-    """(exact, current, similarity, length, name, player id, player name, platform) rows
+    """(exact, current, similarity, length, name, player id, player name, platform,
+    cheater) rows
     of `names` (players, or past names of visible players), at most `rows` of them.
 
     Exact (case-insensitive) hits come first, then the closest: trigram similarity on
@@ -51,7 +53,14 @@ def _name_matches(names: QuerySet, query: str, *, current: bool, rows: int) -> l
         names.annotate(exact=exact, similarity=similarity, length=Length("name"))
         .order_by("-exact", "-similarity", "length", "name")
         .values_list(
-            "exact", "similarity", "length", "name", player_id, f"{prefix}name", f"{prefix}platform"
+            "exact",
+            "similarity",
+            "length",
+            "name",
+            player_id,
+            f"{prefix}name",
+            f"{prefix}platform",
+            f"{prefix}cheater",
         )[:rows]
     )
     flag = int(current)
@@ -82,9 +91,9 @@ def search_players(query: str, *, limit: int = SEARCH_LIMIT) -> list[PlayerHit]:
     rows += _name_matches(past_names, query, current=False, rows=_SEARCH_CANDIDATES)
     rows.sort(key=lambda row: (-row[0], -row[1], -row[2], row[3], row[4]))
     hits: dict[str, PlayerHit] = {}
-    for *_, matched, player_id, name, platform in rows:
+    for *_, matched, player_id, name, platform, cheater in rows:
         if player_id not in hits:
-            hits[player_id] = PlayerHit(player_id, name, platform, matched)
+            hits[player_id] = PlayerHit(player_id, name, platform, matched, cheater)
         if len(hits) == limit:
             break
     for rating in (

@@ -1,9 +1,8 @@
-"""The rankings pages: the top 100 overall (`/`) and of one character (`/top/<char>`)."""
+"""The rankings pages: overall (`/`) and of one character (`/top/<char>`), 100 a page."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import datetime
 from urllib.parse import quote
 
 from django.conf import settings
@@ -13,11 +12,13 @@ from django.urls import reverse
 
 from players.formatting import rating_text
 from players.models import Player
-from players.selectors.rankings import ranking_page
+from players.selectors.rankings import ACTIVE_DAYS, ranking_page
 from players.tiers import rank_tier
 from web.partials import render_partial
 
 NOT_FOUND_CHARACTER = "There is no character with this code."
+# Deeper pages walk ever more of the index; nobody reads a ranking 100 pages down.
+MAX_PAGE = 100
 # What Django's reverse() leaves unquoted in a path (django.urls.resolvers).
 _URL_SAFE = "!$&'()*+,;=/~:@"
 
@@ -42,47 +43,85 @@ def profile_url() -> Callable[[str, str], str]:
     return url
 
 
-View = Callable[..., HttpResponse]
+def _choice(request: HttpRequest, name: str, choices: tuple[int, ...]) -> int | None:
+    """A whole-number query parameter among `choices`; None when absent, 404 otherwise
+    (a cached page per made-up value would be a cache to fill at will)."""
+    raw = request.GET.get(name)
+    if raw is None:
+        return None
+    if not raw.isdigit() or int(raw) not in choices:
+        raise Http404(f"No such {name}.")
+    return int(raw)
 
 
-def rankings_view(*, refreshed_at: Callable[[], datetime | None]) -> View:
-    """The rankings page, told when ranks were last refreshed by `refreshed_at` (the
-    refresh that numbers them is the matches app's; the URLconf wires the two)."""
+def _page_number(request: HttpRequest) -> int:
+    raw = request.GET.get("page", "1")
+    if not raw.isdigit() or not 1 <= int(raw) <= MAX_PAGE:
+        raise Http404("No such page.")
+    return int(raw)
 
-    def top(request: HttpRequest, code: str | None = None) -> HttpResponse:
-        page = ranking_page(
-            code, one_per_player=request.GET.get("per") == "player", refreshed_at=refreshed_at()
-        )
-        if page is None:
-            raise Http404(NOT_FOUND_CHARACTER)
-        url, platforms = profile_url(), dict(Player.Platform.choices)
-        # Each row is a flat dict of texts, so the partial (web.partials) only places them.
-        rows = [
-            {
-                "rank": str(row.rank),
-                "url": url(row.player_id, row.character.code),
-                "name": row.name,
-                "platform": platforms.get(row.platform, row.platform),
-                "character": row.character.name,
-                "code": row.character.code,
-                "value": str(row.value),
-                "rating": rating_text(row.value, row.deviation),
-                "tier": rank_tier(row.value),
-                "wins": str(row.wins),
-                "record": f"{row.wins}\u2013{row.losses}",
-            }
-            for row in page.rows
-        ]
-        return render(
-            request,
-            "players/rankings.html",
-            {
-                "page": page,
-                "rows": render_partial(
-                    "players/ranking_rows.html", {"rows": rows, "overall": page.character is None}
-                ),
-                "ranked_below": ranked_below(),
-            },
-        )
 
-    return top
+def _url_with(request: HttpRequest, **changes: str | None) -> str:
+    """This list's URL with some parameters changed (None drops one), the others kept;
+    any change but the page's goes back to the first page."""
+    query = request.GET.copy()
+    if "page" not in changes:
+        query.pop("page", None)
+    for name, value in changes.items():
+        query.pop(name, None)
+        if value is not None:
+            query[name] = value
+    return f"{request.path}?{query.urlencode()}" if query else request.path
+
+
+def top(request: HttpRequest, code: str | None = None) -> HttpResponse:
+    """A page of the rankings: `?per=player`, `?active=30`, `?page=N`."""
+    active_days = _choice(request, "active", ACTIVE_DAYS)
+    page = ranking_page(
+        code,
+        one_per_player=request.GET.get("per") == "player",
+        active_days=active_days,
+        number=_page_number(request),
+    )
+    if page is None:
+        raise Http404(NOT_FOUND_CHARACTER)
+    url, platforms = profile_url(), dict(Player.Platform.choices)
+    # Each row is a flat dict of texts, so the partial (web.partials) only places them.
+    rows = [
+        {
+            "rank": str(row.rank),
+            "url": url(row.player_id, row.character.code),
+            "name": row.name,
+            "supporter": row.supporter,
+            "platform": platforms.get(row.platform, row.platform),
+            "character": row.character.name,
+            "code": row.character.code,
+            "value": str(row.value),
+            "rating": rating_text(row.value, row.deviation),
+            "tier": rank_tier(row.value),
+            "wins": str(row.wins),
+            "record": f"{row.wins}\u2013{row.losses}",
+        }
+        for row in page.rows
+    ]
+    return render(
+        request,
+        "players/rankings.html",
+        {
+            "page": page,
+            "rows": render_partial(
+                "players/ranking_rows.html", {"rows": rows, "overall": page.character is None}
+            ),
+            "ranked_below": ranked_below(),
+            "everyone_url": _url_with(request, active=None),
+            "active_urls": [(days, _url_with(request, active=str(days))) for days in ACTIVE_DAYS],
+            "per_player_url": _url_with(request, per="player"),
+            "every_character_url": _url_with(request, per=None),
+            "previous_url": (
+                _url_with(request, page=str(page.number - 1) if page.number > 2 else None)
+                if page.number > 1
+                else ""
+            ),
+            "next_url": _url_with(request, page=str(page.number + 1)) if page.has_next else "",
+        },
+    )

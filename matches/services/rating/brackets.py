@@ -6,8 +6,13 @@ from collections.abc import Iterable
 
 from matches.models import CharacterMatchup, Match
 from matches.ratings.ledger import BRACKETS, Game
-from matches.services.rating.storage import matches_in_order, new_matchup_ledger, write_matchups
-from players.models import Rating
+from matches.services.rating.storage import (
+    LARGEST_BRACKET,
+    matches_in_order,
+    new_matchup_ledger,
+    write_matchups,
+)
+from players.selectors.rankings import top_rated_keys
 
 
 def rebuild_bracket_matchups(counted_games: Iterable[Game] | None = None) -> None:
@@ -17,14 +22,7 @@ def rebuild_bracket_matchups(counted_games: Iterable[Game] | None = None) -> Non
     recompute there are no such moments to replay, so the current ranks decide. The
     counted games are read from the database unless given (in time order).
     """
-    largest = max(limit for _, limit in BRACKETS if limit is not None)
-    ranks = {
-        (player_id, character_id): rank
-        for player_id, character_id, rank in Rating.objects.filter(
-            character_rank__lte=largest
-        ).values_list("player_id", "character_id", "character_rank")
-    }
-    matchups = new_matchup_ledger(ranks, BRACKETS[1:])
+    matchups = new_matchup_ledger(top_rated_keys(LARGEST_BRACKET), BRACKETS[1:])
     if counted_games is None:
         counted_games = (
             game

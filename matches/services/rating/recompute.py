@@ -31,7 +31,6 @@ from matches.services.matchup_process import (
     MatchupProcess,
 )
 from matches.services.memory import paused_garbage_collection
-from matches.services.ranks import refresh_ranks
 from matches.services.rating.brackets import rebuild_bracket_matchups
 from matches.services.rating.storage import (
     MATCH_RATING_COLUMNS,
@@ -184,11 +183,10 @@ def recompute_all_ratings(
                     ledger, matchups, chunk_size, progress
                 )
                 # On PostgreSQL the matchup process now encodes its rows while this one
-                # builds indexes, writes the ratings and ranks them.
+                # builds indexes and writes the ratings.
                 matchups.close(number_ratings(ledger))
             with bulk.indexes_built_after((Rating,)):
                 insert_numbered_ratings(ledger)
-                refresh_ranks()
             rebuild_bracket_matchups(counted_games)
             matchups.write(fresh=True)
     bulk.analyze(_DERIVED_MODELS)

@@ -37,6 +37,7 @@ from matches.services.rating_rows import (
     snapshot_rows,
 )
 from players.models import Player, PlayerMatchup, Rating, RatingSnapshot
+from players.selectors.rankings import top_rated_keys
 
 # Keeps IN (...) lists under SQLite's limit on bound variables.
 _IN_CHUNK = 10_000
@@ -92,6 +93,10 @@ def chunks(values: list, size: int = _IN_CHUNK) -> Iterator[list]:
         yield values[start : start + size]
 
 
+# The deepest top-N bracket: how many character ranks the matchup ledger needs.
+LARGEST_BRACKET = max(limit for _, limit in BRACKETS if limit is not None)
+
+
 def new_rating_ledger(excluded: Iterable[str]) -> RatingLedger:
     return RatingLedger(params=glicko_params(), excluded_players=frozenset(excluded))
 
@@ -112,21 +117,18 @@ def load_ledgers(games: list[Game]) -> tuple[RatingLedger, MatchupLedger]:
     player_ids = sorted({p for game in games for p in (game.player_a, game.player_b)})
     excluded: list[str] = []
     ratings: dict[RatingKey, RatingState] = {}
-    ranks: dict[RatingKey, int] = {}
     for chunk in chunks(player_ids):
         excluded += Player.objects.filter(
             Q(hidden=True) | Q(cheater=True), id__in=chunk
         ).values_list("id", flat=True)
         for row in Rating.objects.filter(player_id__in=chunk).values_list(
-            "id", "player_id", "character_id", "character_rank", *RATING_STATE_COLUMNS
+            "id", "player_id", "character_id", *RATING_STATE_COLUMNS
         ):
-            key = (row[1], row[2])
-            ratings[key] = _rating_state(row[0], row[4:])
-            if row[3] is not None:
-                ranks[key] = row[3]
+            ratings[(row[1], row[2])] = _rating_state(row[0], row[3:])
     ledger = new_rating_ledger(excluded)
     ledger.ratings = ratings
-    matchups = new_matchup_ledger(ranks)
+    # The top-N brackets file a game by the character ranks of the moment.
+    matchups = new_matchup_ledger(top_rated_keys(LARGEST_BRACKET))
     by_id = {state.rating_id: key for key, state in ratings.items()}
     for chunk in chunks(list(by_id)):
         for (
