@@ -400,7 +400,7 @@ def rating_profile(
     after: GameCursor | None = None,
 ) -> RatingProfile | None:
     """Everything the profile page shows (None if the player or rating is unknown or hidden);
-    the fair opponents take three of its queries, the ranks three counts."""
+    the fair opponents take three of its queries, the ranks one."""
     overview = rating_overview(player_id, character_code)
     if overview is None:
         return None

@@ -15,7 +15,19 @@ from datetime import datetime, timedelta
 from typing import NamedTuple
 
 from django.conf import settings
-from django.db.models import Count, Exists, Max, Min, OuterRef, Q, QuerySet
+from django.db.models import (
+    Count,
+    Exists,
+    F,
+    Func,
+    IntegerField,
+    Max,
+    Min,
+    OuterRef,
+    Q,
+    QuerySet,
+    Subquery,
+)
 from django.utils import timezone
 
 from players.models import Character, Player, Rating
@@ -62,11 +74,22 @@ def ranked_ratings(
     return ratings
 
 
-def _ranked_count(ratings: QuerySet[Rating]) -> int:
-    """How many of `ratings` (already cut to low deviations) are ranked: all of them but
-    those of flagged players, counted apart so the larger count needs no join."""
+def _counts(*sets: QuerySet[Rating]) -> tuple[int, ...]:
+    """How many of each set (already cut to low deviations) are ranked, in one query: each
+    set counted whole on its index, less its ratings of flagged players (few, so the
+    larger counts need no join)."""
     flagged = Player.objects.filter(Q(hidden=True) | Q(cheater=True)).values("id")
-    return ratings.count() - ratings.filter(player_id__in=flagged).count()
+
+    def count(ratings: QuerySet[Rating]) -> Subquery:
+        # COUNT as a plain function: an aggregate here would group the outer query.
+        number = Func(F("id"), function="COUNT", output_field=IntegerField())
+        return Subquery(ratings.order_by().annotate(n=number).values("n"))
+
+    columns = {
+        f"c{n}": count(ratings) - count(ratings.filter(player_id__in=flagged))
+        for n, ratings in enumerate(sets)
+    }
+    return tuple(Character.objects.annotate(**columns).values_list(*columns)[:1].get())
 
 
 def ranked_count(character: Character | None = None) -> int:
@@ -74,7 +97,7 @@ def ranked_count(character: Character | None = None) -> int:
     ratings = Rating.objects.filter(_low_deviation())
     if character is not None:
         ratings = ratings.filter(character=character)
-    return _ranked_count(ratings)
+    return _counts(ratings)[0]
 
 
 @dataclass(frozen=True)
@@ -93,18 +116,20 @@ class RatingRanks:
 
 def rating_ranks(rating: Rating) -> RatingRanks | None:
     """The overall and character rank of a rating (None when unranked): one more than
-    the ranked ratings ahead of it in the rankings' order. Three counts on the indexes."""
+    the ranked ratings ahead of it in the rankings' order. One query of counts on the
+    indexes; the count of every ranked rating (for "top 4%") reads all of its index."""
     if unranked_reason(rating) is not None:
         return None
     # value >= v bounds the index walk; the few ties at v from this id on are dropped.
     ahead = Rating.objects.filter(_low_deviation(), value__gte=rating.value).exclude(
         value=rating.value, id__gte=rating.id
     )
-    return RatingRanks(
-        overall=1 + _ranked_count(ahead),
-        character=1 + _ranked_count(ahead.filter(character_id=rating.character_id)),
-        ranked=ranked_count(),
+    overall, character, ranked = _counts(
+        ahead,
+        ahead.filter(character_id=rating.character_id),
+        Rating.objects.filter(_low_deviation()),
     )
+    return RatingRanks(overall=1 + overall, character=1 + character, ranked=ranked)
 
 
 def unranked_reason(rating: Rating) -> str | None:

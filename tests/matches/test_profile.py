@@ -13,6 +13,7 @@ from matches.params import glicko_params
 from matches.ratings.glicko import update
 from matches.selectors.profile import GameCursor, match_sets, rating_history, rating_profile
 from players.models import Player, PlayerName, Rating
+from players.selectors.rankings import ranked_ratings
 from tests.factories import BASE_TIME, replay
 from tests.fixtures.league import rate_replays
 from tests.fixtures.pages import PROFILE_QUERY_LIMIT
@@ -128,20 +129,17 @@ def test_profile_page_shows_the_rating_card_and_history(client, history):
 def test_ranked_profile_shows_ranks_percentile_peak_and_best_win(
     client, league, django_assert_max_num_queries
 ):
-    rating = (
-        Rating.objects.filter(global_rank__isnull=False, best_win_value__isnull=False)
-        .order_by("global_rank")
-        .first()
-    )
-    ranked = Rating.objects.filter(global_rank__isnull=False).count()
+    order = list(ranked_ratings())
+    rating = next(r for r in order if r.best_win_value is not None)
+    overall = order.index(rating) + 1
+    within = [r for r in order if r.character_id == rating.character_id].index(rating) + 1
+    ranked = len(order)
     url = f"/player/{rating.player_id}/{rating.character.code}"
     with django_assert_max_num_queries(PROFILE_QUERY_LIMIT):
         html = client.get(url).content.decode()
-    assert (
-        f"#{rating.global_rank} overall · #{rating.character_rank} {rating.character.name}" in html
-    )
+    assert f"#{overall} overall · #{within} {rating.character.name}" in html
     profile = rating_profile(rating.player_id, rating.character.code)
-    assert profile.overview.top_percent == pytest.approx(100 * rating.global_rank / ranked)
+    assert profile.ranks.top_percent == pytest.approx(100 * overall / ranked)
     assert f"of {ranked} ranked ratings" in html
     assert f"{rating.peak_value:.0f} ±{2 * rating.peak_deviation:.0f}" in html
     assert f"{rating.best_win_value:.0f} ±{2 * rating.best_win_deviation:.0f}" in html

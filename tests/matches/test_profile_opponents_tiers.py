@@ -10,6 +10,7 @@ from django.utils.html import escape
 from matches.selectors.opponents import fair_opponents
 from players.models import Player, Rating
 from players.roster import ROSTER
+from players.selectors.rankings import ranked_ratings
 from tests.fixtures.pages import PROFILE_QUERY_LIMIT, QUERY_LIMIT
 from web.generation import bump_generation
 
@@ -116,7 +117,7 @@ def test_opponent_names_are_escaped(client, league, active):
 
 def test_tiers_beside_ratings_on_the_profile_and_in_the_rankings(client, league, settings):
     settings.RATING_TIERS = ["0:Low", "1500:High"]
-    best = Rating.objects.select_related("character").get(global_rank=1)
+    best = ranked_ratings().first()
     html = client.get(url_of(best)).content.decode()
     card = f"{best.value:.0f} ±{2 * best.deviation:.0f}"
     badge = '<span class="tier">High</span>'

@@ -13,12 +13,12 @@ from matches.models import CharacterMatchup, Match, MatchRating, PendingMatch
 from matches.replays.readers import iter_replay_payloads
 from matches.services import bulk
 from matches.services.ingest import file_import_source, store_replays
-from matches.services.ranks import refresh_ranks
 from matches.services.rating.decay import decay_all_ratings
 from matches.services.rating.incremental import rate_pending_matches
 from matches.services.rating.recompute import recompute_all_ratings
 from matches.services.rating.storage import matches_in_order
 from players.models import Character, Player, PlayerMatchup, Rating, RatingSnapshot
+from players.selectors.rankings import ranked_count, rating_ranks, top_rated_keys
 from tests import databases
 from tests.factories import BASE_TIME, PlayerFactory, RatingFactory, random_league, replay
 from tests.ratings.reference import COUNTED
@@ -287,10 +287,13 @@ def test_ranks_skip_uncertain_hidden_and_cheating_players():
     seed_rating("300", 2500, 80)  # too uncertain
     Player.objects.filter(id=ranked[3].player_id).update(hidden=True)
     Player.objects.filter(id=ranked[2].player_id).update(cheater=True)
-    assert refresh_ranks() == 2
-    assert rating(ranked[1].player_id).global_rank == 1
-    assert rating(ranked[0].player_id).character_rank == 2
-    assert rating("300").global_rank is None
+    assert ranked_count() == 2
+    second = rating_ranks(Rating.objects.select_related("player").get(id=ranked[1].id))
+    assert (second.overall, second.character, second.ranked) == (1, 1, 2)
+    assert rating_ranks(Rating.objects.select_related("player").get(id=ranked[0].id)).overall == 2
+    for unranked in (rating("300"), *ranked[2:]):
+        assert rating_ranks(Rating.objects.select_related("player").get(id=unranked.id)) is None
+    assert top_rated_keys(10) == {(ranked[1].player_id, 0): 1, (ranked[0].player_id, 0): 2}
 
 
 def test_recompute_fills_the_top_brackets_from_the_new_ranks():
@@ -300,7 +303,8 @@ def test_recompute_fills_the_top_brackets_from_the_new_ranks():
     ]
     store(games)
     recompute_all_ratings()
-    assert rating(A).character_rank == 1 and rating(B, "KY").character_rank == 1
+    top = top_rated_keys(1)
+    assert top[(A, rating(A).character_id)] == top[(B, rating(B, "KY").character_id)] == 1
     top100 = CharacterMatchup.objects.get(
         bracket="top100", character__code="SO", opponent__code="KY"
     )
