@@ -28,6 +28,7 @@ from django.db.models import (
     QuerySet,
     Subquery,
 )
+from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from players.models import Character, Player, Rating
@@ -74,21 +75,24 @@ def ranked_ratings(
     return ratings
 
 
+def _count(ratings: QuerySet[Rating]) -> Subquery:
+    # COUNT as a plain function: an aggregate here would group the outer query.
+    number = Func(F("id"), function="COUNT", output_field=IntegerField())
+    return Subquery(ratings.order_by().annotate(n=number).values("n"))
+
+
 def _counts(*sets: QuerySet[Rating]) -> tuple[int, ...]:
     """How many of each set (already cut to low deviations) are ranked, in one query: each
-    set counted whole on its index, less its ratings of flagged players (few, so the
-    larger counts need no join)."""
-    flagged = Player.objects.filter(Q(hidden=True) | Q(cheater=True)).values("id")
+    set counted whole on its index, less its ratings of flagged players, which are looked
+    up player by player (they are few: hashing them would read every rating's row)."""
+    flagged = Player.objects.filter(Q(hidden=True) | Q(cheater=True))
 
-    def count(ratings: QuerySet[Rating]) -> Subquery:
-        # COUNT as a plain function: an aggregate here would group the outer query.
-        number = Func(F("id"), function="COUNT", output_field=IntegerField())
-        return Subquery(ratings.order_by().annotate(n=number).values("n"))
+    def of_flagged(ratings: QuerySet[Rating]) -> Coalesce:
+        each = flagged.annotate(n=_count(ratings.filter(player_id=OuterRef("id"))))
+        total = Func(F("n"), function="SUM", output_field=IntegerField())
+        return Coalesce(Subquery(each.order_by().values(total=total)), 0)
 
-    columns = {
-        f"c{n}": count(ratings) - count(ratings.filter(player_id__in=flagged))
-        for n, ratings in enumerate(sets)
-    }
+    columns = {f"c{n}": _count(ratings) - of_flagged(ratings) for n, ratings in enumerate(sets)}
     return tuple(Character.objects.annotate(**columns).values_list(*columns)[:1].get())
 
 
