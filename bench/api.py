@@ -142,7 +142,8 @@ def prepare_database(games: int) -> str:
 def workload(rng: random.Random) -> dict[str, list[str]]:
     """Distinct URLs per endpoint, drawn from the database."""
     from players.models import Player, Rating
-    from players.selectors.ratings import characters, ranked_count
+    from players.selectors.rankings import ranked_count
+    from players.selectors.ratings import characters
 
     pages = min(URLS_PER_ENDPOINT, max(1, -(-ranked_count() // 100)))
     ratings = list(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+from django.core.paginator import Paginator
 from django.db.models import QuerySet
 from django.utils import timezone
 from rest_framework import generics
@@ -14,7 +15,7 @@ from players.api import examples
 from players.api.params import CHARACTER, character_or_404
 from players.api.serializers import CharacterRankingQuery, RankingQuery, RankingRowSerializer
 from players.models import Character, Rating
-from players.selectors.rankings import ranked_ratings
+from players.selectors.rankings import ranked_count, ranked_ratings
 from web.api import RankingPagination, documented, query_parameters
 from web.caching import cached_get
 
@@ -24,11 +25,25 @@ ORDER = (
 )
 
 
+class _RankingsPagination(RankingPagination):
+    """Pages whose total may be known beforehand: a whole ranking is counted on its index
+    (players.selectors.rankings.ranked_count) rather than by joining every rating to its
+    player."""
+
+    known_count: int | None = None
+
+    def django_paginator_class(self, object_list: QuerySet[Rating], per_page: int) -> Paginator:
+        paginator = Paginator(object_list, per_page)
+        if self.known_count is not None:
+            paginator.count = self.known_count
+        return paginator
+
+
 class Rankings(generics.ListAPIView):
     """Ranked ratings by value: deviation below 75, players neither hidden nor cheaters."""
 
     serializer_class = RankingRowSerializer
-    pagination_class = RankingPagination
+    pagination_class = _RankingsPagination
 
     @documented(
         tag="rankings",
@@ -54,6 +69,8 @@ class Rankings(generics.ListAPIView):
     def ranked(self, character: Character | None) -> QuerySet[Rating]:
         query = query_parameters(RankingQuery, self.request)
         days = query.get("active")
+        if not days and query.get("per") is None:
+            self.paginator.known_count = ranked_count(character)
         return ranked_ratings(
             character,
             one_per_player=query.get("per") == "player",
