@@ -146,10 +146,11 @@ class Rating(models.Model):
                 name="rating_ranked_idx",
                 condition=Q(deviation__lt=RANKED_INDEX_DEVIATION),
             ),
+            # With the player, the top-N brackets read a character's best ratings from
+            # the index alone (players.selectors.rankings.top_rated_keys).
             models.Index(
-                "character",
-                F("value").desc(),
-                "id",
+                fields=["character", "-value", "id"],
+                include=["player"],
                 name="rating_char_ranked_idx",
                 condition=Q(deviation__lt=RANKED_INDEX_DEVIATION),
             ),

@@ -154,13 +154,24 @@ def unranked_reason(rating: Rating) -> str | None:
 
 def top_rated_keys(limit: int) -> dict[tuple[str, int], int]:
     """The top `limit` ranked ratings of every character as {(player id, character id):
-    rank within the character}, for the top-N matchup brackets. One ordered, limited
-    index walk per character."""
+    rank within the character}, for the top-N matchup brackets (each batch the rating
+    service rates asks). One ordered walk of the character index per character, read
+    from the index alone: the few flagged players are skipped here rather than joined."""
+    flagged = set(
+        Player.objects.filter(Q(hidden=True) | Q(cheater=True)).values_list("id", flat=True)
+    )
     keys: dict[tuple[str, int], int] = {}
     for character in characters():
-        top = ranked_ratings(character).values_list("player_id", "character_id")[:limit]
-        for rank, key in enumerate(top, start=1):
-            keys[key] = rank
+        best = (
+            Rating.objects.filter(_low_deviation(), character=character)
+            .order_by("-value", "id")
+            .values_list("player_id", flat=True)
+        )
+        ranked = (
+            player_id for player_id in best[: limit + len(flagged)] if player_id not in flagged
+        )
+        for rank, player_id in zip(range(1, limit + 1), ranked, strict=False):
+            keys[(player_id, character.id)] = rank
     return keys
 
 

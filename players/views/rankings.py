@@ -123,5 +123,6 @@ def top(request: HttpRequest, code: str | None = None) -> HttpResponse:
                 else ""
             ),
             "next_url": _url_with(request, page=str(page.number + 1)) if page.has_next else "",
+            "first_url": _url_with(request, page=None),
         },
     )

@@ -174,6 +174,9 @@ def test_pages_of_100_with_links(client):
     api = client.get(f"{V1}/rankings/", {"page": 3}).json()
     assert api["count"] == len(ratings)
     assert [r["rank"] for r in api["results"]] == list(range(201, 231))
+    beyond = client.get("/?per=player&page=4").content.decode()
+    assert shown_ranks(beyond) == []
+    assert '<a href="/?per=player">First page</a>' in beyond
     assert client.get("/?page=0").status_code == 404
     assert client.get("/?page=x").status_code == 404
 
