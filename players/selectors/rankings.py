@@ -284,4 +284,6 @@ def why_nothing_is_ranked(
             "No rating is ranked: every rating with a narrow ± belongs to a hidden player "
             "or a cheater."
         )
-    return f"No ranked rating was played in the last {active_days} days."
+    if active_days:
+        return f"No ranked rating was played in the last {active_days} days."
+    return ""  # a rating became ranked between the two reads
