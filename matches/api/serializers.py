@@ -391,6 +391,21 @@ class LabScoresSerializer(serializers.Serializer):
     )
 
 
+class CalibrationFitSerializer(serializers.Serializer):
+    temperature = serializers.FloatField(
+        help_text="T in shown P = 1 / (1 + exp(-logit(p) / T)), p the model's P(win): fitted "
+        "by maximum likelihood on every game predicted before it was learned. Above 1 the model "
+        "was too sure of its favourites. Every `win_probability` the API serves goes through it."
+    )
+    games = serializers.IntegerField(help_text="Predictions it was fitted on.")
+    log_loss_before = serializers.FloatField(allow_null=True, help_text="Their log loss as is.")
+    log_loss_after = serializers.FloatField(
+        allow_null=True, help_text="Their log loss through the calibration."
+    )
+    before = CalibrationBinSerializer(many=True, help_text="Reliability of the model's chances.")
+    after = CalibrationBinSerializer(many=True, help_text="Reliability of the shown chances.")
+
+
 class LabSystemSerializer(serializers.Serializer):
     name = serializers.CharField(help_text=f"The system: {', '.join(DEFAULT_SYSTEMS)}.")
     note = serializers.CharField(
@@ -400,6 +415,10 @@ class LabSystemSerializer(serializers.Serializer):
     established = LabScoresSerializer(
         help_text="Scores over the games where both ratings had at least "
         "`established_min_games` earlier games."
+    )
+    calibration_fit = CalibrationFitSerializer(
+        required=False,
+        help_text="The site's system only: the calibration of the probabilities it shows.",
     )
 
 

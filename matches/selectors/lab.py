@@ -37,6 +37,9 @@ class LabSystem:
     # observed}]}, scores None without games (matches.services.evaluation.metrics_report)
     overall: dict[str, Any]
     established: dict[str, Any]
+    # The site's system only: {temperature, games, log_loss_before, log_loss_after,
+    # before: [bins], after: [bins]} (matches.services.evaluation.calibration_report)
+    calibration_fit: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True)
@@ -72,6 +75,7 @@ def lab_report() -> LabReport | None:
                 note=system.get("note", ""),
                 overall=system["overall"],
                 established=system["established"],
+                calibration_fit=system.get("calibration_fit"),
             )
             for system in data["systems"]
         ],
