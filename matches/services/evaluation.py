@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -118,36 +118,31 @@ def excluded_players() -> frozenset[str]:
     )
 
 
-def replay(
-    systems: Sequence[RatingSystem[Any]],
-    matches: QuerySet[Match] | None = None,
+def history_chunks(
+    matches: QuerySet[Match],
     *,
     score_from: int = 0,
     established_games: int = ESTABLISHED_GAMES,
     chunk_size: int = CHUNK_SIZE,
-) -> Replay:
-    """Replay `matches` (default: all) through every system at once.
+) -> Iterator[tuple[list[_Row], int, int]]:
+    """The stored games in time order as the systems see them, a chunk at a time:
+    (rows, ratings seen so far, games skipped in this chunk).
 
-    The first `score_from` matches read only teach the systems (a warm-up, as when
-    tuning on a held-out later part of the history); every later game is predicted
-    and scored before the systems learn its result.
+    The first `score_from` matches read are marked warm-up (only taught); every later
+    game is marked to be scored, and established when both ratings have played
+    `established_games` games before it. Games of hidden or cheating players are skipped.
     """
     excluded = excluded_players()
-    result = Replay(
-        [
-            SystemScore(system, logits=LogitHistogram() if system.name == SITE_SYSTEM else None)
-            for system in systems
-        ]
-    )
     keys: dict[RatingKey, int] = {}
     played: list[int] = []  # games so far per rating index
     read = 0
-    for games in matches_in_order(Match.objects.all() if matches is None else matches, chunk_size):
+    for games in matches_in_order(matches, chunk_size):
         rows: list[_Row] = []
+        skipped = 0
         for game in games:
             read += 1
             if game.player_a in excluded or game.player_b in excluded:
-                result.excluded += 1
+                skipped += 1
                 continue
             a = keys.setdefault((game.player_a, game.character_a), len(keys))
             b = keys.setdefault((game.player_b, game.character_b), len(keys))
@@ -162,9 +157,40 @@ def replay(
             played[a] += 1
             played[b] += 1
             rows.append((a, b, 1.0 if game.a_won else 0.0, game.played_at, kind))
+        yield rows, len(keys), skipped
+
+
+def replay(
+    systems: Sequence[RatingSystem[Any]],
+    matches: QuerySet[Match] | None = None,
+    *,
+    score_from: int = 0,
+    established_games: int = ESTABLISHED_GAMES,
+    chunk_size: int = CHUNK_SIZE,
+) -> Replay:
+    """Replay `matches` (default: all) through every system at once.
+
+    The first `score_from` matches read only teach the systems (a warm-up, as when
+    tuning on a held-out later part of the history); every later game is predicted
+    and scored before the systems learn its result.
+    """
+    result = Replay(
+        [
+            SystemScore(system, logits=LogitHistogram() if system.name == SITE_SYSTEM else None)
+            for system in systems
+        ]
+    )
+    chunks = history_chunks(
+        Match.objects.all() if matches is None else matches,
+        score_from=score_from,
+        established_games=established_games,
+        chunk_size=chunk_size,
+    )
+    for rows, ratings, skipped in chunks:
         for score in result.systems:
-            score.play(rows, len(keys))
+            score.play(rows, ratings)
         result.games += len(rows)
+        result.excluded += skipped
     return result
 
 
