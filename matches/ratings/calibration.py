@@ -20,9 +20,10 @@ from matches.ratings.metrics import CalibrationBin
 
 BIN_WIDTH = 0.01
 MAX_LOGIT = 15.0  # about 1 in 3 million: more certain predictions count as this certain
-# The fitted temperature stays within these: beyond them the data are degenerate (e.g.
-# every favourite won), not evidence of a model that far off.
-TEMPERATURE_RANGE = (0.25, 4.0)
+# The fitted temperature stays within these. Below, the data are degenerate (every
+# favourite won), not evidence of a timid model; above, the model knows nothing (a
+# young site) and its chances are shown as near coin flips, as they deserve.
+TEMPERATURE_RANGE = (0.25, 1000.0)
 
 
 def logit(probability: float) -> float:

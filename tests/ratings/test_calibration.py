@@ -67,3 +67,15 @@ def test_reliability_after_the_fit_is_closer_to_the_diagonal():
     assert sum(b.count for b in after) == history.games == 40_000
     assert gap(after) < gap(before) / 2
     assert not math.isnan(after[5].observed)
+
+
+def test_a_model_that_knows_nothing_is_shown_as_even_odds():
+    # Favourites win exactly as often as they lose: the best monotone map is 50%.
+    history = LogitHistogram()
+    for p in (0.2, 0.35, 0.65, 0.8):
+        for score in (1.0, 0.0):
+            history.add(p, score)
+    fit = fit_temperature(history.bins())
+    assert fit.log_loss_before > math.log(2)
+    assert fit.log_loss_after == pytest.approx(math.log(2), abs=1e-4)
+    assert calibrated(0.8, fit.temperature) == pytest.approx(0.5, abs=0.01)
