@@ -91,7 +91,7 @@ def test_pages_are_cached_until_the_generation_changes(client, league, django_as
     with django_assert_num_queries(0):
         assert client.get("/").content == first
     Rating.objects.filter(global_rank=1).update(wins=9999)
-    won = "data-sort=\"9999\">9999\u2013".encode()  # its W-L cell
+    won = 'data-sort="9999">9999\u2013'.encode()  # its W-L cell
     with django_assert_num_queries(0):
         assert won not in client.get("/").content
     bump_generation()
