@@ -242,8 +242,7 @@ def test_players_arrive_through_the_first_season() -> None:
 
 
 def test_some_players_take_breaks(season: list[dict]) -> None:
-    """Weeks without a game between weeks with several, for players who otherwise play
-    every week."""
+    """Among players with many games, some have a week without any between busy weeks."""
     weekly: dict[str, Counter] = defaultdict(Counter)
     for game in season:
         week = (played_at(game) - START) // WEEK
