@@ -10,14 +10,12 @@ from itertools import pairwise
 import pytest
 from django.core.management import call_command
 
-from matches.ratings.base import logistic
 from matches.ratings.metrics import PredictionMetrics
 from matches.selectors.lab import latest_lab_report
 from matches.services.evaluation import DEFAULT_SYSTEMS, evaluate, replay
 from matches.services.evaluation import lab_system as make_system
 from matches.services.tuning import GLICKO_SETTINGS, SYSTEM_NAMES
 from matches.simulation.league import LeagueSimulator
-from players.roster import CODE_TO_ID
 from tests.lab.conftest import LEAGUE_GAMES
 
 pytestmark = pytest.mark.django_db
@@ -25,22 +23,16 @@ pytestmark = pytest.mark.django_db
 
 @pytest.fixture(scope="module")
 def oracle_log_loss(stored_league: LeagueSimulator) -> float:
-    """The log loss of predictions from the hidden skills that decided every game."""
+    """The log loss of the true probabilities (skills and matchup offsets) of every game."""
     league = LeagueSimulator(
         len({player_id for player_id, _ in stored_league.true_skills()}),
         seed=stored_league.seed,
         start=stored_league.start,
         rate=stored_league.rate,
     )
-    skills = league.true_skills()
     metrics = PredictionMetrics()
     for game in league.games(LEAGUE_GAMES):
-        first, second = game["players"]
-        gap = (
-            skills[(first["id"], CODE_TO_ID[first["character"]])]
-            - skills[(second["id"], CODE_TO_ID[second["character"]])]
-        )
-        metrics.add(logistic(gap), 1.0 if game["winner"] == 1 else 0.0)
+        metrics.add(league.win_probability(game), 1.0 if game["winner"] == 1 else 0.0)
     return metrics.log_loss
 
 
