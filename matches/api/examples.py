@@ -30,6 +30,8 @@ GAME_PAGE = {
             "opponent": OPPONENT,
             "opponent_character": KY,
             "opponent_rating": rating(1790.2, 88.0),
+            "win_probability": 0.5515,
+            "model_win_probability": 0.5515,
         }
     ],
 }

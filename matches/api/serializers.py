@@ -158,6 +158,16 @@ class GameSerializer(serializers.Serializer):
         allow_null=True,
         help_text="The opponent's rating before the game; null until rated.",
     )
+    win_probability = serializers.FloatField(
+        allow_null=True,
+        help_text="P(this side wins) before the game, as the site shows it (calibrated); null "
+        "until rated.",
+    )
+    model_win_probability = serializers.FloatField(
+        allow_null=True,
+        help_text="P(this side wins) by the rating model alone, from both ratings before the "
+        "game; null until rated.",
+    )
 
     def get_counted(self, game: RatedGame) -> bool | None:
         return None if game.change is None else game.counted

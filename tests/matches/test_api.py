@@ -67,6 +67,8 @@ def test_matches_page_through_every_visible_game(api):
     match, result = expected[0], expected[0].rating
     on_a = match.player_a_id == ALICE.id
     opponent = match.player_b if on_a else match.player_a
+    mine = (result.value_a, result.deviation_a) if on_a else (result.value_b, result.deviation_b)
+    theirs = (result.value_b, result.deviation_b) if on_a else (result.value_a, result.deviation_a)
     assert seen[0] == {
         "id": match.id,
         "played_at": iso(match.played_at),
@@ -86,6 +88,9 @@ def test_matches_page_through_every_visible_game(api):
             "deviation": result.deviation_b if on_a else result.deviation_a,
             "display": seen[0]["opponent_rating"]["display"],
         },
+        # No calibration yet: the shown probability is the model's.
+        "win_probability": pytest.approx(win_probability(*mine, *theirs), abs=1e-12),
+        "model_win_probability": pytest.approx(win_probability(*mine, *theirs), abs=1e-12),
     }
 
 
