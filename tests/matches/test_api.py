@@ -162,6 +162,7 @@ def test_probability_of_two_typed_ratings(api):
 
     assert body["a"]["win_probability"] == pytest.approx(0.721200, abs=1e-6)
     assert body["b"]["win_probability"] == pytest.approx(1 - 0.721200, abs=1e-6)
+    assert body["a"]["model_win_probability"] == body["a"]["win_probability"]  # no calibration
     assert body["a"]["player"] is None and body["a"]["character"] is None
     assert body["a"]["rating"] == {"value": 1700.0, "deviation": 80.0, "display": "1700 ±160"}
     # DESIGN.md 4.3: A 1700/80 loses to B 1500/200 -> A 1678.0926/78.8224, B 1636.5075/180.2274
