@@ -81,8 +81,8 @@
         value: parseFloat(option.dataset.value),
         deviation: parseFloat(option.dataset.deviation),
         eligible: select.dataset.eligible !== "0",
-        player: option.dataset.player || field(fieldset, "player").value,
-        name: field(fieldset, "name").value,
+        player: option.dataset.player,
+        name: option.dataset.playerName,
         code: option.value,
         characterName: option.dataset.name,
       };
@@ -148,11 +148,14 @@
     return element;
   }
 
-  // Offer the characters of the players going by exactly this name (usually one player).
+  // Offer the characters of the players going by exactly this name, now or before, in any
+  // case (usually one player), as the server's matches.selectors.calculator.players_meant.
   function pick(fieldset, hits) {
-    var name = field(fieldset, "name").value;
+    var name = field(fieldset, "name").value.trim().toLowerCase();
     var select = fieldset.querySelector("[data-character]");
-    var players = hits.filter(function (hit) { return hit.name === name; });
+    var players = hits.filter(function (hit) {
+      return hit.name.toLowerCase() === name || hit.matched_name.toLowerCase() === name;
+    });
     if (!players.length) return false;
     select.textContent = "";
     select.dataset.eligible = "1";
@@ -164,6 +167,7 @@
         element.dataset.value = rating.rating.value;
         element.dataset.deviation = rating.rating.deviation;
         element.dataset.player = hit.id;
+        element.dataset.playerName = hit.name;
         element.dataset.name = rating.character.name;
         select.appendChild(element);
       });

@@ -100,11 +100,12 @@ def test_pick_a_player_by_name_and_see_the_probability_follow(live_server, playe
     assert B not in page.locator("main").inner_text()  # the id is never shown
     shoot(page, "calculator-by-name")
 
-    # A player with two characters: the list holds exactly theirs, and a change updates.
-    page.locator("#id_a-name").fill("Mayfly")
-    expect(page.locator("#a-names option")).to_have_count(1)
+    # A whole name typed in another case picks the player too; the list holds exactly their
+    # two characters, and choosing one updates the result.
+    page.locator("#id_a-name").press_sequentially("mayfly")
     a_character = page.locator("#id_a-character")
     expect(a_character.locator("option")).to_have_count(2)
+    expect(page.locator('[data-outcome="a"] [data-out="side"]')).to_have_text("A: Mayfly (May)")
     assert a_character.locator("option").all_inner_texts()[0].startswith("May")
     assert page.locator("#id_a-rating").input_value() == ""  # the name replaced the numbers
     a_character.select_option("SO")
