@@ -179,3 +179,10 @@ def test_every_shown_calculator_probability_goes_through_the_calibration(
         win_probability(rating(A, "SO").value, rating(A, "SO").deviation,
                         rating(B, "MA").value, rating(B, "MA").deviation)
     )  # fmt: skip
+
+
+def test_players_by_name_take_a_few_queries_each(client, named, django_assert_max_num_queries):
+    # Per side: current names, past names, their ratings, the chosen rating's player.
+    with django_assert_max_num_queries(8):
+        html = client.get("/calculator?a-name=guardian&b-name=mayfly").content.decode()
+    assert "data-result hidden" not in html
