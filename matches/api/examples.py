@@ -30,6 +30,8 @@ GAME_PAGE = {
             "opponent": OPPONENT,
             "opponent_character": KY,
             "opponent_rating": rating(1790.2, 88.0),
+            "win_probability": 0.5515,
+            "model_win_probability": 0.5515,
         }
     ],
 }
@@ -81,6 +83,7 @@ FORECAST = {
         "character": None,
         "rating": rating(1700.0, 80.0),
         "win_probability": 0.7212,
+        "model_win_probability": 0.7212,
         "after_win": {"rating": rating(1708.29, 78.82), "change": 8.29},
         "after_loss": {"rating": rating(1678.09, 78.82), "change": -21.91},
     },
@@ -89,6 +92,7 @@ FORECAST = {
         "character": None,
         "rating": rating(1500.0, 200.0),
         "win_probability": 0.2788,
+        "model_win_probability": 0.2788,
         "after_win": {"rating": rating(1636.51, 180.23), "change": 136.51},
         "after_loss": {"rating": rating(1455.28, 180.23), "change": -44.72},
     },

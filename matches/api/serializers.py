@@ -158,6 +158,16 @@ class GameSerializer(serializers.Serializer):
         allow_null=True,
         help_text="The opponent's rating before the game; null until rated.",
     )
+    win_probability = serializers.FloatField(
+        allow_null=True,
+        help_text="P(this side wins) before the game, as the site shows it (calibrated); null "
+        "until rated.",
+    )
+    model_win_probability = serializers.FloatField(
+        allow_null=True,
+        help_text="P(this side wins) by the rating model alone, from both ratings before the "
+        "game; null until rated.",
+    )
 
     def get_counted(self, game: RatedGame) -> bool | None:
         return None if game.change is None else game.counted
@@ -215,7 +225,12 @@ class ForecastSideSerializer(serializers.Serializer):
         help_text="Their character, when given as `player_id:character`.",
     )
     rating = RatingField(source="contender", help_text="The rating going into the game.")
-    win_probability = serializers.FloatField(help_text="P(this side wins).")
+    win_probability = serializers.FloatField(
+        help_text="P(this side wins), as the site shows it (calibrated)."
+    )
+    model_win_probability = serializers.FloatField(
+        help_text="P(this side wins) by the rating model alone."
+    )
     after_win = OutcomeSerializer(help_text="This side's rating if it wins.")
     after_loss = OutcomeSerializer(help_text="This side's rating if it loses.")
 

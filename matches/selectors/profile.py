@@ -10,12 +10,14 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, time, timedelta
 from typing import NamedTuple
 
+from django.conf import settings
 from django.db.models import Q
 
 from matches.models import Match, MatchRating
 from matches.params import glicko_params
-from matches.ratings.glicko import update
+from matches.ratings.glicko import update, win_probability
 from matches.selectors.opponents import fair_opponents
+from matches.selectors.probability import shown_probability
 from players.models import Character, Player, Rating
 from players.roster import ROSTER
 from players.selectors.ratings import RatingOverview, rating_overview
@@ -68,6 +70,46 @@ class RatedGame:
     @property
     def played_at(self) -> datetime:
         return self.match.played_at
+
+    @property
+    def model_win_probability(self) -> float | None:
+        """P(this side wins) by the model, from both sides' ratings before the game."""
+        if self.value is None:
+            return None
+        return win_probability(
+            self.value, self.deviation, self.opponent_value, self.opponent_deviation
+        )
+
+    @property
+    def win_probability(self) -> float | None:
+        """P(this side wins) as the site shows it (calibrated)."""
+        raw = self.model_win_probability
+        return None if raw is None else shown_probability(raw)
+
+    @property
+    def uncertain(self) -> bool:
+        """This side's rating was unsettled (shown ± of twice the low deviation or more)."""
+        return _unsettled(self.deviation)
+
+    @property
+    def opponent_uncertain(self) -> bool:
+        return _unsettled(self.opponent_deviation)
+
+    @property
+    def uncounted(self) -> bool:
+        """Rated, but moved no rating (DESIGN.md section 4.4)."""
+        return self.change is not None and not self.counted
+
+    @property
+    def uncounted_reason(self) -> str:
+        """Why the game did not count, as far as the flags shown today tell."""
+        if self.opponent.cheater or self.match.player_a.cheater or self.match.player_b.cheater:
+            return "a player is flagged for cheating"
+        return "a lopsided game between established players teaches the ratings nothing"
+
+
+def _unsettled(deviation: float | None) -> bool:
+    return deviation is not None and deviation >= settings.RATING_LOW_DEVIATION
 
 
 def _rated_game(match: Match, player_id: str, character_id: int) -> RatedGame:
@@ -257,7 +299,12 @@ class GameSet:
 
     @property
     def uncounted(self) -> int:
-        return sum(not game.counted for game in self.games if game.change is not None)
+        return sum(game.uncounted for game in self.games)
+
+    @property
+    def win_probability(self) -> float | None:
+        """The odds of the set: P(win) before its first game, as shown."""
+        return self.first.win_probability
 
     @property
     def games_oldest_first(self) -> list[RatedGame]:
@@ -369,7 +416,7 @@ def good_matches(rating: Rating, limit: int = GOOD_MATCHES) -> list[GoodMatch]:
             row["value"],
             row["deviation"],
             row["tier"],
-            row["win_probability"],
+            shown_probability(row["win_probability"]),
         )
         for row in fair_opponents(rating.player_id, rating.character_id, limit)
     ]

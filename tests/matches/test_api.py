@@ -67,6 +67,8 @@ def test_matches_page_through_every_visible_game(api):
     match, result = expected[0], expected[0].rating
     on_a = match.player_a_id == ALICE.id
     opponent = match.player_b if on_a else match.player_a
+    mine = (result.value_a, result.deviation_a) if on_a else (result.value_b, result.deviation_b)
+    theirs = (result.value_b, result.deviation_b) if on_a else (result.value_a, result.deviation_a)
     assert seen[0] == {
         "id": match.id,
         "played_at": iso(match.played_at),
@@ -86,6 +88,9 @@ def test_matches_page_through_every_visible_game(api):
             "deviation": result.deviation_b if on_a else result.deviation_a,
             "display": seen[0]["opponent_rating"]["display"],
         },
+        # No calibration yet: the shown probability is the model's.
+        "win_probability": pytest.approx(win_probability(*mine, *theirs), abs=1e-12),
+        "model_win_probability": pytest.approx(win_probability(*mine, *theirs), abs=1e-12),
     }
 
 
@@ -157,6 +162,7 @@ def test_probability_of_two_typed_ratings(api):
 
     assert body["a"]["win_probability"] == pytest.approx(0.721200, abs=1e-6)
     assert body["b"]["win_probability"] == pytest.approx(1 - 0.721200, abs=1e-6)
+    assert body["a"]["model_win_probability"] == body["a"]["win_probability"]  # no calibration
     assert body["a"]["player"] is None and body["a"]["character"] is None
     assert body["a"]["rating"] == {"value": 1700.0, "deviation": 80.0, "display": "1700 ±160"}
     # DESIGN.md 4.3: A 1700/80 loses to B 1500/200 -> A 1678.0926/78.8224, B 1636.5075/180.2274
