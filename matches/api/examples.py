@@ -133,6 +133,7 @@ OPPONENTS = {
             "rating": rating(1836.9, 64.2),
             "tier": "Platinum",
             "win_probability": 0.4963,
+            "model_win_probability": 0.4963,
             "quality": 0.9926,
         },
         {
@@ -141,6 +142,7 @@ OPPONENTS = {
             "rating": rating(1828.0, 88.5),
             "tier": "Platinum",
             "win_probability": 0.5084,
+            "model_win_probability": 0.5084,
             "quality": 0.9832,
         },
     ],

@@ -330,7 +330,11 @@ class FairOpponentSerializer(serializers.Serializer):
     rating = RatingField(help_text="Their current rating.")
     tier = TierField()
     win_probability = serializers.FloatField(
-        help_text="P(the requested rating beats this one), using both deviations."
+        help_text="P(the requested rating beats this one), using both deviations, as the site "
+        "shows it (through the calibration the lab fits)."
+    )
+    model_win_probability = serializers.FloatField(
+        help_text="The same by the rating model alone, before calibration."
     )
     quality = serializers.FloatField(
         help_text="Match quality, 1 - 2 |P - 0.5|: 1 for a coin flip, towards 0 for a "

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from matches.params import glicko_params
 from matches.ratings.glicko import game_counts, rate_game, win_probability
-from matches.selectors.probability import shown_probability
+from matches.selectors.calibration import NO_CALIBRATION, Calibration, current_calibration
 from players.models import Rating
 from players.selectors.ratings import player_detail
 from players.selectors.search import PlayerHit, search_players
@@ -45,11 +45,12 @@ class SideForecast:
     model_win_probability: float  # P(this side wins) by the rating model alone
     after_win: Outcome
     after_loss: Outcome
+    calibration: Calibration = NO_CALIBRATION
 
     @property
     def win_probability(self) -> float:
         """P(this side wins) as the site shows it (calibrated)."""
-        return shown_probability(self.model_win_probability)
+        return self.calibration.shown(self.model_win_probability)
 
 
 @dataclass(frozen=True)
@@ -82,9 +83,10 @@ def win_forecast(a: Contender, b: Contender) -> Forecast:
             else (a.value, a.deviation, b.value, b.deviation)
         )
         after[a_won] = (Outcome(va, da, va - a.value), Outcome(vb, db, vb - b.value))
+    calibration = current_calibration()
     return Forecast(
-        SideForecast(a, probability, after[True][0], after[False][0]),
-        SideForecast(b, 1.0 - probability, after[False][1], after[True][1]),
+        SideForecast(a, probability, after[True][0], after[False][0], calibration),
+        SideForecast(b, 1.0 - probability, after[False][1], after[True][1], calibration),
         counts,
     )
 

@@ -1,4 +1,7 @@
-"""The calibration every shown win probability goes through (DESIGN.md section 4.5).
+"""The calibration every shown win probability goes through (DESIGN.md section 4.5):
+every page and API field that shows a probability takes it from `Calibration.shown`,
+read once per page or response; the raw model probability stays available in the API
+as `model_win_probability` (static/js/calculator-1.0.js mirrors `shown`).
 
 The lab fits it on the site's own history (matches.services.evaluation) and stores it
 as the SiteStatistic "calibration"; until then the model's probabilities are shown
@@ -29,6 +32,9 @@ class Calibration:
     def shown(self, model_probability: float) -> float:
         """The probability a page or the API shows for a model probability."""
         return calibrated(model_probability, self.temperature)
+
+
+NO_CALIBRATION = Calibration()
 
 
 def current_calibration() -> Calibration:

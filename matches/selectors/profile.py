@@ -16,8 +16,8 @@ from django.db.models import Q
 from matches.models import Match, MatchRating
 from matches.params import glicko_params
 from matches.ratings.glicko import update, win_probability
+from matches.selectors.calibration import NO_CALIBRATION, Calibration, current_calibration
 from matches.selectors.opponents import fair_opponents
-from matches.selectors.probability import shown_probability
 from players.models import Character, Player, Rating
 from players.roster import ROSTER
 from players.selectors.ratings import RatingOverview, rating_overview
@@ -66,6 +66,7 @@ class RatedGame:
     opponent_value: float | None
     opponent_deviation: float | None
     counted: bool = False
+    calibration: Calibration = NO_CALIBRATION  # what shown probabilities go through
 
     @property
     def played_at(self) -> datetime:
@@ -84,7 +85,7 @@ class RatedGame:
     def win_probability(self) -> float | None:
         """P(this side wins) as the site shows it (calibrated)."""
         raw = self.model_win_probability
-        return None if raw is None else shown_probability(raw)
+        return None if raw is None else self.calibration.shown(raw)
 
     @property
     def uncertain(self) -> bool:
@@ -112,7 +113,9 @@ def _unsettled(deviation: float | None) -> bool:
     return deviation is not None and deviation >= settings.RATING_LOW_DEVIATION
 
 
-def _rated_game(match: Match, player_id: str, character_id: int) -> RatedGame:
+def _rated_game(
+    match: Match, player_id: str, character_id: int, calibration: Calibration
+) -> RatedGame:
     try:
         result: MatchRating | None = match.rating
     except MatchRating.DoesNotExist:
@@ -134,7 +137,9 @@ def _rated_game(match: Match, player_id: str, character_id: int) -> RatedGame:
     else:
         mine = (result.value_b, result.deviation_b, result.change_b)
         theirs = (result.value_a, result.deviation_a)
-    return RatedGame(match, won, *mine, opponent, opponent_character, *theirs, result.counted)
+    return RatedGame(
+        match, won, *mine, opponent, opponent_character, *theirs, result.counted, calibration
+    )
 
 
 def _older_than(cursor: GameCursor) -> Q:
@@ -192,7 +197,10 @@ def _rating_games(
             setattr(match, f"character_{mine}", rating.character)
             matches.append(match)
     matches.sort(key=lambda match: (match.played_at, match.id), reverse=newest_first)
-    return [_rated_game(m, rating.player_id, rating.character_id) for m in matches[:limit]]
+    calibration = current_calibration()
+    return [
+        _rated_game(m, rating.player_id, rating.character_id, calibration) for m in matches[:limit]
+    ]
 
 
 @dataclass(frozen=True)
@@ -416,7 +424,7 @@ def good_matches(rating: Rating, limit: int = GOOD_MATCHES) -> list[GoodMatch]:
             row["value"],
             row["deviation"],
             row["tier"],
-            shown_probability(row["win_probability"]),
+            row["win_probability"],
         )
         for row in fair_opponents(rating.player_id, rating.character_id, limit)
     ]

@@ -12,6 +12,7 @@ from django.shortcuts import render
 
 from matches.params import glicko_params
 from matches.selectors.calculator import Contender, players_meant, win_forecast
+from matches.selectors.calibration import current_calibration
 from players.models import Rating
 from players.roster import ROSTER
 from players.selectors.search import PlayerHit
@@ -95,6 +96,8 @@ def calculator(request: HttpRequest) -> HttpResponse:
         {
             "sides": sides,
             "forecast": forecast,
-            "params": glicko_params(),  # for the script's live result
+            # for the script's live result
+            "params": glicko_params(),
+            "calibration": forecast.a.calibration if forecast else current_calibration(),
         },
     )

@@ -25,9 +25,13 @@
     return 1 / (1 + Math.pow(10, (-g(combined) * (a.value - b.value)) / 400));
   }
 
-  // matches.selectors.probability.shown_probability: the identity until a calibration is fitted.
-  function shownProbability(raw) {
-    return raw;
+  // matches.selectors.calibration.Calibration.shown: the model's log-odds over the
+  // temperature the lab fitted (1 until it has: the probability as the model gives it).
+  function shownProbability(raw, temperature) {
+    if (temperature === 1) return raw;
+    var p = Math.min(Math.max(raw, 1e-12), 1 - 1e-12);
+    var logit = Math.max(-15, Math.min(15, Math.log(p / (1 - p))));
+    return 1 / (1 + Math.exp(-logit / temperature));
   }
 
   function update(me, them, score, params) {
@@ -106,13 +110,13 @@
     cell.appendChild(document.createTextNode(" (" + side.characterName + ")"));
   }
 
-  function show(row, letter, side, probability, afterWin, afterLoss) {
+  function show(row, letter, side, probability, afterWin, afterLoss, temperature) {
     function out(name, text) {
       row.querySelector('[data-out="' + name + '"]').textContent = text;
     }
     sideLabel(row.querySelector('[data-out="side"]'), letter, side);
     out("rating", ratingText(side));
-    out("probability", percent(shownProbability(probability)));
+    out("probability", percent(shownProbability(probability, temperature)));
     out("after-win", ratingText(afterWin));
     out("win-change", "(" + signed(afterWin.value - side.value) + ")");
     out("after-loss", ratingText(afterLoss));
@@ -133,8 +137,9 @@
       return counts ? update(me, them, score, params) : me;
     }
     var p = winProbability(a, b);
-    show(result.querySelector('[data-outcome="a"]'), "A", a, p, after(a, b, 1), after(a, b, 0));
-    show(result.querySelector('[data-outcome="b"]'), "B", b, 1 - p, after(b, a, 1), after(b, a, 0));
+    var t = params.temperature;
+    show(result.querySelector('[data-outcome="a"]'), "A", a, p, after(a, b, 1), after(a, b, 0), t);
+    show(result.querySelector('[data-outcome="b"]'), "B", b, 1 - p, after(b, a, 1), after(b, a, 0), t);
     result.querySelector("[data-uncounted]").hidden = counts;
     result.hidden = false;
   }
@@ -214,6 +219,7 @@
       updateDamping: parseFloat(form.dataset.updateDamping),
       countingMargin: parseFloat(form.dataset.countingMargin),
       countingRmsDeviation: parseFloat(form.dataset.countingRmsDeviation),
+      temperature: parseFloat(form.dataset.temperature),
     };
     var recompute = function () { refresh(form, params); };
     Array.prototype.forEach.call(form.querySelectorAll("fieldset[data-side]"), function (fieldset) {

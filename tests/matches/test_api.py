@@ -9,6 +9,7 @@ import pytest
 from matches.models import CharacterMatchup, Match, SiteStatistic
 from matches.ratings.glicko import rate_game, win_probability
 from players.models import Rating, RatingSnapshot
+from matches.selectors.calibration import current_calibration
 from tests.factories import BASE_TIME
 from tests.fixtures.api_league import ALICE, BOB, GHOST, LAST_GAME_AT
 
@@ -88,8 +89,10 @@ def test_matches_page_through_every_visible_game(api):
             "deviation": result.deviation_b if on_a else result.deviation_a,
             "display": seen[0]["opponent_rating"]["display"],
         },
-        # No calibration yet: the shown probability is the model's.
-        "win_probability": pytest.approx(win_probability(*mine, *theirs), abs=1e-12),
+        # The league's lab run fitted a calibration: shown through it, the model's beside.
+        "win_probability": pytest.approx(
+            current_calibration().shown(win_probability(*mine, *theirs)), abs=1e-12
+        ),
         "model_win_probability": pytest.approx(win_probability(*mine, *theirs), abs=1e-12),
     }
 
@@ -160,9 +163,12 @@ def test_matchup_matrix_rejects_unknown_bracket(api):
 def test_probability_of_two_typed_ratings(api):
     body = api.get(f"{V1}/probability/", {"a": "1700,80", "b": "1500,200"}).json()
 
-    assert body["a"]["win_probability"] == pytest.approx(0.721200, abs=1e-6)
-    assert body["b"]["win_probability"] == pytest.approx(1 - 0.721200, abs=1e-6)
-    assert body["a"]["model_win_probability"] == body["a"]["win_probability"]  # no calibration
+    assert body["a"]["model_win_probability"] == pytest.approx(0.721200, abs=1e-6)
+    assert body["b"]["model_win_probability"] == pytest.approx(1 - 0.721200, abs=1e-6)
+    calibration = current_calibration()  # fitted by the league's lab run
+    assert calibration.temperature != 1.0
+    assert body["a"]["win_probability"] == pytest.approx(calibration.shown(0.7212), abs=1e-5)
+    assert body["a"]["win_probability"] + body["b"]["win_probability"] == pytest.approx(1.0)
     assert body["a"]["player"] is None and body["a"]["character"] is None
     assert body["a"]["rating"] == {"value": 1700.0, "deviation": 80.0, "display": "1700 ±160"}
     # DESIGN.md 4.3: A 1700/80 loses to B 1500/200 -> A 1678.0926/78.8224, B 1636.5075/180.2274
@@ -197,9 +203,9 @@ def test_probability_of_two_players_ratings(api):
     assert body["a"]["player"]["id"] == ALICE.id
     assert body["b"]["character"]["code"] == "KY"
     assert body["a"]["rating"]["value"] == alice.value
-    assert body["a"]["win_probability"] == pytest.approx(
-        win_probability(alice.value, alice.deviation, bob.value, bob.deviation)
-    )
+    model = win_probability(alice.value, alice.deviation, bob.value, bob.deviation)
+    assert body["a"]["model_win_probability"] == pytest.approx(model)
+    assert body["a"]["win_probability"] == pytest.approx(current_calibration().shown(model))
 
 
 @pytest.mark.parametrize(

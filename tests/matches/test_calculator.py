@@ -8,10 +8,11 @@ import re
 import pytest
 from django.http import QueryDict
 
+from matches.ratings.calibration import calibrated
 from matches.ratings.glicko import win_probability
 from matches.selectors.calculator import Contender, win_forecast
 from players.models import Player, Rating
-from tests.factories import replay
+from tests.factories import replay, store_calibration
 from tests.fixtures.league import rate_replays
 from tests.ratings.reference import COUNTED, REFERENCE
 
@@ -167,22 +168,25 @@ def test_a_profile_links_to_the_calculator_with_its_side_filled(client, named):
     assert NO_RESULT in html  # the other side is the visitor's to fill
 
 
-def test_every_shown_calculator_probability_goes_through_the_calibration(
-    client, named, monkeypatch
-):
-    monkeypatch.setattr("matches.selectors.calculator.shown_probability", lambda raw: 0.25)
+def test_every_shown_calculator_probability_goes_through_the_calibration(client, named):
+    store_calibration(2.0)
     html = client.get("/calculator?a-name=guardian&b-name=mayfly").content.decode()
-    assert html.count('<strong data-out="probability">25.0%</strong>') == 2
     forecast = win_forecast(Contender.of(rating(A, "SO")), Contender.of(rating(B, "MA")))
-    assert forecast.a.win_probability == 0.25
     assert forecast.a.model_win_probability == pytest.approx(
         win_probability(rating(A, "SO").value, rating(A, "SO").deviation,
                         rating(B, "MA").value, rating(B, "MA").deviation)
     )  # fmt: skip
+    for side in forecast.sides:
+        assert side.win_probability == pytest.approx(calibrated(side.model_win_probability, 2.0))
+        shown = f'<strong data-out="probability">{100 * side.win_probability:.1f}%</strong>'
+        assert shown in html
+    assert forecast.a.win_probability != pytest.approx(forecast.a.model_win_probability)
+    assert 'data-temperature="2.0"' in html  # the live script shows the same numbers
 
 
 def test_players_by_name_take_a_few_queries_each(client, named, django_assert_max_num_queries):
-    # Per side: current names, past names, their ratings, the chosen rating's player.
-    with django_assert_max_num_queries(8):
+    # Per side: current names, past names, their ratings, the chosen rating's player;
+    # and the calibration the probabilities are shown through.
+    with django_assert_max_num_queries(9):
         html = client.get("/calculator?a-name=guardian&b-name=mayfly").content.decode()
     assert "data-result hidden" not in html

@@ -10,10 +10,11 @@ import pytest
 
 from matches.models import Match, MatchRating
 from matches.params import glicko_params
+from matches.ratings.calibration import calibrated
 from matches.ratings.glicko import update, win_probability
 from matches.selectors.profile import GameCursor, match_sets, rating_history, rating_profile
 from players.models import Player, PlayerName, Rating
-from tests.factories import BASE_TIME, replay
+from tests.factories import BASE_TIME, replay, store_calibration
 from tests.fixtures.league import rate_replays
 from tests.fixtures.pages import PROFILE_QUERY_LIMIT
 
@@ -157,14 +158,19 @@ def test_history_rows_show_both_ratings_the_odds_and_marks(client, db):
     assert "Unsettled: their ± was 150 or more before this game" in html
 
 
-def test_every_shown_history_probability_goes_through_the_calibration(client, history, monkeypatch):
-    monkeypatch.setattr("matches.selectors.profile.shown_probability", lambda raw: 0.25)
+def test_every_shown_history_probability_goes_through_the_calibration(client, history):
+    store_calibration(3.0)  # a model so overconfident its chances are shown much nearer even
     html = client.get(f"/player/{A}/SO").content.decode()
     history_html = html.split('id="matches-heading"')[1].split("</table>")[0]
-    assert history_html.count(">25%<") == 4 + 3  # four sets, and the games of the set of three
     game = match_sets(sol()).sets[0].first
     raw = win_probability(game.value, game.deviation, game.opponent_value, game.opponent_deviation)
-    assert (game.win_probability, game.model_win_probability) == (0.25, raw)
+    assert game.model_win_probability == raw
+    assert game.win_probability == pytest.approx(calibrated(raw, 3.0))
+    assert abs(game.win_probability - 0.5) < abs(raw - 0.5) or raw == 0.5
+    # The first set's third game: 84% by the model, 63% once calibrated.
+    third = match_sets(sol()).sets[-1].games[0]  # games newest first
+    assert f"{third.model_win_probability:.0%}" == "84%"
+    assert ">84%<" not in history_html and ">63%<" in history_html
 
 
 def test_ranked_profile_shows_ranks_percentile_peak_and_best_win(
