@@ -30,6 +30,7 @@ RENDERED_SETTINGS = (
     "RATING_UPDATE_DAMPING",
     "RATING_TIERS",
     "FAIR_OPPONENT_DAYS",
+    "CELERY_BEAT_SCHEDULE",
 )
 
 page = partial(cached_page, rendered_settings=RENDERED_SETTINGS)
