@@ -132,8 +132,8 @@ def _floor_distribution() -> list[dict[str, int]]:
 
 
 def _side_games(now: datetime, side: str) -> list[dict[str, Any]]:
-    """(period, rating value rounded down to a bracket edge, character, games) for one side
-    of the rated games of the latest two popularity periods; period 0 is the latest."""
+    """(period, bracket key, character, games) rows for one side of the rated games of the
+    latest two popularity periods; period 0 is the latest."""
     latest = now - POPULARITY_PERIOD
     return list(
         MatchRating.objects.filter(
