@@ -115,8 +115,25 @@ STATISTICS = {
     },
     "floor_distribution": [{"floor": 10, "players": 3120}, {"floor": 99, "players": 410}],
     "popularity": {
+        "period_days": 7,
         "brackets": [{"key": "all", "label": "All"}, {"key": "1800", "label": "1800+"}],
-        "rows": [{"character": "SO", "name": "Sol", "shares": {"all": 0.081, "1800": 0.064}}],
+        "rows": [
+            {
+                "character": "SO",
+                "name": "Sol",
+                "shares": {"all": 0.081, "1800": 0.064},
+                "changes": {"all": 0.004, "1800": -0.011},
+            }
+        ],
+    },
+    "percentiles": [
+        {"top": 1, "rank": 154, "value": 2031.4},
+        {"top": 50, "rank": 7660, "value": 1561.2},
+    ],
+    "activity": {
+        "hour": {"players": 310, "games": 360},
+        "day": {"players": 4120, "games": 8640},
+        "week": {"players": 11020, "games": 60480},
     },
 }
 

@@ -287,13 +287,40 @@ class PopularityRowSerializer(serializers.Serializer):
     name = serializers.CharField(help_text="The character's name.")
     shares = serializers.DictField(
         child=serializers.FloatField(),
-        help_text="Per bracket key: the character's share (0-1) of the games played there.",
+        help_text="Per bracket key: the character's share (0-1) of the games played there "
+        "in the latest period.",
+    )
+    changes = serializers.DictField(
+        child=serializers.FloatField(allow_null=True),
+        required=False,
+        help_text="Per bracket key: the share minus the share in the period before; null "
+        "where either period had no games in the bracket.",
     )
 
 
 class PopularitySerializer(serializers.Serializer):
+    period_days = serializers.IntegerField(
+        required=False, help_text="The length of a period in days (the latest one ends now)."
+    )
     brackets = PopularityBracketSerializer(many=True, help_text="The rating brackets.")
     rows = PopularityRowSerializer(many=True, help_text="One per character.")
+
+
+class PercentileSerializer(serializers.Serializer):
+    top = serializers.IntegerField(help_text="The percent of ranked ratings at the top.")
+    rank = serializers.IntegerField(help_text="The global rank that ends that top percent.")
+    value = serializers.FloatField(help_text="The rating value at that rank.")
+
+
+class ActivityCountSerializer(serializers.Serializer):
+    players = serializers.IntegerField(help_text="Players seen.")
+    games = serializers.IntegerField(help_text="Games played.")
+
+
+class ActivitySerializer(serializers.Serializer):
+    hour = ActivityCountSerializer(help_text="In the last hour.")
+    day = ActivityCountSerializer(help_text="In the last 24 hours.")
+    week = ActivityCountSerializer(help_text="In the last 7 days.")
 
 
 class SiteStatisticsSerializer(serializers.Serializer):
@@ -307,7 +334,15 @@ class SiteStatisticsSerializer(serializers.Serializer):
     )
     floor_distribution = FloorCountSerializer(many=True, help_text="Players by floor.")
     popularity = PopularitySerializer(
-        allow_null=True, help_text="Character shares of games, overall and per rating bracket."
+        allow_null=True,
+        help_text="Character shares of the latest period's games, overall and per rating "
+        "bracket, with their change from the period before.",
+    )
+    percentiles = PercentileSerializer(
+        many=True, help_text="The rating at the top 1, 5, 10, 25 and 50% of ranked ratings."
+    )
+    activity = ActivitySerializer(
+        allow_null=True, help_text="Players and games in the last hour, day and week."
     )
 
 

@@ -18,6 +18,13 @@ def latest_lab_report() -> dict[str, Any] | None:
     return SiteStatistic.objects.filter(key=LAB_STATISTIC).values_list("data", flat=True).first()
 
 
+def lab_has_scored_games() -> bool:
+    """Whether a stored lab report scored any games (False on a new site, before the
+    first evaluation or after one that ran before any games were stored)."""
+    report = latest_lab_report()
+    return bool(report and report["games"])
+
+
 # How the lab's registry names read on a page.
 SYSTEM_LABELS = {
     "glicko": "Glicko (this site)",

@@ -239,6 +239,8 @@ def test_statistics(api):
     assert body["rating_distribution"] == stored["rating_distribution"]
     assert body["floor_distribution"] == stored["floor_distribution"]
     assert body["popularity"] == stored["popularity"]
+    assert body["percentiles"] == stored["percentiles"]
+    assert body["activity"] == stored["activity"]
     assert body["computed_at"]
 
 
@@ -254,4 +256,6 @@ def test_statistics_before_any_refresh(api):
         "rating_distribution": None,
         "floor_distribution": [],
         "popularity": None,
+        "percentiles": [],
+        "activity": None,
     }
