@@ -8,8 +8,8 @@ import pytest
 
 from matches.models import CharacterMatchup, Match, SiteStatistic
 from matches.ratings.glicko import rate_game, win_probability
-from players.models import Rating, RatingSnapshot
 from matches.selectors.calibration import current_calibration
+from players.models import Rating, RatingSnapshot
 from tests.factories import BASE_TIME
 from tests.fixtures.api_league import ALICE, BOB, GHOST, LAST_GAME_AT
 
