@@ -44,16 +44,16 @@ def fresh_database() -> str:
     return url
 
 
-def _oracle(games: Iterable[dict], skills: dict, overall, established) -> Iterator[dict]:
-    """Pass the games through, scoring the true skills' prediction of each on the way."""
-    from matches.ratings.base import logistic
+def _oracle(games: Iterable[dict], league, overall, established) -> Iterator[dict]:
+    """Pass the games through, scoring the league's true probability of each on the way
+    (skills at the time and the hidden matchup offsets)."""
     from matches.services.evaluation import ESTABLISHED_GAMES
     from players.roster import CODE_TO_ID
 
     played: dict[tuple[str, int], int] = {}
     for game in games:
         keys = [(side["id"], CODE_TO_ID[side["character"]]) for side in game["players"]]
-        probability = logistic(skills[keys[0]] - skills[keys[1]])
+        probability = league.win_probability(game)
         score = 1.0 if game["winner"] == 1 else 0.0
         overall.add(probability, score)
         if min(played.get(key, 0) for key in keys) >= ESTABLISHED_GAMES:
@@ -75,9 +75,7 @@ def store_league(players: int, games: int, seed: int) -> tuple[float, float, flo
     started = time.perf_counter()
     result = store_replays(
         source=file_import_source(),
-        replays=iter_replay_payloads(
-            _oracle(league.games(games), league.true_skills(), overall, established)
-        ),
+        replays=iter_replay_payloads(_oracle(league.games(games), league, overall, established)),
     )
     seconds = time.perf_counter() - started
     if result.new != games:

@@ -14,6 +14,7 @@ from matches.models import (
 )
 from matches.operations import operations_overview
 from matches.sources.pulling import KINDS, validate_settings
+from web.paginators import EstimatedCountPaginator
 
 
 class ReplaySourceForm(forms.ModelForm):
@@ -77,8 +78,11 @@ class MatchAdmin(admin.ModelAdmin):
     list_select_related = ("rating", "player_a", "player_b", "character_a", "character_b")
     search_fields = ("source_replay_id", "player_a__id", "player_b__id")
     raw_id_fields = ("player_a", "player_b")
-    date_hierarchy = "played_at"
+    # Opens fast on millions of matches: no whole-table count (the paginator estimates),
+    # no date hierarchy (its first/last dates scan the table), newest first by key.
     show_full_result_count = False
+    paginator = EstimatedCountPaginator
+    ordering = ("-id",)
 
 
 @admin.register(CharacterMatchup)

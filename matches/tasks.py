@@ -1,7 +1,8 @@
 """Celery tasks: a few lines each around the services (DESIGN.md section 4.6).
 
 Beat sends all four on the schedule in settings (CELERY_BEAT_SCHEDULE); a pull that
-stored new games also sends ``rate_matches`` once its transaction has committed.
+stored new games also sends ``rate_matches`` once its transaction has committed, and a
+refresh sends ``refresh_lab`` while the lab has no report with games yet.
 Tasks are acknowledged late (settings), so a worker that dies mid-task has the task
 delivered again; every task is safe to run twice or side by side. Every task has a
 soft and a hard time limit (CELERY_TASK_ANNOTATIONS in settings), so a stuck one is
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 from celery import shared_task
 
+from matches.selectors.lab import lab_has_scored_games
 from matches.services.evaluation import refresh_lab as refresh_lab_service
 from matches.services.rating.incremental import ClaimLost, rate_pending_matches
 from matches.services.statistics import refresh_statistics as refresh_statistics_service
@@ -38,8 +40,11 @@ def rate_matches() -> int:
 
 @shared_task(autoretry_for=DATABASE_UNAVAILABLE, **_RETRY)
 def refresh_statistics() -> None:
-    """Decay idle ratings, re-rank, recompute the site statistics."""
+    """Decay idle ratings, re-rank, recompute the site statistics; on a new site, also
+    evaluate the lab, whose own (daily) beat entry would first run a day later."""
     refresh_statistics_service()
+    if not lab_has_scored_games():
+        refresh_lab.delay()
 
 
 @shared_task(autoretry_for=DATABASE_UNAVAILABLE, **_RETRY)

@@ -52,6 +52,19 @@ def tier_for(rating: float, thresholds: Sequence[tuple[float, str]] = DEFAULT_TI
     return steps[max(index - 1, 0)][1]
 
 
+def tier_ranges(tiers: Sequence[tuple[float, str]]) -> list[tuple[str, float | None, float | None]]:
+    """(name, lowest rating or None, the next tier's minimum or None) for each tier,
+    lowest first: the first tier has no lower end and the last no upper end."""
+    steps = ascending_tiers(tiers)
+    if not steps:
+        return []
+    uppers = [minimum for minimum, _ in steps[1:]] + [None]
+    return [
+        (name, None if index == 0 else minimum, upper)
+        for index, ((minimum, name), upper) in enumerate(zip(steps, uppers, strict=True))
+    ]
+
+
 def parse_tiers(items: Sequence[str]) -> Tiers:
     """Tiers from "minimum:name" items; a malformed item or order fails loudly."""
     if not items:

@@ -1,8 +1,8 @@
 """The public API: version 1 under /api/v1/, its OpenAPI schema and the Swagger UI.
 
-Every v1 view answers with an ETag bound to the ratings generation and a Cache-Control
-max-age (web.api.conditional); anything else under /api/ is a 404 in the API's
-error shape.
+`/api/v1/` lists the endpoints. Every v1 view answers with an ETag bound to the ratings
+generation and a Cache-Control max-age (web.api.conditional); anything else under /api/
+is a 404 in the API's error shape.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from matches.api.serializers import (
 )
 from players.api import characters, players, rankings, search
 from players.api.serializers import CharacterRankingQuery, RankingQuery, SearchQuery
-from web.api import conditional, not_found
+from web.api import conditional, endpoint_index, not_found
 
 # Ratings change about once a minute; the roster only with a deployment.
 MAX_AGE = 60
@@ -80,6 +80,11 @@ v1 = [
 ]
 
 urlpatterns = [
+    path(
+        "v1/",
+        endpoint_index(v1, {"schema": "api-schema", "docs": "api-docs"}),
+        name="api-index",
+    ),
     path("v1/", include((v1, "api"), namespace="v1")),
     path("schema/", SpectacularAPIView.as_view(), name="api-schema"),
     # The split view serves its script from a URL (no inline script); the page keeps one

@@ -12,7 +12,7 @@ from django.urls import path
 
 from matches.views import about, calculator, lab, matchups, profile, statistics
 from matches.views.calculator import ContenderForm
-from players.views import rankings, search
+from players.views import rankings, search, supporters
 from web.caching import cached_page
 
 # Settings whose values appear on pages.
@@ -29,6 +29,7 @@ RENDERED_SETTINGS = (
     "RATING_UPDATE_DAMPING",
     "RATING_TIERS",
     "FAIR_OPPONENT_DAYS",
+    "CELERY_BEAT_SCHEDULE",
 )
 
 page = partial(cached_page, rendered_settings=RENDERED_SETTINGS)
@@ -55,4 +56,5 @@ urlpatterns = [
     path("stats", page(statistics.stats), name="stats"),
     path("lab", page(lab.lab), name="lab"),
     path("about", page(about.about), name="about"),
+    path("supporters", page(supporters.supporters), name="supporters"),
 ]

@@ -8,12 +8,14 @@ Nothing here knows about players or matches: the response cache is web.caching.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import wraps
 from typing import Any, TypeVar
 
 from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.urls import URLPattern, reverse
 from django.utils.cache import get_conditional_response, patch_cache_control
 from drf_spectacular.utils import (
     OpenApiExample,
@@ -83,6 +85,39 @@ def not_found(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
     return JsonResponse(
         error_body(404, "not_found", f"No API endpoint at {request.path}."), status=404
     )
+
+
+# --- The index ---------------------------------------------------------------------------
+
+INDEX_MAX_AGE = 3600
+
+
+def endpoint_index(
+    patterns: Sequence[URLPattern], links: Mapping[str, str]
+) -> Callable[[HttpRequest], HttpResponse]:
+    """A view, served where `patterns` are included, listing each pattern's name and
+    absolute URL (path parameters as `{name}` templates), plus `links` (name: URL name)
+    such as the schema and its docs."""
+    routes = {
+        pattern.name: re.sub(r"<\w+:(\w+)>", r"{\1}", str(pattern.pattern)) for pattern in patterns
+    }
+
+    def index(request: HttpRequest) -> HttpResponse:
+        # Joined by hand: building each URL would escape the braces of its parameters.
+        here = request.build_absolute_uri(request.path)
+        response = JsonResponse(
+            {
+                "endpoints": {name: here + route for name, route in routes.items()},
+                **{
+                    name: request.build_absolute_uri(reverse(url_name))
+                    for name, url_name in links.items()
+                },
+            }
+        )
+        patch_cache_control(response, public=True, max_age=INDEX_MAX_AGE)
+        return response
+
+    return index
 
 
 class ErrorDetailSerializer(serializers.Serializer):

@@ -30,6 +30,8 @@ GAME_PAGE = {
             "opponent": OPPONENT,
             "opponent_character": KY,
             "opponent_rating": rating(1790.2, 88.0),
+            "win_probability": 0.5515,
+            "model_win_probability": 0.5515,
         }
     ],
 }
@@ -81,6 +83,7 @@ FORECAST = {
         "character": None,
         "rating": rating(1700.0, 80.0),
         "win_probability": 0.7212,
+        "model_win_probability": 0.7212,
         "after_win": {"rating": rating(1708.29, 78.82), "change": 8.29},
         "after_loss": {"rating": rating(1678.09, 78.82), "change": -21.91},
     },
@@ -89,6 +92,7 @@ FORECAST = {
         "character": None,
         "rating": rating(1500.0, 200.0),
         "win_probability": 0.2788,
+        "model_win_probability": 0.2788,
         "after_win": {"rating": rating(1636.51, 180.23), "change": 136.51},
         "after_loss": {"rating": rating(1455.28, 180.23), "change": -44.72},
     },
@@ -111,8 +115,25 @@ STATISTICS = {
     },
     "floor_distribution": [{"floor": 10, "players": 3120}, {"floor": 99, "players": 410}],
     "popularity": {
+        "period_days": 7,
         "brackets": [{"key": "all", "label": "All"}, {"key": "1800", "label": "1800+"}],
-        "rows": [{"character": "SO", "name": "Sol", "shares": {"all": 0.081, "1800": 0.064}}],
+        "rows": [
+            {
+                "character": "SO",
+                "name": "Sol",
+                "shares": {"all": 0.081, "1800": 0.064},
+                "changes": {"all": 0.004, "1800": -0.011},
+            }
+        ],
+    },
+    "percentiles": [
+        {"top": 1, "rank": 154, "value": 2031.4},
+        {"top": 50, "rank": 7660, "value": 1561.2},
+    ],
+    "activity": {
+        "hour": {"players": 310, "games": 360},
+        "day": {"players": 4120, "games": 8640},
+        "week": {"players": 11020, "games": 60480},
     },
 }
 
@@ -129,6 +150,7 @@ OPPONENTS = {
             "rating": rating(1836.9, 64.2),
             "tier": "Platinum",
             "win_probability": 0.4963,
+            "model_win_probability": 0.4963,
             "quality": 0.9926,
         },
         {
@@ -137,6 +159,7 @@ OPPONENTS = {
             "rating": rating(1828.0, 88.5),
             "tier": "Platinum",
             "win_probability": 0.5084,
+            "model_win_probability": 0.5084,
             "quality": 0.9832,
         },
     ],
@@ -196,6 +219,36 @@ LAB = {
                     (44492, 0.746, 0.741),
                     (18670, 0.842, 0.833),
                     (5310, 0.928, 0.921),
+                ),
+            },
+            "calibration_fit": {
+                "temperature": 1.087,
+                "games": 1000000,
+                "log_loss_before": 0.6512,
+                "log_loss_after": 0.6506,
+                "before": _calibration(
+                    (6120, 0.071, 0.083),
+                    (20311, 0.158, 0.171),
+                    (48207, 0.254, 0.262),
+                    (101994, 0.353, 0.358),
+                    (323581, 0.453, 0.456),
+                    (323420, 0.547, 0.544),
+                    (102101, 0.647, 0.641),
+                    (48150, 0.746, 0.738),
+                    (20233, 0.842, 0.829),
+                    (5883, 0.929, 0.917),
+                ),
+                "after": _calibration(
+                    (4410, 0.080, 0.084),
+                    (19022, 0.166, 0.169),
+                    (47310, 0.262, 0.263),
+                    (104550, 0.360, 0.359),
+                    (324309, 0.456, 0.456),
+                    (324186, 0.544, 0.544),
+                    (104620, 0.640, 0.641),
+                    (47240, 0.738, 0.737),
+                    (19002, 0.834, 0.831),
+                    (5351, 0.920, 0.918),
                 ),
             },
         },

@@ -158,6 +158,16 @@ class GameSerializer(serializers.Serializer):
         allow_null=True,
         help_text="The opponent's rating before the game; null until rated.",
     )
+    win_probability = serializers.FloatField(
+        allow_null=True,
+        help_text="P(this side wins) before the game, as the site shows it (calibrated); null "
+        "until rated.",
+    )
+    model_win_probability = serializers.FloatField(
+        allow_null=True,
+        help_text="P(this side wins) by the rating model alone, from both ratings before the "
+        "game; null until rated.",
+    )
 
     def get_counted(self, game: RatedGame) -> bool | None:
         return None if game.change is None else game.counted
@@ -215,7 +225,12 @@ class ForecastSideSerializer(serializers.Serializer):
         help_text="Their character, when given as `player_id:character`.",
     )
     rating = RatingField(source="contender", help_text="The rating going into the game.")
-    win_probability = serializers.FloatField(help_text="P(this side wins).")
+    win_probability = serializers.FloatField(
+        help_text="P(this side wins), as the site shows it (calibrated)."
+    )
+    model_win_probability = serializers.FloatField(
+        help_text="P(this side wins) by the rating model alone."
+    )
     after_win = OutcomeSerializer(help_text="This side's rating if it wins.")
     after_loss = OutcomeSerializer(help_text="This side's rating if it loses.")
 
@@ -272,13 +287,40 @@ class PopularityRowSerializer(serializers.Serializer):
     name = serializers.CharField(help_text="The character's name.")
     shares = serializers.DictField(
         child=serializers.FloatField(),
-        help_text="Per bracket key: the character's share (0-1) of the games played there.",
+        help_text="Per bracket key: the character's share (0-1) of the games played there "
+        "in the latest period.",
+    )
+    changes = serializers.DictField(
+        child=serializers.FloatField(allow_null=True),
+        required=False,
+        help_text="Per bracket key: the share minus the share in the period before; null "
+        "where either period had no games in the bracket.",
     )
 
 
 class PopularitySerializer(serializers.Serializer):
+    period_days = serializers.IntegerField(
+        required=False, help_text="The length of a period in days (the latest one ends now)."
+    )
     brackets = PopularityBracketSerializer(many=True, help_text="The rating brackets.")
     rows = PopularityRowSerializer(many=True, help_text="One per character.")
+
+
+class PercentileSerializer(serializers.Serializer):
+    top = serializers.IntegerField(help_text="The percent of ranked ratings at the top.")
+    rank = serializers.IntegerField(help_text="The global rank that ends that top percent.")
+    value = serializers.FloatField(help_text="The rating value at that rank.")
+
+
+class ActivityCountSerializer(serializers.Serializer):
+    players = serializers.IntegerField(help_text="Players seen.")
+    games = serializers.IntegerField(help_text="Games played.")
+
+
+class ActivitySerializer(serializers.Serializer):
+    hour = ActivityCountSerializer(help_text="In the last hour.")
+    day = ActivityCountSerializer(help_text="In the last 24 hours.")
+    week = ActivityCountSerializer(help_text="In the last 7 days.")
 
 
 class SiteStatisticsSerializer(serializers.Serializer):
@@ -292,7 +334,15 @@ class SiteStatisticsSerializer(serializers.Serializer):
     )
     floor_distribution = FloorCountSerializer(many=True, help_text="Players by floor.")
     popularity = PopularitySerializer(
-        allow_null=True, help_text="Character shares of games, overall and per rating bracket."
+        allow_null=True,
+        help_text="Character shares of the latest period's games, overall and per rating "
+        "bracket, with their change from the period before.",
+    )
+    percentiles = PercentileSerializer(
+        many=True, help_text="The rating at the top 1, 5, 10, 25 and 50% of ranked ratings."
+    )
+    activity = ActivitySerializer(
+        allow_null=True, help_text="Players and games in the last hour, day and week."
     )
 
 
@@ -315,7 +365,11 @@ class FairOpponentSerializer(serializers.Serializer):
     rating = RatingField(help_text="Their current rating.")
     tier = TierField()
     win_probability = serializers.FloatField(
-        help_text="P(the requested rating beats this one), using both deviations."
+        help_text="P(the requested rating beats this one), using both deviations, as the site "
+        "shows it (through the calibration the lab fits)."
+    )
+    model_win_probability = serializers.FloatField(
+        help_text="The same by the rating model alone, before calibration."
     )
     quality = serializers.FloatField(
         help_text="Match quality, 1 - 2 |P - 0.5|: 1 for a coin flip, towards 0 for a "
@@ -391,6 +445,21 @@ class LabScoresSerializer(serializers.Serializer):
     )
 
 
+class CalibrationFitSerializer(serializers.Serializer):
+    temperature = serializers.FloatField(
+        help_text="T in shown P = 1 / (1 + exp(-logit(p) / T)), p the model's P(win): fitted "
+        "by maximum likelihood on every game predicted before it was learned. Above 1 the model "
+        "was too sure of its favourites. Every `win_probability` the API serves goes through it."
+    )
+    games = serializers.IntegerField(help_text="Predictions it was fitted on.")
+    log_loss_before = serializers.FloatField(allow_null=True, help_text="Their log loss as is.")
+    log_loss_after = serializers.FloatField(
+        allow_null=True, help_text="Their log loss through the calibration."
+    )
+    before = CalibrationBinSerializer(many=True, help_text="Reliability of the model's chances.")
+    after = CalibrationBinSerializer(many=True, help_text="Reliability of the shown chances.")
+
+
 class LabSystemSerializer(serializers.Serializer):
     name = serializers.CharField(help_text=f"The system: {', '.join(DEFAULT_SYSTEMS)}.")
     note = serializers.CharField(
@@ -400,6 +469,10 @@ class LabSystemSerializer(serializers.Serializer):
     established = LabScoresSerializer(
         help_text="Scores over the games where both ratings had at least "
         "`established_min_games` earlier games."
+    )
+    calibration_fit = CalibrationFitSerializer(
+        required=False,
+        help_text="The site's system only: the calibration of the probabilities it shows.",
     )
 
 

@@ -18,7 +18,8 @@ class StatisticsView(APIView):
         tag="stats",
         operation_id="stats",
         summary="Site statistics",
-        description="Totals, games per day, rating and floor distributions and character "
+        description="Totals, recent activity, games per day, rating and floor distributions, "
+        "rating percentiles and character "
         "popularity, as of the latest periodic refresh.",
         response=SiteStatisticsSerializer,
         example=examples.STATISTICS,

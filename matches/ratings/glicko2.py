@@ -10,8 +10,10 @@ internally mu = (r - 1500) / SCALE and phi = RD / SCALE with SCALE = 400 / ln 10
 so they are reused.
 
 `rate_period` rates one player over a rating period; `Glicko2` plays one game per
-period for each side, for the lab.  It ignores the game's time: the deviation grows
-by the volatility at each game (Glickman's step 6), not with idle time.
+period for each side, for the lab.  The deviation grows by the volatility at each game
+(Glickman's step 6) and, with `period_seconds` set, also once per whole idle period
+since the player's last game (Glickman's rule for a period without games); with it
+unset (0) idle time plays no part.
 """
 
 from __future__ import annotations
@@ -35,6 +37,8 @@ class Glicko2Params:
     initial_volatility: float = 0.06
     tau: float = 0.5
     convergence: float = 1e-6
+    period_seconds: float = 0.0  # 0: idle time does not grow the deviation
+    maximum_deviation: float = 350.0
 
 
 DEFAULT_PARAMS = Glicko2Params()
@@ -44,6 +48,7 @@ class Glicko2State(NamedTuple):
     rating: float
     deviation: float
     volatility: float
+    period_start: float | None = None  # epoch seconds; idle periods count from here
 
 
 def new_volatility(
@@ -136,7 +141,8 @@ def _rate_one(
             g_o * g_o * e * (1.0 - e),
             g_o * (score - e),
             params,
-        )
+        ),
+        player.period_start,
     )
 
 
@@ -155,12 +161,30 @@ class Glicko2:
             params.initial_rating, params.initial_deviation, params.initial_volatility
         )
 
+    def idle_to(self, state: Glicko2State, at: float) -> Glicko2State:
+        """The state at `at`: each whole idle period grows phi to sqrt(phi² + sigma²)."""
+        period = self.params.period_seconds
+        if not period:
+            return state
+        if state.period_start is None:
+            return state._replace(period_start=at)
+        periods = math.floor((at - state.period_start) / period)
+        if periods <= 0:
+            return state
+        grown = math.sqrt(state.deviation**2 + periods * (SCALE * state.volatility) ** 2)
+        return state._replace(
+            deviation=min(grown, self.params.maximum_deviation),
+            period_start=state.period_start + periods * period,
+        )
+
     def expected_score(self, a: Glicko2State, b: Glicko2State, at: float) -> float:
+        a, b = self.idle_to(a, at), self.idle_to(b, at)
         return glicko.win_probability(a.rating, a.deviation, b.rating, b.deviation)
 
     def update(
         self, a: Glicko2State, b: Glicko2State, score_a: float, at: float
     ) -> tuple[Glicko2State, Glicko2State]:
+        a, b = self.idle_to(a, at), self.idle_to(b, at)
         return (
             _rate_one(a, b, score_a, self.params),
             _rate_one(b, a, 1.0 - score_a, self.params),

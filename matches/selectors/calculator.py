@@ -1,5 +1,6 @@
 """The calculator (DESIGN.md section 6, `/calculator`): win probability and both sides'
-ratings after either result, by the site's own rules."""
+ratings after either result, by the site's own rules, for typed-in ratings or players
+found by name."""
 
 from __future__ import annotations
 
@@ -7,7 +8,10 @@ from dataclasses import dataclass
 
 from matches.params import glicko_params
 from matches.ratings.glicko import game_counts, rate_game, win_probability
+from matches.selectors.calibration import NO_CALIBRATION, Calibration, current_calibration
 from players.models import Rating
+from players.selectors.ratings import player_detail
+from players.selectors.search import PlayerHit, search_players
 
 
 @dataclass(frozen=True)
@@ -38,9 +42,15 @@ class Outcome:
 @dataclass(frozen=True)
 class SideForecast:
     contender: Contender
-    win_probability: float
+    model_win_probability: float  # P(this side wins) by the rating model alone
     after_win: Outcome
     after_loss: Outcome
+    calibration: Calibration = NO_CALIBRATION
+
+    @property
+    def win_probability(self) -> float:
+        """P(this side wins) as the site shows it (calibrated)."""
+        return self.calibration.shown(self.model_win_probability)
 
 
 @dataclass(frozen=True)
@@ -73,8 +83,46 @@ def win_forecast(a: Contender, b: Contender) -> Forecast:
             else (a.value, a.deviation, b.value, b.deviation)
         )
         after[a_won] = (Outcome(va, da, va - a.value), Outcome(vb, db, vb - b.value))
+    calibration = current_calibration()
     return Forecast(
-        SideForecast(a, probability, after[True][0], after[False][0]),
-        SideForecast(b, 1.0 - probability, after[False][1], after[True][1]),
+        SideForecast(a, probability, after[True][0], after[False][0], calibration),
+        SideForecast(b, 1.0 - probability, after[False][1], after[True][1], calibration),
         counts,
     )
+
+
+CANDIDATES = 10
+
+
+def players_meant(name: str, player_id: str = "") -> list[PlayerHit]:
+    """The visible players a calculator side may mean, each with their ratings (most played
+    first); two to three queries.
+
+    The player picked before (`player_id`: from a suggestion, a profile's link or a choice
+    among candidates) while `name` is empty or still finds them; otherwise the players an
+    exact current or past name gives, else every player whose name contains `name`, best
+    match first.
+    """
+    name = name.strip()
+    if not name:
+        found = player_detail(player_id) if player_id else None
+        if found is None:
+            return []
+        player = found.player
+        return [
+            PlayerHit(
+                player.id,
+                player.name,
+                player.platform,
+                player.name,
+                player.last_seen,
+                player.supporter,
+                player.cheater,
+                exact_current_name=False,
+                ratings=found.ratings,
+            )
+        ]
+    hits = search_players(name, limit=CANDIDATES)
+    picked = [hit for hit in hits if hit.player_id == player_id]
+    exact = [hit for hit in hits if hit.matched_name.casefold() == name.casefold()]
+    return picked or exact or hits

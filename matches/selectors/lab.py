@@ -18,6 +18,13 @@ def latest_lab_report() -> dict[str, Any] | None:
     return SiteStatistic.objects.filter(key=LAB_STATISTIC).values_list("data", flat=True).first()
 
 
+def lab_has_scored_games() -> bool:
+    """Whether a stored lab report scored any games (False on a new site, before the
+    first evaluation or after one that ran before any games were stored)."""
+    report = latest_lab_report()
+    return bool(report and report["games"])
+
+
 # How the lab's registry names read on a page.
 SYSTEM_LABELS = {
     "glicko": "Glicko (this site)",
@@ -37,6 +44,9 @@ class LabSystem:
     # observed}]}, scores None without games (matches.services.evaluation.metrics_report)
     overall: dict[str, Any]
     established: dict[str, Any]
+    # The site's system only: {temperature, games, log_loss_before, log_loss_after,
+    # before: [bins], after: [bins]} (matches.services.evaluation.calibration_report)
+    calibration_fit: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True)
@@ -72,6 +82,7 @@ def lab_report() -> LabReport | None:
                 note=system.get("note", ""),
                 overall=system["overall"],
                 established=system["established"],
+                calibration_fit=system.get("calibration_fit"),
             )
             for system in data["systems"]
         ],

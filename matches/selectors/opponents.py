@@ -22,6 +22,7 @@ from django.utils import timezone
 
 from matches.ratings.glicko import win_probability
 from matches.ratings.matchmaking import best_opponents, match_quality_glicko
+from matches.selectors.calibration import current_calibration
 from players.models import Rating
 from players.tiers import rank_tier
 
@@ -45,7 +46,8 @@ def fair_opponents(
     player_id: str, character_id: int, limit: int = 10, *, now: datetime | None = None
 ) -> list[dict[str, Any]]:
     """The `limit` fairest opponents for a rating, fairest first; [] for an unknown or
-    hidden rating.  Three queries whatever the size of the table."""
+    hidden rating.  Four queries whatever the size of the table (one reads the calibration
+    its shown probabilities go through)."""
     row = (
         Rating.objects.filter(player_id=player_id, character_id=character_id, player__hidden=False)
         .values_list("value", "deviation")
@@ -66,18 +68,23 @@ def fair_opponents(
         for queryset in (above, below)
         for values in queryset.values_list(*_COLUMNS)[:size]
     ]
-    return [
-        {
-            "player_id": opponent.player_id,
-            "name": opponent.name,
-            "character": opponent.character,
-            "value": opponent.rating,
-            "deviation": opponent.deviation,
-            "tier": rank_tier(opponent.rating),
-            "win_probability": win_probability(
-                target.rating, target.deviation, opponent.rating, opponent.deviation
-            ),
-            "quality": match_quality_glicko(target, opponent),
-        }
-        for opponent in best_opponents(target, candidates, limit)
-    ]
+    calibration = current_calibration()
+    suggestions = []
+    for opponent in best_opponents(target, candidates, limit):
+        model = win_probability(
+            target.rating, target.deviation, opponent.rating, opponent.deviation
+        )
+        suggestions.append(
+            {
+                "player_id": opponent.player_id,
+                "name": opponent.name,
+                "character": opponent.character,
+                "value": opponent.rating,
+                "deviation": opponent.deviation,
+                "tier": rank_tier(opponent.rating),
+                "model_win_probability": model,
+                "win_probability": calibration.shown(model),
+                "quality": match_quality_glicko(target, opponent),
+            }
+        )
+    return suggestions

@@ -10,11 +10,13 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, time, timedelta
 from typing import NamedTuple
 
+from django.conf import settings
 from django.db.models import Q
 
 from matches.models import Match, MatchRating
 from matches.params import glicko_params
-from matches.ratings.glicko import update
+from matches.ratings.glicko import update, win_probability
+from matches.selectors.calibration import NO_CALIBRATION, Calibration, current_calibration
 from matches.selectors.opponents import fair_opponents
 from players.models import Character, Player, Rating
 from players.roster import ROSTER
@@ -65,13 +67,56 @@ class RatedGame:
     opponent_value: float | None
     opponent_deviation: float | None
     counted: bool = False
+    calibration: Calibration = NO_CALIBRATION  # what shown probabilities go through
 
     @property
     def played_at(self) -> datetime:
         return self.match.played_at
 
+    @property
+    def model_win_probability(self) -> float | None:
+        """P(this side wins) by the model, from both sides' ratings before the game."""
+        if self.value is None:
+            return None
+        return win_probability(
+            self.value, self.deviation, self.opponent_value, self.opponent_deviation
+        )
 
-def _rated_game(match: Match, player_id: str, character_id: int) -> RatedGame:
+    @property
+    def win_probability(self) -> float | None:
+        """P(this side wins) as the site shows it (calibrated)."""
+        raw = self.model_win_probability
+        return None if raw is None else self.calibration.shown(raw)
+
+    @property
+    def uncertain(self) -> bool:
+        """This side's rating was unsettled (shown ± of twice the low deviation or more)."""
+        return _unsettled(self.deviation)
+
+    @property
+    def opponent_uncertain(self) -> bool:
+        return _unsettled(self.opponent_deviation)
+
+    @property
+    def uncounted(self) -> bool:
+        """Rated, but moved no rating (DESIGN.md section 4.4)."""
+        return self.change is not None and not self.counted
+
+    @property
+    def uncounted_reason(self) -> str:
+        """Why the game did not count, as far as the flags shown today tell."""
+        if self.opponent.cheater or self.match.player_a.cheater or self.match.player_b.cheater:
+            return "a player is flagged for cheating"
+        return "a lopsided game between established players teaches the ratings nothing"
+
+
+def _unsettled(deviation: float | None) -> bool:
+    return deviation is not None and deviation >= settings.RATING_LOW_DEVIATION
+
+
+def _rated_game(
+    match: Match, player_id: str, character_id: int, calibration: Calibration
+) -> RatedGame:
     try:
         result: MatchRating | None = match.rating
     except MatchRating.DoesNotExist:
@@ -93,7 +138,9 @@ def _rated_game(match: Match, player_id: str, character_id: int) -> RatedGame:
     else:
         mine = (result.value_b, result.deviation_b, result.change_b)
         theirs = (result.value_a, result.deviation_a)
-    return RatedGame(match, won, *mine, opponent, opponent_character, *theirs, result.counted)
+    return RatedGame(
+        match, won, *mine, opponent, opponent_character, *theirs, result.counted, calibration
+    )
 
 
 def _older_than(cursor: GameCursor) -> Q:
@@ -151,7 +198,10 @@ def _rating_games(
             setattr(match, f"character_{mine}", rating.character)
             matches.append(match)
     matches.sort(key=lambda match: (match.played_at, match.id), reverse=newest_first)
-    return [_rated_game(m, rating.player_id, rating.character_id) for m in matches[:limit]]
+    calibration = current_calibration()
+    return [
+        _rated_game(m, rating.player_id, rating.character_id, calibration) for m in matches[:limit]
+    ]
 
 
 @dataclass(frozen=True)
@@ -258,7 +308,12 @@ class GameSet:
 
     @property
     def uncounted(self) -> int:
-        return sum(not game.counted for game in self.games if game.change is not None)
+        return sum(game.uncounted for game in self.games)
+
+    @property
+    def win_probability(self) -> float | None:
+        """The odds of the set: P(win) before its first game, as shown."""
+        return self.first.win_probability
 
     @property
     def games_oldest_first(self) -> list[RatedGame]:

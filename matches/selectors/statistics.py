@@ -20,6 +20,10 @@ class SiteStatistics:
     rating_distribution: dict[str, Any] | None
     floor_distribution: list[dict[str, int]]
     popularity: dict[str, Any] | None
+    # [{top: percent, rank, value}], best first
+    percentiles: list[dict[str, Any]]
+    # {hour|day|week: {players, games}}
+    activity: dict[str, dict[str, int]] | None
     computed_at: datetime | None
 
 
@@ -29,6 +33,8 @@ STATISTIC_KEYS = (
     "rating_distribution",
     "floor_distribution",
     "popularity",
+    "percentiles",
+    "activity",
 )
 
 
@@ -42,5 +48,7 @@ def site_statistics() -> SiteStatistics:
         rating_distribution=data["rating_distribution"],
         floor_distribution=data["floor_distribution"] or [],
         popularity=data["popularity"],
+        percentiles=data["percentiles"] or [],
+        activity=data["activity"],
         computed_at=max((row.computed_at for row in rows.values()), default=None),
     )

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -27,9 +27,11 @@ from django.utils import timezone
 from matches.models import Match
 from matches.params import glicko_params
 from matches.ratings.base import RatingSystem
+from matches.ratings.calibration import LogitHistogram, fit_temperature, reliability
 from matches.ratings.ledger import RatingKey
-from matches.ratings.metrics import PredictionMetrics
+from matches.ratings.metrics import CalibrationBin, PredictionMetrics
 from matches.ratings.registry import FACTORIES, create
+from matches.selectors.calibration import CALIBRATION_STATISTIC
 from matches.selectors.lab import LAB_STATISTIC
 from matches.services.rating.storage import matches_in_order
 from matches.services.site_statistic import store_statistic
@@ -37,6 +39,7 @@ from players.models import Player
 from web.generation import bump_generation
 
 DEFAULT_SYSTEMS: tuple[str, ...] = tuple(FACTORIES)
+SITE_SYSTEM = "glicko"  # the system whose probabilities the site shows
 # "Established" games: both ratings have at least this many earlier games in the replay.
 ESTABLISHED_GAMES = 20
 CHUNK_SIZE = 50_000
@@ -60,7 +63,7 @@ _Row = tuple[int, int, float, float, int]
 
 def lab_system(name: str) -> RatingSystem[Any]:
     """A system by registry name; the site's Glicko gets the site's settings and counting rule."""
-    if name == "glicko":
+    if name == SITE_SYSTEM:
         return create(name, params=glicko_params(), apply_counting_rule=True)
     return create(name)
 
@@ -73,6 +76,8 @@ class SystemScore:
     overall: PredictionMetrics = field(default_factory=PredictionMetrics)
     established: PredictionMetrics = field(default_factory=PredictionMetrics)
     states: list[Any] = field(default_factory=list)
+    # Every scored prediction by logit, for fitting the shown probabilities' calibration.
+    logits: LogitHistogram | None = None
 
     def play(self, rows: list[_Row], ratings: int) -> None:
         """Predict each scored game, then learn from every game (the hot loop)."""
@@ -83,12 +88,15 @@ class SystemScore:
         update = self.system.update
         add = self.overall.add
         add_established = self.established.add
+        add_logit = self.logits.add if self.logits is not None else None
         for a, b, score, at, kind in rows:
             state_a = states[a]
             state_b = states[b]
             if kind:
                 probability = expected(state_a, state_b, at)
                 add(probability, score)
+                if add_logit is not None:
+                    add_logit(probability, score)
                 if kind == _ESTABLISHED:
                     add_established(probability, score)
             states[a], states[b] = update(state_a, state_b, score, at)
@@ -110,31 +118,31 @@ def excluded_players() -> frozenset[str]:
     )
 
 
-def replay(
-    systems: Sequence[RatingSystem[Any]],
-    matches: QuerySet[Match] | None = None,
+def history_chunks(
+    matches: QuerySet[Match],
     *,
     score_from: int = 0,
     established_games: int = ESTABLISHED_GAMES,
     chunk_size: int = CHUNK_SIZE,
-) -> Replay:
-    """Replay `matches` (default: all) through every system at once.
+) -> Iterator[tuple[list[_Row], int, int]]:
+    """The stored games in time order as the systems see them, a chunk at a time:
+    (rows, ratings seen so far, games skipped in this chunk).
 
-    The first `score_from` matches read only teach the systems (a warm-up, as when
-    tuning on a held-out later part of the history); every later game is predicted
-    and scored before the systems learn its result.
+    The first `score_from` matches read are marked warm-up (only taught); every later
+    game is marked to be scored, and established when both ratings have played
+    `established_games` games before it. Games of hidden or cheating players are skipped.
     """
     excluded = excluded_players()
-    result = Replay([SystemScore(system) for system in systems])
     keys: dict[RatingKey, int] = {}
     played: list[int] = []  # games so far per rating index
     read = 0
-    for games in matches_in_order(Match.objects.all() if matches is None else matches, chunk_size):
+    for games in matches_in_order(matches, chunk_size):
         rows: list[_Row] = []
+        skipped = 0
         for game in games:
             read += 1
             if game.player_a in excluded or game.player_b in excluded:
-                result.excluded += 1
+                skipped += 1
                 continue
             a = keys.setdefault((game.player_a, game.character_a), len(keys))
             b = keys.setdefault((game.player_b, game.character_b), len(keys))
@@ -149,9 +157,40 @@ def replay(
             played[a] += 1
             played[b] += 1
             rows.append((a, b, 1.0 if game.a_won else 0.0, game.played_at, kind))
+        yield rows, len(keys), skipped
+
+
+def replay(
+    systems: Sequence[RatingSystem[Any]],
+    matches: QuerySet[Match] | None = None,
+    *,
+    score_from: int = 0,
+    established_games: int = ESTABLISHED_GAMES,
+    chunk_size: int = CHUNK_SIZE,
+) -> Replay:
+    """Replay `matches` (default: all) through every system at once.
+
+    The first `score_from` matches read only teach the systems (a warm-up, as when
+    tuning on a held-out later part of the history); every later game is predicted
+    and scored before the systems learn its result.
+    """
+    result = Replay(
+        [
+            SystemScore(system, logits=LogitHistogram() if system.name == SITE_SYSTEM else None)
+            for system in systems
+        ]
+    )
+    chunks = history_chunks(
+        Match.objects.all() if matches is None else matches,
+        score_from=score_from,
+        established_games=established_games,
+        chunk_size=chunk_size,
+    )
+    for rows, ratings, skipped in chunks:
         for score in result.systems:
-            score.play(rows, len(keys))
+            score.play(rows, ratings)
         result.games += len(rows)
+        result.excluded += skipped
     return result
 
 
@@ -167,17 +206,21 @@ def metrics_report(metrics: PredictionMetrics) -> dict[str, Any]:
         "log_loss": _finite(metrics.log_loss),
         "brier": _finite(metrics.brier),
         "accuracy": _finite(metrics.accuracy),
-        "calibration": [
-            {
-                "low": bin_.low,
-                "high": bin_.high,
-                "games": bin_.count,
-                "predicted": _finite(bin_.mean_predicted),
-                "observed": _finite(bin_.observed),
-            }
-            for bin_ in metrics.calibration()
-        ],
+        "calibration": _bins_report(metrics.calibration()),
     }
+
+
+def _bins_report(bins: Iterable[CalibrationBin]) -> list[dict[str, Any]]:
+    return [
+        {
+            "low": bin_.low,
+            "high": bin_.high,
+            "games": bin_.count,
+            "predicted": _finite(bin_.mean_predicted),
+            "observed": _finite(bin_.observed),
+        }
+        for bin_ in bins
+    ]
 
 
 def evaluate(
@@ -204,14 +247,37 @@ def evaluate(
                 "note": NOTES.get(score.system.name, ""),
                 "overall": metrics_report(score.overall),
                 "established": metrics_report(score.established),
+                **({"calibration_fit": calibration_report(score.logits)} if score.logits else {}),
             }
             for score in result.systems
         ],
     }
 
 
+def calibration_report(logits: LogitHistogram) -> dict[str, Any]:
+    """The temperature that calibrates these predictions, with the reliability diagram
+    before and after it (as `metrics_report` gives its bins)."""
+    fit = fit_temperature(logits.bins())
+    return {
+        "temperature": fit.temperature,
+        "games": fit.games,
+        "log_loss_before": _finite(fit.log_loss_before),
+        "log_loss_after": _finite(fit.log_loss_after),
+        "before": _bins_report(reliability(logits.bins())),
+        "after": _bins_report(reliability(logits.bins(), fit.temperature)),
+    }
+
+
 def save_lab_report(report: dict[str, Any]) -> None:
+    """Store the report and, when it scored the site's system, the calibration every
+    shown probability goes through from now on."""
     store_statistic(LAB_STATISTIC, report)
+    site = next((s for s in report["systems"] if s["name"] == SITE_SYSTEM), {})
+    fit = site.get("calibration_fit")
+    if fit and fit["games"]:
+        kept = ("temperature", "games", "log_loss_before", "log_loss_after")
+        calibration = {key: fit[key] for key in kept} | {"fitted_at": report["computed_at"]}
+        store_statistic(CALIBRATION_STATISTIC, calibration)
     bump_generation()  # cached pages and API responses show the new report
 
 

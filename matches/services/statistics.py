@@ -6,15 +6,16 @@ per request.
 
 from __future__ import annotations
 
+import math
 from datetime import datetime, timedelta
 from typing import Any
 
 from django.db import transaction
-from django.db.models import Case, CharField, Count, F, IntegerField, Q, Sum, Value, When
+from django.db.models import Case, CharField, Count, F, IntegerField, Q, Value, When
 from django.db.models.functions import Floor, TruncDate
 from django.utils import timezone
 
-from matches.models import Match
+from matches.models import Match, MatchRating
 from matches.services.rating.decay import decay_all_ratings
 from matches.services.site_statistic import store_statistic
 from players.models import Character, Player, Rating
@@ -30,6 +31,14 @@ POPULARITY_BRACKETS: tuple[tuple[str, str, float | None, float | None], ...] = (
     ("1600", "1600-1800", 1600.0, 1800.0),
     ("1800", "1800+", 1800.0, None),
 )
+# Popularity compares the games of the latest period with those of the one before.
+POPULARITY_PERIOD = timedelta(days=7)
+# The ranked ratings' percentile table: the rating it takes to be in the top p%.
+TOP_PERCENTS = (1, 5, 10, 25, 50)
+# Floors a player can reach: 1-10, then Celestial.
+FLOORS = (*range(1, 11), 99)
+# How many players and games the stats page counts in each recent window.
+ACTIVITY_WINDOWS = {"hour": timedelta(hours=1), "day": timedelta(days=1), "week": timedelta(days=7)}
 
 
 def _totals(now: datetime) -> dict[str, int]:
@@ -77,6 +86,39 @@ def _rating_distribution() -> dict[str, Any]:
     }
 
 
+def _percentiles() -> list[dict[str, Any]]:
+    """The rating at the top 1, 5, 10, 25 and 50% of ranked ratings (the rating at the
+    top p% is the one ranked ceil(p% of them), read at its place in the ranking)."""
+    ranked = ranked_count()
+    if not ranked:
+        return []
+    ranks = {percent: max(1, math.ceil(percent * ranked / 100)) for percent in TOP_PERCENTS}
+    in_order = ranked_ratings().values_list("value", flat=True)
+    values = {rank: value for rank in ranks.values() for value in in_order[rank - 1 : rank]}
+    return [
+        {"top": percent, "rank": rank, "value": values[rank]}
+        for percent, rank in ranks.items()
+        if rank in values
+    ]
+
+
+def _activity(now: datetime) -> dict[str, dict[str, int]]:
+    """Players seen and games played in the last hour, day and week."""
+    since = {name: now - window for name, window in ACTIVITY_WINDOWS.items()}
+    oldest = min(since.values())
+    games = (
+        Match.objects.visible()
+        .filter(played_at__gte=oldest, played_at__lte=now)
+        .aggregate(**{n: Count("id", filter=Q(played_at__gte=t)) for n, t in since.items()})
+    )
+    players = (
+        Player.objects.visible()
+        .filter(last_seen__gte=oldest, last_seen__lte=now)
+        .aggregate(**{n: Count("id", filter=Q(last_seen__gte=t)) for n, t in since.items()})
+    )
+    return {name: {"players": players[name], "games": games[name]} for name in ACTIVITY_WINDOWS}
+
+
 def _floor_distribution() -> list[dict[str, int]]:
     rows = (
         Player.objects.visible()
@@ -85,48 +127,87 @@ def _floor_distribution() -> list[dict[str, int]]:
         .annotate(players=Count("id"))
         .order_by("floor")
     )
-    return [{"floor": row["floor"], "players": row["players"]} for row in rows]
+    players = {row["floor"]: row["players"] for row in rows}
+    return [{"floor": floor, "players": players.get(floor, 0)} for floor in FLOORS]
 
 
-def _popularity() -> dict[str, Any]:
-    """Each character's share of the games played by ratings in each value bracket."""
-    bracket = Case(
+def _side_games(now: datetime, side: str) -> list[dict[str, Any]]:
+    """(period, bracket key, character, games) rows for one side of the rated games of the
+    latest two popularity periods; period 0 is the latest."""
+    latest = now - POPULARITY_PERIOD
+    return list(
+        MatchRating.objects.filter(
+            match__played_at__gte=latest - POPULARITY_PERIOD,
+            match__played_at__lte=now,
+            match__player_a__hidden=False,
+            match__player_b__hidden=False,
+        )
+        .annotate(
+            period=Case(
+                When(match__played_at__gte=latest, then=Value(0)),
+                default=Value(1),
+                output_field=IntegerField(),
+            ),
+            bracket=_bracket_case(f"value_{side}"),
+            character=F(f"match__character_{side}"),
+        )
+        .values("period", "bracket", "character")
+        .annotate(games=Count("match_id"))
+    )
+
+
+def _bracket_case(field: str) -> Case:
+    return Case(
         *[
             When(
-                Q(value__gte=low)
+                Q(**{f"{field}__gte": low})
                 if high is None
-                else Q(value__lt=high)
+                else Q(**{f"{field}__lt": high})
                 if low is None
-                else Q(value__gte=low, value__lt=high),
+                else Q(**{f"{field}__gte": low, f"{field}__lt": high}),
                 then=Value(key),
             )
             for key, _, low, high in POPULARITY_BRACKETS
         ],
         output_field=CharField(),
     )
-    rows = (
-        Rating.objects.filter(player__hidden=False)
-        .annotate(bracket=bracket)
-        .values("character_id", "bracket")
-        .annotate(games=Sum(F("wins") + F("losses"), output_field=IntegerField()))
-    )
-    games: dict[tuple[int, str], int] = {}
-    for row in rows:
-        for key in ("all", row["bracket"]):
-            games[(row["character_id"], key)] = games.get((row["character_id"], key), 0) + (
-                row["games"] or 0
-            )
+
+
+def _popularity(now: datetime) -> dict[str, Any]:
+    """Each character's share of the games played in the latest period (a week) by the
+    ratings in each bracket (the rating before the game), and its change from the period
+    before. Both sides of a game count, each in its own bracket."""
+    games: dict[tuple[int, str, int], int] = {}
+    for side in ("a", "b"):
+        for row in _side_games(now, side):
+            for key in ("all", row["bracket"]):
+                slot = (row["period"], key, row["character"])
+                games[slot] = games.get(slot, 0) + row["games"]
     keys = ["all", *(key for key, *_ in POPULARITY_BRACKETS)]
-    totals = {key: sum(n for (_, k), n in games.items() if k == key) for key in keys}
+    totals = {
+        (period, key): sum(n for (p, k, _), n in games.items() if (p, k) == (period, key))
+        for period in (0, 1)
+        for key in keys
+    }
+
+    def share(period: int, key: str, character: int) -> float:
+        total = totals[(period, key)]
+        return games.get((period, key, character), 0) / total if total else 0.0
+
     return {
+        "period_days": POPULARITY_PERIOD.days,
         "brackets": [{"key": "all", "label": "All"}]
         + [{"key": key, "label": label} for key, label, *_ in POPULARITY_BRACKETS],
         "rows": [
             {
                 "character": character.code,
                 "name": character.name,
-                "shares": {
-                    key: (games.get((character.id, key), 0) / totals[key] if totals[key] else 0.0)
+                "shares": {key: share(0, key, character.id) for key in keys},
+                # None where the period before had no games in the bracket to compare with.
+                "changes": {
+                    key: share(0, key, character.id) - share(1, key, character.id)
+                    if totals[(1, key)] and totals[(0, key)]
+                    else None
                     for key in keys
                 },
             }
@@ -144,5 +225,7 @@ def refresh_statistics(now: datetime | None = None) -> None:
         store_statistic("games_per_day", _games_per_day(now))
         store_statistic("rating_distribution", _rating_distribution())
         store_statistic("floor_distribution", _floor_distribution())
-        store_statistic("popularity", _popularity())
+        store_statistic("popularity", _popularity(now))
+        store_statistic("percentiles", _percentiles())
+        store_statistic("activity", _activity(now))
     bump_generation()

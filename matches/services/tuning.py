@@ -1,120 +1,219 @@
-"""Choosing the site's Glicko constants from its own history (DESIGN.md section 8).
+"""Tuning every rating system fairly on the site's own history (DESIGN.md section 8).
 
-The decay constant, the minimum deviation and the counting margin of section 4 are
-searched for the lowest log loss on a held-out later part of the stored history:
-the site's Glicko learns from the first part and is scored on the rest, predicting
-each game before learning from it (matches.services.evaluation.replay).
+Each system learns from the earlier part of the stored history and is scored on the
+later part (log loss of each game predicted before it is learned), never the other
+way round. Its own parameters are chosen by coordinate search with golden-section
+steps over continuous ranges (matches.ratings.search), starting from its defaults
+(the site's Glicko from the current settings), so a tuned alternative is compared
+with the tuned site system, not with a guess.
 
-The search is by coordinates: starting from the current settings, try every
-candidate value of one constant with the others fixed, keep the best, go on to the
-next constant, and repeat until a whole round changes nothing.  All candidates of
-one constant run side by side in a single pass over the matches.
+The history is read from the database once and kept in memory as plain rows; every
+evaluation is then one pass of one system over those rows. On PostgreSQL-sized
+histories the systems are tuned side by side in forked processes, one per core.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import multiprocessing
+import os
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
+from typing import Any
 
 from matches.models import Match
 from matches.params import glicko_params
-from matches.ratings.base import ContinuousGlicko
-from matches.ratings.glicko import GlickoParams
-from matches.services.evaluation import replay
+from matches.ratings.base import ContinuousGlicko, RatingSystem
+from matches.ratings.elo import Elo
+from matches.ratings.glicko2 import Glicko2, Glicko2Params
+from matches.ratings.search import Dimension, SearchResult, coordinate_search
+from matches.ratings.trueskill import TrueSkill, TrueSkillParams
+from matches.services.evaluation import SystemScore, history_chunks
 
-# (GlickoParams field, the setting that holds it, candidate values). The current
-# setting is always tried as well.
-SEARCH_SPACE: tuple[tuple[str, str, tuple[float, ...]], ...] = (
-    ("decay_constant", "RATING_DECAY_CONSTANT", (0.5, 1.0, 2.0, 3.1, 5.0, 8.0)),
-    ("minimum_deviation", "RATING_MINIMUM_DEVIATION", (10.0, 25.0, 40.0, 60.0)),
-    ("counting_margin", "RATING_COUNTING_MARGIN", (0.0, 0.02, 0.045, 0.08, 0.15)),
-)
-DEFAULT_HELD_OUT = 0.3
+DEFAULT_HELD_OUT = 0.5
 DEFAULT_ROUNDS = 3
+LINE_EVALUATIONS = 8  # per parameter and round: the bracket shrinks to 0.618^6 = 5%
+# Elo's tiered variant: its second K applies from this rating up.
+ELO_TIER_THRESHOLD = 1700.0
 
-Scorer = Callable[[Sequence[GlickoParams]], list[float]]
+# The site's Glicko constants the tuner chooses, with the settings that hold them.
+GLICKO_SETTINGS = {
+    "initial_deviation": "RATING_INITIAL_DEVIATION",
+    "minimum_deviation": "RATING_MINIMUM_DEVIATION",
+    "decay_constant": "RATING_DECAY_CONSTANT",
+    "update_damping": "RATING_UPDATE_DAMPING",
+    "counting_margin": "RATING_COUNTING_MARGIN",
+}
 
 
 @dataclass(frozen=True)
-class TuningResult:
-    current: GlickoParams
-    best: GlickoParams
-    current_log_loss: float
-    best_log_loss: float
-    training_games: int  # matches read before scoring starts
-    held_out_games: int  # games scored
-    tried: int  # distinct parameter sets scored
-    passes: int  # passes over the matches
+class TunableSystem:
+    """A system the tuner can build from a point of its parameter space."""
+
+    name: str
+    dimensions: tuple[Dimension, ...]
+    start: Callable[[], dict[str, float]]
+    build: Callable[[Mapping[str, float]], RatingSystem[Any]]
 
 
-def coordinate_search(
-    score: Scorer,
-    start: GlickoParams,
-    space: Sequence[tuple[str, str, Sequence[float]]] = SEARCH_SPACE,
-    rounds: int = DEFAULT_ROUNDS,
-) -> tuple[GlickoParams, dict[GlickoParams, float], int]:
-    """(best parameters, the loss of every set tried, calls to `score`).
-
-    `score` gets the candidates of one step and returns their losses in order; a
-    set is scored once however often the search comes back to it.  A candidate
-    replaces the best so far only when strictly better, so ties keep the start.
-    """
-    losses: dict[GlickoParams, float] = {}
-    calls = 0
-    best = start
-    for _ in range(rounds):
-        changed = False
-        for name, _setting, candidates in space:
-            options = [best] + [
-                replace(best, **{name: value})
-                for value in sorted(candidates)
-                if value != getattr(best, name)
-            ]
-            new = [option for option in options if option not in losses]
-            if new:
-                losses.update(zip(new, score(new), strict=True))
-                calls += 1
-            choice = min(options, key=losses.__getitem__)
-            if losses[choice] < losses[best]:
-                best, changed = choice, True
-        if not changed:
-            break
-    return best, losses, calls
+def _glicko_start() -> dict[str, float]:
+    params = glicko_params()
+    return {name: getattr(params, name) for name in GLICKO_SETTINGS}
 
 
-def tune(
-    *,
-    held_out: float = DEFAULT_HELD_OUT,
-    since: datetime | None = None,
-    rounds: int = DEFAULT_ROUNDS,
-) -> TuningResult:
-    """Search SEARCH_SPACE around the current settings, scoring the last `held_out` share."""
+def _glicko(point: Mapping[str, float]) -> RatingSystem[Any]:
+    return ContinuousGlicko(replace(glicko_params(), **point), apply_counting_rule=True)
+
+
+def _glicko2(point: Mapping[str, float]) -> RatingSystem[Any]:
+    return Glicko2(Glicko2Params(tau=point["tau"], period_seconds=point["period_hours"] * 3600))
+
+
+def _trueskill(point: Mapping[str, float]) -> RatingSystem[Any]:
+    return TrueSkill(TrueSkillParams(beta=point["beta"], tau=point["tau"]))
+
+
+SYSTEMS: tuple[TunableSystem, ...] = (
+    TunableSystem(
+        "glicko",
+        (
+            Dimension("initial_deviation", 100.0, 500.0),
+            Dimension("minimum_deviation", 5.0, 120.0, log=True),
+            Dimension("decay_constant", 0.2, 30.0, log=True),
+            Dimension("update_damping", 0.0, 0.5),
+            Dimension("counting_margin", 0.0, 0.25),
+        ),
+        _glicko_start,
+        _glicko,
+    ),
+    TunableSystem(
+        "elo", (Dimension("k", 2.0, 128.0, log=True),), lambda: {"k": 32.0}, lambda p: Elo(p["k"])
+    ),
+    TunableSystem(
+        "elo-tiered",
+        (Dimension("k", 2.0, 128.0, log=True), Dimension("k_top", 2.0, 128.0, log=True)),
+        lambda: {"k": 32.0, "k_top": 16.0},
+        lambda p: Elo(p["k"], ((ELO_TIER_THRESHOLD, p["k_top"]),)),
+    ),
+    TunableSystem(
+        "glicko2",
+        (Dimension("tau", 0.05, 1.5), Dimension("period_hours", 0.25, 24.0 * 30, log=True)),
+        lambda: {"tau": Glicko2Params().tau, "period_hours": 24.0},
+        _glicko2,
+    ),
+    TunableSystem(
+        "trueskill",
+        (Dimension("beta", 0.3, 20.0, log=True), Dimension("tau", 0.001, 2.0, log=True)),
+        lambda: {"beta": TrueSkillParams().beta, "tau": TrueSkillParams().tau},
+        _trueskill,
+    ),
+)
+SYSTEM_NAMES = tuple(system.name for system in SYSTEMS)
+
+
+@dataclass(frozen=True)
+class History:
+    """The stored games as plain rows, the first `training` of them warm-up only."""
+
+    rows: list[tuple[int, int, float, float, int]]
+    ratings: int
+    training: int
+    held_out: int
+
+
+def load_history(*, held_out: float = DEFAULT_HELD_OUT, since: datetime | None = None) -> History:
     if not 0.0 < held_out < 1.0:
         raise ValueError(f"the held-out share must lie between 0 and 1, got {held_out}")
     matches = Match.objects.all() if since is None else Match.objects.filter(played_at__gte=since)
     training = int(matches.count() * (1.0 - held_out))
-    held_out_games = 0
+    rows: list[tuple[int, int, float, float, int]] = []
+    ratings = 0
+    for chunk, seen, _ in history_chunks(matches, score_from=training):
+        rows.extend(chunk)
+        ratings = seen
+    scored = sum(1 for row in rows if row[4])
+    return History(rows, ratings, len(rows) - scored, scored)
 
-    def score(candidates: Sequence[GlickoParams]) -> list[float]:
-        nonlocal held_out_games
-        result = replay(
-            [ContinuousGlicko(params, apply_counting_rule=True) for params in candidates],
-            matches,
-            score_from=training,
-        )
-        held_out_games = result.systems[0].overall.count
-        return [system.overall.log_loss for system in result.systems]
 
-    current = glicko_params()
-    best, losses, calls = coordinate_search(score, current, rounds=rounds)
-    return TuningResult(
-        current=current,
-        best=best,
-        current_log_loss=losses[current],
-        best_log_loss=losses[best],
-        training_games=training,
-        held_out_games=held_out_games,
-        tried=len(losses),
-        passes=calls,
+def held_out_log_loss(system: RatingSystem[Any], history: History) -> float:
+    """One pass: the system learns every game and is scored on the held-out ones."""
+    score = SystemScore(system)
+    score.play(history.rows, history.ratings)
+    return score.overall.log_loss
+
+
+@dataclass(frozen=True)
+class SystemTuning:
+    name: str
+    start: dict[str, float]
+    search: SearchResult
+
+
+def tune_system(
+    system: TunableSystem, history: History, *, rounds: int = DEFAULT_ROUNDS
+) -> SystemTuning:
+    start = system.start()
+    search = coordinate_search(
+        lambda point: held_out_log_loss(system.build(point), history),
+        start,
+        system.dimensions,
+        rounds=rounds,
+        line_evaluations=LINE_EVALUATIONS,
     )
+    return SystemTuning(system.name, start, search)
+
+
+# The history a forked worker tunes on: set in the parent before the fork, so
+# children share it copy-on-write instead of receiving a pickled copy.
+_SHARED_HISTORY: History | None = None
+
+
+def _tune_in_child(arguments: tuple[str, int]) -> SystemTuning:
+    name, rounds = arguments
+    assert _SHARED_HISTORY is not None
+    system = next(s for s in SYSTEMS if s.name == name)
+    return tune_system(system, _SHARED_HISTORY, rounds=rounds)
+
+
+def tune(
+    *,
+    systems: Sequence[str] = SYSTEM_NAMES,
+    held_out: float = DEFAULT_HELD_OUT,
+    since: datetime | None = None,
+    rounds: int = DEFAULT_ROUNDS,
+    processes: int | None = None,
+) -> tuple[History, list[SystemTuning]]:
+    """Tune the named systems on the stored history; results in the order asked.
+
+    With more than one process, the systems are tuned in forked children. They only
+    compute on the history read before the fork and leave through os._exit, so the
+    database connections they inherit are never used or closed by them.
+    """
+    global _SHARED_HISTORY
+    unknown = set(systems) - set(SYSTEM_NAMES)
+    if unknown:
+        raise ValueError(
+            f"unknown rating system {', '.join(sorted(unknown))}; choose from "
+            f"{', '.join(SYSTEM_NAMES)}"
+        )
+    history = load_history(held_out=held_out, since=since)
+    processes = min(len(systems), processes or os.cpu_count() or 1)
+    if processes <= 1 or "fork" not in multiprocessing.get_all_start_methods():
+        by_name = {s.name: s for s in SYSTEMS}
+        return history, [tune_system(by_name[name], history, rounds=rounds) for name in systems]
+    _SHARED_HISTORY = history
+    try:
+        with multiprocessing.get_context("fork").Pool(processes) as pool:
+            # The slowest systems first, so the last to finish is a quick one.
+            order = sorted(systems, key=lambda n: n not in ("glicko", "glicko2"))
+            results = dict(
+                zip(order, pool.map(_tune_in_child, [(n, rounds) for n in order], 1), strict=True)
+            )
+    finally:
+        _SHARED_HISTORY = None
+    return history, [results[name] for name in systems]
+
+
+def glicko_settings(point: Mapping[str, float]) -> dict[str, float]:
+    """The settings (environment variables) that make the site run `point`."""
+    return {GLICKO_SETTINGS[name]: value for name, value in point.items()}

@@ -13,12 +13,23 @@ chunk of replay. A live source therefore persists only its constructor arguments
 
 The model: each player has a base skill ~ Normal(1500, 250), a main character (drawn
 from a Zipf-like popularity over the roster) and 0-3 secondaries, each weaker than the
-main; characters have small strength offsets. Activity is a per-player weight that
-changes every week; some players take breaks of several weeks, so rating decay shows.
-About 1% of players change their name once during the first season. Matchmaking
-mostly pairs players of similar skill, as the game's floors do, and games come in
-sets of one to five between the same pair, a few minutes apart. Outcomes follow
-P(A wins) = 1 / (1 + 10^(-(skill A - skill B) / 400)).
+main; characters have small strength offsets. Skill drifts over the weeks: each player
+has a trend (some improve, some decline) and a weekly random step, and the drift
+reverts slowly toward zero so that a league running for years stays in range; it moves
+all of a player's characters together. Four players in ten arrive during the first
+season rather than at its start. Activity is a per-player weight that changes every
+week; some players take breaks of several weeks, so rating decay shows. About 1% of
+players change their name once during the first season. Matchmaking mostly pairs
+players of similar (base) skill, as the game's floors do, and games come in sets of
+one to five between the same pair, a few minutes apart.
+
+Outcomes follow P(A wins) = 1 / (1 + 10^(-(s_A - s_B + m(X, Y)) / 400)), with s the
+skills at the game's week (base plus drift) and m a hidden matchup matrix between A's
+character X and B's character Y: m(X, Y) = -m(Y, X), m(X, X) = 0, drawn per pair from
+Normal(0, 40) and clipped to +-100. A character's overall strength is in the skills, so
+the matrix holds only the matchup-specific part: it is centred so that each character's
+offsets average to zero over the characters it meets (weighted by popularity). Ratings,
+which absorb a character's average result, then leave exactly m to be estimated.
 
 Games last minutes: a player is busy for ``busy_seconds`` after each game (a game's
 length, SET_GAP_SECONDS, or less in a league too small to keep its rate otherwise) and
@@ -56,8 +67,18 @@ SET_GAP_SECONDS = 150  # about one game's length: the next game of a set comes n
 NEIGHBOUR_SHARE = 0.85  # the share of encounters between players close in skill
 RENAME_SHARE = 0.01
 POPULARITY_EXPONENT = 0.7  # the most played character about 10 times the least
+MATCHUP_DEVIATION = 40.0  # of the hidden matchup offsets, in rating points...
+MATCHUP_LIMIT = 100.0  # ...clipped to this
+SEASON_WEEKS = SEASON_SECONDS // WEEK_SECONDS
+ARRIVING_SHARE = 0.4  # of players who join during the first season, not at its start
+# Weekly drift: drift(w) = DRIFT_PERSISTENCE * drift(w - 1) + trend + Normal(0, DRIFT_STEP),
+# with trend ~ Normal(0, DRIFT_TREND): about +-60 points over a season, bounded over years.
+DRIFT_PERSISTENCE = 0.97
+DRIFT_TREND = 5.0
+DRIFT_STEP = 10.0
 
 _CODES = tuple(code for _, code, _ in ROSTER)
+_CHARACTER_INDEX = {code: index for index, code in enumerate(_CODES)}
 _PLATFORMS = ("pc", "ps", "xbox")
 _PLATFORM_WEIGHTS = (0.55, 0.35, 0.10)
 _SET_LENGTHS = (1, 2, 3, 4, 5)
@@ -92,6 +113,8 @@ class _Player:
     break_period: int  # weeks; 0 = never takes a break
     break_length: int
     break_phase: int
+    arrival_week: int  # the first week the player plays
+    trend: float  # rating points a week, before the drift's pull back toward zero
     floor: int = 0  # set once every player's skill is known
 
     def name_at(self, offset: float) -> str:
@@ -162,7 +185,10 @@ class LeagueSimulator:
             itertools.accumulate((rank + 1) ** -POPULARITY_EXPONENT for rank in ranks)
         )
         self._strength = [rng.gauss(0, 40) for _ in _CODES]
+        self._matchups = self._make_matchups(random.Random(f"{seed}:matchups"))
         self._players = self._make_players(rng, players)
+        self._index = {player.id: index for index, player in enumerate(self._players)}
+        self._drift: list[list[float]] = [[0.0] * players]  # per week, per player
         by_skill = sorted(range(players), key=lambda p: self._players[p].skills[0])
         self._by_skill = by_skill
         self._rank = [0] * players
@@ -182,11 +208,33 @@ class LeagueSimulator:
         self._slots = max(4, min(64, math.ceil(SET_GAP_SECONDS * rate)))
         self._week = -1
         self._week_weights: list[float] = []
+        self._week_drift: list[float] = []
         self._week_cum: list[float] = []
         self.seek(position)
 
     def _pick_character(self, rng: random.Random) -> int:
         return bisect.bisect(self._character_cum, rng.random() * self._character_cum[-1])
+
+    def _make_matchups(self, rng: random.Random) -> list[list[float]]:
+        """The hidden antisymmetric matrix m[x][y], centred on the popularity (see above)."""
+        count = len(_CODES)
+        raw = [[0.0] * count for _ in range(count)]
+        for x in range(count):
+            for y in range(x + 1, count):
+                raw[x][y] = rng.gauss(0, MATCHUP_DEVIATION)
+                raw[y][x] = -raw[x][y]
+        cum = self._character_cum
+        weights = [(b - a) / cum[-1] for a, b in itertools.pairwise([0.0, *cum])]
+        # m'(x, y) = m(x, y) - r(x) + r(y) keeps antisymmetry and makes every weighted
+        # row mean zero, since the weighted mean of r is zero for an antisymmetric m.
+        row_means = [sum(w * m for w, m in zip(weights, row, strict=True)) for row in raw]
+        matchups = [[0.0] * count for _ in range(count)]
+        for x in range(count):
+            for y in range(x + 1, count):
+                offset = raw[x][y] - row_means[x] + row_means[y]
+                matchups[x][y] = max(-MATCHUP_LIMIT, min(MATCHUP_LIMIT, offset))
+                matchups[y][x] = -matchups[x][y]
+        return matchups
 
     def _make_players(self, rng: random.Random, count: int) -> list[_Player]:
         players = []
@@ -225,6 +273,10 @@ class LeagueSimulator:
                     break_period=period,
                     break_length=rng.randint(1, period // 2) if has_breaks else 0,
                     break_phase=rng.randrange(period) if has_breaks else 0,
+                    arrival_week=rng.randint(1, SEASON_WEEKS)
+                    if rng.random() < ARRIVING_SHARE
+                    else 0,
+                    trend=rng.gauss(0, DRIFT_TREND),
                 )
             )
         return players
@@ -258,19 +310,36 @@ class LeagueSimulator:
 
     # -- playing -----------------------------------------------------------------
 
+    def _drift_at(self, week: int) -> list[float]:
+        """Each player's skill drift during ``week`` (weeks before 0 count as 0)."""
+        drift = self._drift
+        while len(drift) <= week:
+            # Each week's steps from their own generator: the same wherever play resumes.
+            gauss = random.Random(f"{self.seed}:drift:{len(drift)}").gauss
+            drift.append(
+                [
+                    DRIFT_PERSISTENCE * before + player.trend + gauss(0, DRIFT_STEP)
+                    for before, player in zip(drift[-1], self._players, strict=True)
+                ]
+            )
+        return drift[max(week, 0)]
+
     def _load_week(self, week: int) -> None:
-        """Weights for picking who plays this week: zero while on a break."""
+        """Weights for picking who plays this week: zero before arriving and on a break."""
         rng = random.Random(f"{self.seed}:week:{week}")
         lognormal = rng.lognormvariate
         weights = []
         for player in self._players:
             factor = lognormal(0, 0.6)  # drawn for everyone, so that the stream is stable
             period = player.break_period
-            idle = period and (week + player.break_phase) % period < player.break_length
+            idle = week < player.arrival_week or (
+                period and (week + player.break_phase) % period < player.break_length
+            )
             weights.append(0.0 if idle else player.activity * factor)
-        if not any(weights):  # everyone on a break at once: a tiny league, nobody rests
+        if not any(weights):  # everyone away at once: a tiny league, nobody rests
             weights = [player.activity for player in self._players]
         self._week = week
+        self._week_drift = self._drift_at(week)
         self._week_weights = weights
         self._week_cum = list(itertools.accumulate(weights))
 
@@ -319,9 +388,6 @@ class LeagueSimulator:
         return rng.randrange(1, len(player.characters))
 
     def _encounter(self, rng: random.Random, offset: int) -> _Set:
-        week = offset // WEEK_SECONDS
-        if week != self._week:
-            self._load_week(week)
         a = self._pick_active(rng, offset)
         b = self._pick_opponent(rng, a, offset)
         return _Set(
@@ -346,12 +412,25 @@ class LeagueSimulator:
                 self._play_game(skipped)
         return self._play_game(index)
 
+    def _expected(self, a: int, a_slot: int, b: int, b_slot: int, drift: list[float]) -> float:
+        """P(player a on their character a_slot beats player b on b_slot), given the
+        week's drift: the model in the module's docstring."""
+        first, second = self._players[a], self._players[b]
+        edge = (
+            first.skills[a_slot] + drift[a] - second.skills[b_slot] - drift[b]
+            + self._matchups[first.characters[a_slot]][second.characters[b_slot]]
+        )  # fmt: skip
+        return 1 / (1 + 10 ** (-edge / 400))
+
     def _play_game(self, index: int) -> dict:
         rng = self._rng
         second = self._second(index)
         offset = second - self._start_second
         # Odd players only at the chunk's head, even ones only at its tail (see above).
         self._parity = 1 if offset < self._head_end else 0 if offset > self._tail_start else -1
+        week = offset // WEEK_SECONDS
+        if week != self._week:
+            self._load_week(week)
         slot = rng.randrange(self._slots)
         current = self._open_sets[slot]
         if current is None:
@@ -375,7 +454,8 @@ class LeagueSimulator:
         b = self._players[current.b]
         a_slot = current.a_character
         b_slot = current.b_character
-        expected = 1 / (1 + 10 ** ((b.skills[b_slot] - a.skills[a_slot]) / 400))
+        a_character, b_character = a.characters[a_slot], b.characters[b_slot]
+        expected = self._expected(current.a, a_slot, current.b, b_slot, self._week_drift)
         winner = 1 if rng.random() < expected else 2
         played_at = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(second))
         return {
@@ -384,9 +464,9 @@ class LeagueSimulator:
             "floor": a.floor,
             "winner": winner,
             "players": [
-                {"id": a.id, "name": a.name_at(offset), "character": _CODES[a.characters[a_slot]],
+                {"id": a.id, "name": a.name_at(offset), "character": _CODES[a_character],
                  "platform": a.platform},
-                {"id": b.id, "name": b.name_at(offset), "character": _CODES[b.characters[b_slot]],
+                {"id": b.id, "name": b.name_at(offset), "character": _CODES[b_character],
                  "platform": b.platform},
             ],
         }  # fmt: skip
@@ -410,13 +490,34 @@ class LeagueSimulator:
             games.append(self._next())
         return games
 
-    def true_skills(self) -> dict[tuple[str, int], float]:
-        """The hidden skill of each (player id, character id) the league plays."""
+    def _week_of(self, moment: datetime) -> int:
+        return math.floor((moment.timestamp() - self._start_second) / WEEK_SECONDS)
+
+    def true_skills(self, at: datetime | None = None) -> dict[tuple[str, int], float]:
+        """The hidden skill of each (player id, character id) the league plays, as it
+        stands at ``at`` (by default when game ``position``, the next one, is played);
+        players who have not arrived yet are listed with the skill they will start at."""
+        drift = self._drift_at(self._week_of(at or self.time_of(self._position)))
         return {
-            (player.id, character): skill
-            for player in self._players
+            (player.id, character): skill + player_drift
+            for player, player_drift in zip(self._players, drift, strict=True)
             for character, skill in zip(player.characters, player.skills, strict=True)
         }
+
+    def true_matchups(self) -> dict[tuple[int, int], float]:
+        """The hidden offset m(X, Y) in rating points of each pair of different
+        character ids: P(X side wins) gains it on top of the skills."""
+        count = len(_CODES)
+        return {(x, y): self._matchups[x][y] for x in range(count) for y in range(count) if x != y}
+
+    def win_probability(self, game: dict) -> float:
+        """The true P(first player wins) of a game this league played."""
+        first, second = game["players"]
+        a, b = self._index[first["id"]], self._index[second["id"]]
+        a_slot = self._players[a].characters.index(_CHARACTER_INDEX[first["character"]])
+        b_slot = self._players[b].characters.index(_CHARACTER_INDEX[second["character"]])
+        week = self._week_of(datetime.fromisoformat(game["played_at"]))
+        return self._expected(a, a_slot, b, b_slot, self._drift_at(week))
 
 
 def write_league(
@@ -428,8 +529,10 @@ def write_league(
     start: datetime = DEFAULT_START,
     days: float = DEFAULT_DAYS,
 ) -> int:
-    """Write ``games`` games spread over ``days`` to .jsonl or .jsonl.gz, and the hidden
-    skills to ``<path>.skills.csv``; the same arguments give byte-identical files."""
+    """Write ``games`` games spread over ``days`` to .jsonl or .jsonl.gz, the hidden
+    skills as they stand after the last game to ``<path>.skills.csv`` and the hidden
+    matchup offsets to ``<path>.matchups.csv`` (character, opponent, m(character,
+    opponent)); the same arguments give byte-identical files."""
     path = Path(path)
     if not path.name.endswith((".jsonl", ".jsonl.gz")):
         raise ValueError(f"league files are .jsonl or .jsonl.gz, not {path.name!r}")
@@ -450,4 +553,9 @@ def write_league(
         writer.writerow(("player_id", "character", "skill"))
         for (player_id, character), skill in league.true_skills().items():
             writer.writerow((player_id, _CODES[character], f"{skill:.2f}"))
+    with open(f"{path}.matchups.csv", "w", encoding="utf-8", newline="") as matchups_file:
+        writer = csv.writer(matchups_file, lineterminator="\n")
+        writer.writerow(("character", "opponent", "offset"))
+        for (character, opponent), offset in league.true_matchups().items():
+            writer.writerow((_CODES[character], _CODES[opponent], f"{offset:.2f}"))
     return games

@@ -7,6 +7,7 @@ from django.shortcuts import render
 
 from matches.params import glicko_params
 from matches.ratings.glicko import decayed_deviation, win_probability
+from players.tiers import rating_tiers, tier_ranges
 from players.views.rankings import ranked_below
 
 
@@ -29,5 +30,6 @@ def about(request: HttpRequest) -> HttpResponse:
             "counting_uncertainty": 2 * params.counting_rms_deviation,
             "gap_200": 100 * win_probability(1700, 50, 1500, 50),
             "gap_400": 100 * win_probability(1900, 50, 1500, 50),
+            "tiers": tier_ranges(rating_tiers()),
         },
     )

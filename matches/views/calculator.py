@@ -1,4 +1,8 @@
-"""The calculator page (`/calculator`): win probability and rating changes for two ratings."""
+"""The calculator page (`/calculator`): win probability and rating changes for two ratings,
+each a player found by name and one of their characters, or typed in as numbers.
+
+The page works as a plain form; static/js/calculator-1.0.js adds name suggestions and
+updates the result as the inputs change."""
 
 from __future__ import annotations
 
@@ -6,14 +10,23 @@ from django import forms
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
-from matches.selectors.calculator import Contender, win_forecast
+from matches.params import glicko_params
+from matches.selectors.calculator import Contender, players_meant, win_forecast
+from matches.selectors.calibration import current_calibration
+from players.models import Rating
 from players.roster import ROSTER
-from players.selectors.ratings import rating_of
+from players.selectors.search import PlayerHit
 
 
 class ContenderForm(forms.Form):
-    """One side of the calculator: a rating and its ±, or a player's character."""
+    """One side of the calculator: a player's character, or a rating and its ±."""
 
+    name = forms.CharField(label="Player", required=False, max_length=64)
+    # The player picked among those the name finds (a suggestion, a profile's link, a choice).
+    player = forms.CharField(required=False, max_length=32, widget=forms.HiddenInput)
+    character = forms.ChoiceField(
+        required=False, choices=[("", "—")] + [(code, name) for _, code, name in ROSTER]
+    )
     rating = forms.FloatField(required=False, min_value=0, max_value=5000)
     uncertainty = forms.FloatField(
         label="±",
@@ -22,23 +35,52 @@ class ContenderForm(forms.Form):
         max_value=700,
         help_text="as shown: twice the deviation",
     )
-    player = forms.CharField(label="or player id", required=False, max_length=32)
-    character = forms.ChoiceField(
-        required=False, choices=[("", "—")] + [(code, name) for _, code, name in ROSTER]
-    )
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.candidates: list[PlayerHit] = []  # the players the name finds
+        self.chosen: Rating | None = None  # the rating this side plays with
+
+    @property
+    def picked(self) -> PlayerHit | None:
+        return self.candidates[0] if len(self.candidates) == 1 else None
 
     def clean(self) -> dict:
         data = super().clean()
-        if data.get("player"):
-            found = rating_of(data["player"], data.get("character") or "")
-            if found is None:
-                raise forms.ValidationError("No rating for this player and character.")
-            data["contender"] = Contender.of(found)
+        name, player_id = data.get("name", ""), data.get("player", "")
+        if name or player_id:
+            self.candidates = players_meant(name, player_id)
+            if not self.candidates:
+                raise forms.ValidationError(
+                    "No player has used this name." if name else "We know no such player."
+                )
+            if self.picked is None:
+                raise forms.ValidationError("Several players match this name: pick one.")
+            ratings = self.picked.ratings
+            if not ratings:
+                raise forms.ValidationError("This player has no rating yet.")
+            code = data.get("character")
+            # Another character than theirs (a stale choice) falls back to the most played.
+            self.chosen = next((r for r in ratings if r.character.code == code), ratings[0])
+            data["contender"] = Contender.of(self.chosen)
         elif data.get("rating") is not None and data.get("uncertainty") is not None:
             data["contender"] = Contender(data["rating"], data["uncertainty"] / 2)
         elif self.has_changed():
-            raise forms.ValidationError("Give a rating and its ±, or a player and character.")
+            raise forms.ValidationError("Give a player's name, or a rating and its ±.")
         return data
+
+    def choices(self) -> list[tuple[PlayerHit, str]]:
+        """When the name finds several players: each with the query string that picks them."""
+        if self.picked is not None:
+            return []
+        links = []
+        for hit in self.candidates:
+            query = self.data.copy()
+            query[self.add_prefix("name")] = hit.name
+            query[self.add_prefix("player")] = hit.player_id
+            query.pop(self.add_prefix("character"), None)
+            links.append((hit, query.urlencode()))
+        return links
 
 
 def calculator(request: HttpRequest) -> HttpResponse:
@@ -48,4 +90,14 @@ def calculator(request: HttpRequest) -> HttpResponse:
         "contender" in form.cleaned_data for form in sides
     ):
         forecast = win_forecast(*(form.cleaned_data["contender"] for form in sides))
-    return render(request, "matches/calculator.html", {"sides": sides, "forecast": forecast})
+    return render(
+        request,
+        "matches/calculator.html",
+        {
+            "sides": sides,
+            "forecast": forecast,
+            # for the script's live result
+            "params": glicko_params(),
+            "calibration": forecast.a.calibration if forecast else current_calibration(),
+        },
+    )

@@ -103,6 +103,32 @@ def _calibration_charts(report: LabReport) -> dict[str, SafeString]:
     return charts_by_scope
 
 
+def _shown_calibration(report: LabReport) -> dict[str, object] | None:
+    """The site's probabilities before and after the calibration that pages show them
+    through: the fit and its reliability chart."""
+    site = next((s for s in report.systems if s.calibration_fit), None)
+    if site is None or not site.calibration_fit["games"]:
+        return None
+    fit = site.calibration_fit
+    series = [
+        charts.CalibrationSeries(
+            label,
+            [
+                charts.CalibrationPoint(row["predicted"], row["observed"], row["games"])
+                for row in fit[key]
+                if row["games"] and row["predicted"] is not None
+            ],
+        )
+        for key, label in (("before", "Model"), ("after", "As shown"))
+    ]
+    return {
+        "fit": fit,
+        "chart": charts.calibration_chart(
+            "calibration-shown", series, title="The site's chances before and after calibration"
+        ),
+    }
+
+
 def lab(request: HttpRequest) -> HttpResponse:
     """The rating systems lab: how well each system predicted the stored games."""
     report = lab_report()
@@ -113,6 +139,7 @@ def lab(request: HttpRequest) -> HttpResponse:
         context |= {
             "tables": _lab_tables(report, best),
             "charts": _calibration_charts(report),
+            "shown": _shown_calibration(report),
             "best_overall": sorted(labels[n] for n in best["overall"].get("log_loss", ())),
             "best_established": sorted(labels[n] for n in best["established"].get("log_loss", ())),
         }

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from datetime import date
+from typing import Any
 
+from django.conf import settings
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
@@ -49,10 +51,45 @@ def _statistics_charts(statistics: SiteStatistics) -> dict[str, str]:
     }
 
 
+def every(seconds: float) -> str:
+    """An interval as people say it: 'every hour', 'every 15 minutes', 'every 2 days'."""
+    for unit, length in (("day", 86400), ("hour", 3600), ("minute", 60)):
+        if seconds >= length and seconds % length == 0:
+            count = int(seconds // length)
+            return f"every {unit}" if count == 1 else f"every {count} {unit}s"
+    return f"every {seconds:g} seconds"
+
+
+def _popularity_rows(popularity: dict[str, Any] | None) -> list[dict[str, Any]]:
+    """The popularity table's rows: per bracket, the share and its change in percentage
+    points from the period before, with the direction that colours it."""
+    if not popularity:
+        return []
+    rows = []
+    for row in popularity["rows"]:
+        cells = []
+        for bracket in popularity["brackets"]:
+            change = row.get("changes", {}).get(bracket["key"])
+            points = None if change is None else round(100 * change, 1)
+            direction = "" if not points else "up" if points > 0 else "down"
+            cells.append(
+                {"share": row["shares"][bracket["key"]], "points": points, "direction": direction}
+            )
+        rows.append({"character": row["character"], "name": row["name"], "cells": cells})
+    return rows
+
+
 def stats(request: HttpRequest) -> HttpResponse:
     statistics = site_statistics()
+    # What beat really runs (settings.CELERY_BEAT_SCHEDULE), not a number in the template.
+    refresh_seconds = settings.CELERY_BEAT_SCHEDULE["refresh_statistics"]["schedule"]
     return render(
         request,
         "matches/statistics.html",
-        {"stats": statistics, "charts": _statistics_charts(statistics)},
+        {
+            "stats": statistics,
+            "charts": _statistics_charts(statistics),
+            "refreshed": every(refresh_seconds),
+            "popularity_rows": _popularity_rows(statistics.popularity),
+        },
     )

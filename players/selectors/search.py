@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import datetime
 
 from django.contrib.postgres.search import TrigramSimilarity
 from django.db import connection
@@ -25,17 +26,26 @@ class PlayerHit:
     name: str
     platform: str
     matched_name: str
+    last_seen: datetime
+    supporter: bool
     cheater: bool  # found, but marked
+    # The query is this player's current name, ignoring case.
+    exact_current_name: bool
     ratings: list[Rating] = field(default_factory=list)
 
     @property
     def matched_past_name(self) -> bool:
         return self.matched_name != self.name
 
+    @property
+    def games(self) -> int:
+        """The rated games over all the player's characters."""
+        return sum(rating.games for rating in self.ratings)
+
 
 def _name_matches(names: QuerySet, query: str, *, current: bool, rows: int) -> list[tuple]:
     """(exact, current, similarity, length, name, player id, player name, platform,
-    cheater) rows
+    last seen, supporter, cheater) rows
     of `names` (players, or past names of visible players), at most `rows` of them.
 
     Exact (case-insensitive) hits come first, then the closest: trigram similarity on
@@ -58,9 +68,10 @@ def _name_matches(names: QuerySet, query: str, *, current: bool, rows: int) -> l
             "length",
             "name",
             player_id,
-            f"{prefix}name",
-            f"{prefix}platform",
-            f"{prefix}cheater",
+            *(
+                f"{prefix}{column}"
+                for column in ("name", "platform", "last_seen", "supporter", "cheater")
+            ),
         )[:rows]
     )
     flag = int(current)
@@ -91,9 +102,20 @@ def search_players(query: str, *, limit: int = SEARCH_LIMIT) -> list[PlayerHit]:
     rows += _name_matches(past_names, query, current=False, rows=_SEARCH_CANDIDATES)
     rows.sort(key=lambda row: (-row[0], -row[1], -row[2], row[3], row[4]))
     hits: dict[str, PlayerHit] = {}
-    for *_, matched, player_id, name, platform, cheater in rows:
+    for exact, current, _, _, matched, player_id, name, platform, *flags in rows:
         if player_id not in hits:
-            hits[player_id] = PlayerHit(player_id, name, platform, matched, cheater)
+            last_seen, supporter, cheater = flags
+            exact_current_name = bool(exact and current)
+            hits[player_id] = PlayerHit(
+                player_id,
+                name,
+                platform,
+                matched,
+                last_seen,
+                supporter,
+                cheater,
+                exact_current_name,
+            )
         if len(hits) == limit:
             break
     for rating in (

@@ -126,13 +126,14 @@ def test_search_profile_history_matchups_calculator(live_server, seeded, page, s
     assert values == sorted(values, reverse=True)
     shoot(page, "matchups")
 
-    page.get_by_role("navigation", name="Main").get_by_role("link", name="Calculator").click()
-    page.locator("#id_a-rating").fill("1700")
-    page.locator("#id_a-uncertainty").fill("160")
-    page.locator("#id_b-player").fill(busiest.player_id)
-    page.locator("#id_b-character").select_option(busiest.character.code)
+    page.goto(f"{live_server.url}/player/{busiest.player_id}/{busiest.character.code}")
+    page.get_by_role("link", name="Compare with…").click()
+    page.wait_for_url(re.compile(r"/calculator\?a-player="))
+    assert page.locator("#id_a-name").input_value() == name
+    page.locator("#id_b-rating").fill("1700")
+    page.locator("#id_b-uncertainty").fill("160")
     page.get_by_role("button", name="Calculate").click()
-    expected = win_forecast(Contender(1700, 80), Contender.of(busiest))
+    expected = win_forecast(Contender.of(busiest), Contender(1700, 80))
     result = page.locator(".forecast tbody tr").first.inner_text()
     assert f"{100 * expected.a.win_probability:.1f}%" in result
     shoot(page, "calculator")

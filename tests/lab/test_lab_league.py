@@ -10,13 +10,12 @@ from itertools import pairwise
 import pytest
 from django.core.management import call_command
 
-from matches.ratings.base import logistic
 from matches.ratings.metrics import PredictionMetrics
 from matches.selectors.lab import latest_lab_report
 from matches.services.evaluation import DEFAULT_SYSTEMS, evaluate, replay
 from matches.services.evaluation import lab_system as make_system
+from matches.services.tuning import GLICKO_SETTINGS, SYSTEM_NAMES
 from matches.simulation.league import LeagueSimulator
-from players.roster import CODE_TO_ID
 from tests.lab.conftest import LEAGUE_GAMES
 
 pytestmark = pytest.mark.django_db
@@ -24,22 +23,16 @@ pytestmark = pytest.mark.django_db
 
 @pytest.fixture(scope="module")
 def oracle_log_loss(stored_league: LeagueSimulator) -> float:
-    """The log loss of predictions from the hidden skills that decided every game."""
+    """The log loss of the true probabilities (skills and matchup offsets) of every game."""
     league = LeagueSimulator(
         len({player_id for player_id, _ in stored_league.true_skills()}),
         seed=stored_league.seed,
         start=stored_league.start,
         rate=stored_league.rate,
     )
-    skills = league.true_skills()
     metrics = PredictionMetrics()
     for game in league.games(LEAGUE_GAMES):
-        first, second = game["players"]
-        gap = (
-            skills[(first["id"], CODE_TO_ID[first["character"]])]
-            - skills[(second["id"], CODE_TO_ID[second["character"]])]
-        )
-        metrics.add(logistic(gap), 1.0 if game["winner"] == 1 else 0.0)
+        metrics.add(league.win_probability(game), 1.0 if game["winner"] == 1 else 0.0)
     return metrics.log_loss
 
 
@@ -149,20 +142,20 @@ def test_evaluate_ratings_since_a_date(stored_league):
     assert f"{report['games']:,} games replayed in time order since 2026-03-22" in out.getvalue()
 
 
-def test_tune_ratings_finds_values_no_worse_than_the_settings_and_prints_them(stored_league):
+def test_tune_ratings_tunes_every_system_and_prints_the_site_settings(stored_league):
     out = io.StringIO()
     call_command("tune_ratings", "--rounds", "1", stdout=out)
     lines = out.getvalue().splitlines()
-    assert lines[0].startswith("learned from the first 8,400 matches, scored the next 3,600;")
-    rows = {line.split()[0]: line.split()[1:] for line in lines[2:6]}
-    assert rows["RATING_DECAY_CONSTANT"][0] == "3.1"
-    assert rows["RATING_MINIMUM_DEVIATION"][0] == "25"
-    assert rows["RATING_COUNTING_MARGIN"][0] == "0.045"
-    current, best = (float(value) for value in lines[5].split()[-2:])
-    assert lines[5].startswith("held-out log loss")
-    assert best <= current
-    assert math.isfinite(best)
-    assert lines[6].startswith("to use them: set ") or lines[6].startswith("the current")
+    assert lines[0] == "learned from the first 6,000 games, scored the next 6,000"
+    rows = {line.split()[0]: line.split()[1:] for line in lines[2:7]}
+    assert set(rows) == set(SYSTEM_NAMES)
+    for name, (best, default, *_) in rows.items():
+        assert math.isfinite(float(best)) and float(best) <= float(default), name
+    assert [float(row[0]) for row in rows.values()] == sorted(float(r[0]) for r in rows.values())
+    assert rows["elo"][2].startswith("k=")
+    assert {p.split("=")[0] for p in rows["glicko"][2:7]} == set(GLICKO_SETTINGS)
+    assert lines[7].startswith("to run the site's Glicko at its best: set RATING_")
+    assert lines[7].endswith("and run manage.py recompute_ratings")
 
 
 def test_every_registered_system_is_in_the_default_report(report):

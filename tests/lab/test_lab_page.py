@@ -89,7 +89,7 @@ def test_the_latest_evaluation_per_system_with_notes_and_calibration(
     assert "Moonstone has no probability model" in NOTES["moonstone"]
     assert "Moonstone has no probability model" in html
     charts = charts_of(html)
-    assert charts.keys() == {"calibration-overall", "calibration-established"}
+    assert charts.keys() == {"calibration-overall", "calibration-established", "calibration-shown"}
     overall = charts["calibration-overall"]
     assert overall.count('class="chart-diagonal"') == 1
     assert overall.count("<polyline") == len(DEFAULT_SYSTEMS)

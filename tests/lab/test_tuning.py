@@ -1,68 +1,72 @@
-"""The coordinate search behind tune_ratings, on loss functions with a known minimum."""
+"""The fair tuner: each system's own parameters by golden-section coordinate search,
+learned on the earlier part of a history and scored on the later part."""
 
 from __future__ import annotations
 
-from collections import Counter
-from collections.abc import Sequence
+import math
+import random
+from dataclasses import replace
 
-from matches.ratings.glicko import DEFAULT_PARAMS, GlickoParams
-from matches.services.tuning import SEARCH_SPACE, coordinate_search
+import pytest
 
+from matches.services.tuning import SYSTEMS, History, held_out_log_loss, tune_system
 
-class Recorder:
-    """A loss with its minimum at decay 2, minimum deviation 40 and margin 0.02; it
-    counts how often each parameter set is scored and how many passes were asked for."""
-
-    def __init__(self) -> None:
-        self.scored: Counter[GlickoParams] = Counter()
-        self.calls = 0
-
-    def __call__(self, candidates: Sequence[GlickoParams]) -> list[float]:
-        self.calls += 1
-        self.scored.update(candidates)
-        return [
-            (p.decay_constant - 2.0) ** 2
-            + ((p.minimum_deviation - 40.0) / 10.0) ** 2
-            + ((p.counting_margin - 0.02) * 100) ** 2
-            for p in candidates
-        ]
+GLICKO = next(system for system in SYSTEMS if system.name == "glicko")
+HOUR = 3600.0
 
 
-def test_the_search_finds_the_minimum_and_scores_each_set_once():
-    loss = Recorder()
-    best, losses, passes = coordinate_search(loss, DEFAULT_PARAMS)
-    assert (best.decay_constant, best.minimum_deviation, best.counting_margin) == (2.0, 40.0, 0.02)
-    assert losses[best] == 0.0
-    assert losses[DEFAULT_PARAMS] > 0.0
-    assert set(loss.scored.values()) == {1}
-    assert passes == loss.calls
-    # Round one: 6 decay constants, then 3 new minimum deviations and 4 new margins.
-    # Round two, around (2, 40, 0.02): 5 new decays, 3 new deviations, no new margin;
-    # it changes nothing, so the search stops there.
-    assert [len(values) for _, _, values in SEARCH_SPACE] == [6, 4, 5]
-    assert len(losses) == 13 + 8
-    assert passes == 5
-    # Everything else is left as it was.
-    assert best.decay_period_seconds == DEFAULT_PARAMS.decay_period_seconds
-    assert best.initial_deviation == DEFAULT_PARAMS.initial_deviation
+def drifting_history(drift_per_hour: float, *, seed: int = 5) -> History:
+    """200 players whose true skill takes a random walk of `drift_per_hour` points (sd)
+    per hour; 48,000 games over 100 days, so each plays about every 5 hours. The later
+    half is held out."""
+    rng = random.Random(seed)
+    players, games = 200, 48_000
+    skill = [rng.gauss(1500, 150) for _ in range(players)]
+    last_seen = [0.0] * players
+    rows, at = [], 0.0
+    for n in range(games):
+        at += rng.expovariate(1.0 / (100 * 24 * HOUR / games))
+        a, b = rng.sample(range(players), 2)
+        for player in (a, b):
+            hours = (at - last_seen[player]) / HOUR
+            skill[player] += rng.gauss(0.0, drift_per_hour * hours**0.5)
+            last_seen[player] = at
+        p = 1 / (1 + 10 ** ((skill[b] - skill[a]) / 400))
+        rows.append((a, b, 1.0 if rng.random() < p else 0.0, at, int(n >= games // 2)))
+    return History(rows, players, games // 2, games - games // 2)
 
 
-def test_the_current_values_are_always_candidates_and_win_ties():
-    start = GlickoParams(decay_constant=2.5, minimum_deviation=33.0, counting_margin=0.03)
-
-    def flat(candidates: Sequence[GlickoParams]) -> list[float]:
-        return [0.7] * len(candidates)
-
-    best, losses, passes = coordinate_search(flat, start)
-    assert best == start
-    assert start in losses
-    assert passes == 3  # one round over the three constants, nothing changed
+def decay_only(start_decay: float = 3.1):
+    dimension = next(d for d in GLICKO.dimensions if d.name == "decay_constant")
+    return replace(
+        GLICKO,
+        dimensions=(dimension,),
+        start=lambda: {**GLICKO.start(), "decay_constant": start_decay},
+    )
 
 
-def test_a_search_can_stop_after_one_round():
-    loss = Recorder()
-    space = (("decay_constant", "RATING_DECAY_CONSTANT", (1.0, 2.0, 3.0)),)
-    best, losses, passes = coordinate_search(loss, DEFAULT_PARAMS, space, rounds=1)
-    assert best.decay_constant == 2.0
-    assert passes == 1
-    assert len(losses) == 4  # the three candidates and the start (3.1)
+def test_a_known_drift_is_best_fitted_by_a_matching_decay(settings):
+    steady = tune_system(decay_only(), drifting_history(0.0), rounds=1)
+    drifting = tune_system(decay_only(), drifting_history(12.0), rounds=1)
+    assert steady.search.loss <= steady.search.start_loss
+    assert drifting.search.loss <= drifting.search.start_loss
+    # Skill that moves 12 points an hour (sd) is best followed by a deviation that grows
+    # by c = 12 per hour-long period (measured: 12.98); skill that never moves wants it
+    # to grow hardly at all (measured: 0.22, the bottom of the range).
+    assert 9.0 < drifting.search.best["decay_constant"] < 16.0
+    assert steady.search.best["decay_constant"] < 1.0
+
+
+def test_only_the_held_out_games_are_scored_each_predicted_before_it_is_learned():
+    history = drifting_history(5.0)
+    elo = next(system for system in SYSTEMS if system.name == "elo")
+    ratings, loss = [1500.0] * history.ratings, 0.0
+    for a, b, score, _, scored in history.rows:
+        p = 1 / (1 + 10 ** ((ratings[b] - ratings[a]) / 400))
+        if scored:
+            loss -= math.log(p if score else 1 - p)
+        ratings[a] += 24 * (score - p)
+        ratings[b] -= 24 * (score - p)
+    assert held_out_log_loss(elo.build({"k": 24.0}), history) == pytest.approx(
+        loss / history.held_out, rel=1e-12
+    )

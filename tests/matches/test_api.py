@@ -8,6 +8,7 @@ import pytest
 
 from matches.models import CharacterMatchup, Match, SiteStatistic
 from matches.ratings.glicko import rate_game, win_probability
+from matches.selectors.calibration import current_calibration
 from players.models import Rating, RatingSnapshot
 from tests.factories import BASE_TIME
 from tests.fixtures.api_league import ALICE, BOB, GHOST, LAST_GAME_AT
@@ -67,6 +68,8 @@ def test_matches_page_through_every_visible_game(api):
     match, result = expected[0], expected[0].rating
     on_a = match.player_a_id == ALICE.id
     opponent = match.player_b if on_a else match.player_a
+    mine = (result.value_a, result.deviation_a) if on_a else (result.value_b, result.deviation_b)
+    theirs = (result.value_b, result.deviation_b) if on_a else (result.value_a, result.deviation_a)
     assert seen[0] == {
         "id": match.id,
         "played_at": iso(match.played_at),
@@ -86,6 +89,11 @@ def test_matches_page_through_every_visible_game(api):
             "deviation": result.deviation_b if on_a else result.deviation_a,
             "display": seen[0]["opponent_rating"]["display"],
         },
+        # The league's lab run fitted a calibration: shown through it, the model's beside.
+        "win_probability": pytest.approx(
+            current_calibration().shown(win_probability(*mine, *theirs)), abs=1e-12
+        ),
+        "model_win_probability": pytest.approx(win_probability(*mine, *theirs), abs=1e-12),
     }
 
 
@@ -155,8 +163,12 @@ def test_matchup_matrix_rejects_unknown_bracket(api):
 def test_probability_of_two_typed_ratings(api):
     body = api.get(f"{V1}/probability/", {"a": "1700,80", "b": "1500,200"}).json()
 
-    assert body["a"]["win_probability"] == pytest.approx(0.721200, abs=1e-6)
-    assert body["b"]["win_probability"] == pytest.approx(1 - 0.721200, abs=1e-6)
+    assert body["a"]["model_win_probability"] == pytest.approx(0.721200, abs=1e-6)
+    assert body["b"]["model_win_probability"] == pytest.approx(1 - 0.721200, abs=1e-6)
+    calibration = current_calibration()  # fitted by the league's lab run
+    assert calibration.temperature != 1.0
+    assert body["a"]["win_probability"] == pytest.approx(calibration.shown(0.7212), abs=1e-5)
+    assert body["a"]["win_probability"] + body["b"]["win_probability"] == pytest.approx(1.0)
     assert body["a"]["player"] is None and body["a"]["character"] is None
     assert body["a"]["rating"] == {"value": 1700.0, "deviation": 80.0, "display": "1700 ±160"}
     # DESIGN.md 4.3: A 1700/80 loses to B 1500/200 -> A 1678.0926/78.8224, B 1636.5075/180.2274
@@ -191,9 +203,9 @@ def test_probability_of_two_players_ratings(api):
     assert body["a"]["player"]["id"] == ALICE.id
     assert body["b"]["character"]["code"] == "KY"
     assert body["a"]["rating"]["value"] == alice.value
-    assert body["a"]["win_probability"] == pytest.approx(
-        win_probability(alice.value, alice.deviation, bob.value, bob.deviation)
-    )
+    model = win_probability(alice.value, alice.deviation, bob.value, bob.deviation)
+    assert body["a"]["model_win_probability"] == pytest.approx(model)
+    assert body["a"]["win_probability"] == pytest.approx(current_calibration().shown(model))
 
 
 @pytest.mark.parametrize(
@@ -227,6 +239,8 @@ def test_statistics(api):
     assert body["rating_distribution"] == stored["rating_distribution"]
     assert body["floor_distribution"] == stored["floor_distribution"]
     assert body["popularity"] == stored["popularity"]
+    assert body["percentiles"] == stored["percentiles"]
+    assert body["activity"] == stored["activity"]
     assert body["computed_at"]
 
 
@@ -242,4 +256,6 @@ def test_statistics_before_any_refresh(api):
         "rating_distribution": None,
         "floor_distribution": [],
         "popularity": None,
+        "percentiles": [],
+        "activity": None,
     }

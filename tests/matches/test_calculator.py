@@ -1,16 +1,50 @@
-"""The calculator: DESIGN 4.3 reference numbers, the counting rule, players as input."""
+"""The calculator: DESIGN 4.3 reference numbers, the counting rule, players found by name."""
 
 from __future__ import annotations
 
-import pytest
+import html as html_module
+import re
 
+import pytest
+from django.http import QueryDict
+
+from matches.ratings.calibration import calibrated
+from matches.ratings.glicko import win_probability
 from matches.selectors.calculator import Contender, win_forecast
 from players.models import Player, Rating
-from tests.factories import replay
+from tests.factories import replay, store_calibration
 from tests.fixtures.league import rate_replays
 from tests.ratings.reference import COUNTED, REFERENCE
 
 pytestmark = pytest.mark.django_db
+
+# The result section is always there for the script to fill; hidden until there is one.
+NO_RESULT = 'class="forecast" aria-live="polite" data-result hidden>'
+A, B, C, D = (f"10000000000000000{n}" for n in range(1, 5))
+
+
+def visible_text(html: str) -> str:
+    """What a reader sees: the text between tags, outside scripts and attributes."""
+    return html_module.unescape(re.sub(r"<[^>]+>", " ", html))
+
+
+@pytest.fixture
+def named(db) -> None:
+    """A (Sol, Ky; once "Old Guard") beats B (May) and C (Sol); C and D share a name."""
+    rate_replays(
+        [
+            replay(1, A, B, characters=("SO", "MA"), names=("Old Guard", "Mayfly")),
+            replay(2, A, C, characters=("SO", "SO"), names=("Guardian", "Twin")),
+            replay(3, A, D, characters=("KY", "SO"), names=("Guardian", "Twin")),
+            replay(4, A, B, characters=("SO", "MA"), names=("Guardian", "Mayfly")),
+        ]
+    )
+
+
+def rating(player_id: str, code: str) -> Rating:
+    return Rating.objects.select_related("player", "character").get(
+        player_id=player_id, character__code=code
+    )
 
 
 @pytest.mark.parametrize(("a", "b", "a_won", "a_after", "b_after", "p_a"), COUNTED)
@@ -42,8 +76,14 @@ def test_page_with_numbers(client, db):
         "/calculator?a-rating=1500&a-uncertainty=700&b-rating=1500&b-uncertainty=700"
     ).content.decode()
     assert "50.0%" in html
-    assert '1662 ±580 <span class="up">(+162.2)</span>' in html
-    assert '1338 ±580 <span class="down">(\u2212162.2)</span>' in html
+    assert (
+        '<span data-out="after-win">1662 ±580</span> <span class="up" data-out="win-change">'
+        "(+162.2)</span>"
+    ) in html
+    assert (
+        '<span data-out="after-loss">1338 ±580</span> <span class="down" '
+        'data-out="loss-change">(\u2212162.2)</span>'
+    ) in html
     lopsided = client.get(
         "/calculator?a-rating=2000&a-uncertainty=60&b-rating=1400&b-uncertainty=60"
     ).content.decode()
@@ -67,11 +107,86 @@ def test_page_with_players(client, db, django_capture_on_commit_callbacks):
     html = client.get(
         f"/calculator?a-player={a}&a-character=SO&b-rating=1500&b-uncertainty=200"
     ).content.decode()
-    assert "No rating for this player and character." in html
-    assert 'id="result-heading"' not in html
+    assert "We know no such player." in html
+    assert NO_RESULT in html
 
 
 def test_empty_and_incomplete_forms(client, db):
-    assert 'id="result-heading"' not in client.get("/calculator").content.decode()
+    assert NO_RESULT in client.get("/calculator").content.decode()
     html = client.get("/calculator?a-rating=1500&b-rating=1500&b-uncertainty=100").content.decode()
-    assert "Give a rating and its ±, or a player and character." in html
+    assert "Give a player&#x27;s name, or a rating and its ±." in html
+    assert NO_RESULT in html
+
+
+def test_players_by_name_and_only_their_characters(client, named):
+    html = client.get("/calculator?a-name=guard&b-name=mayfly").content.decode()
+    expected = win_forecast(Contender.of(rating(A, "SO")), Contender.of(rating(B, "MA")))
+    assert f"{100 * expected.a.win_probability:.1f}%" in html
+    assert f"{100 * expected.b.win_probability:.1f}%" in html
+    side_a = html.split('data-side="a"')[1].split("</fieldset>")[0]
+    assert 'value="Guardian"' in side_a  # the name the partial one found, as it reads now
+    assert re.findall(r'<option value="(\w*)"', side_a) == ["SO", "KY"]  # theirs, most played first
+    assert f'name="a-player" value="{A}"' in side_a
+    text = visible_text(html)
+    assert A not in text and B not in text  # ids travel in the form, never shown
+
+
+def test_a_past_name_finds_the_player_and_a_character_can_be_chosen(client, named):
+    html = client.get("/calculator?a-name=old+guard&a-character=KY&b-rating=1500&b-uncertainty=200")
+    expected = win_forecast(Contender.of(rating(A, "KY")), Contender(1500, 100))
+    html = html.content.decode()
+    assert f"{100 * expected.a.win_probability:.1f}%" in html
+    assert f'href="/player/{A}/KY"' in html
+    assert re.search(r'<option value="KY"[^>]* selected>', html)
+
+
+def test_a_name_several_players_share_offers_a_choice(client, named):
+    html = client.get("/calculator?a-name=twin&b-rating=1500&b-uncertainty=200").content.decode()
+    assert "Several players match this name: pick one." in html
+    assert NO_RESULT in html
+    links = re.findall(r'<a href="\?([^"]+)"><bdi>Twin</bdi></a>', html)
+    assert len(links) == 2
+    queries = [QueryDict(html_module.unescape(link)) for link in links]
+    assert {query["a-player"] for query in queries} == {C, D}
+    for query in queries:
+        picked = client.get("/calculator?" + query.urlencode()).content.decode()
+        chosen = rating(query["a-player"], "SO")
+        expected = win_forecast(Contender.of(chosen), Contender(1500, 100))
+        assert f"{100 * expected.a.win_probability:.1f}%" in picked
+        assert f'href="/player/{chosen.player_id}/SO"' in picked
+    unknown = client.get("/calculator?a-name=nobody&b-rating=1500&b-uncertainty=200")
+    assert "No player has used this name." in unknown.content.decode()
+
+
+def test_a_profile_links_to_the_calculator_with_its_side_filled(client, named):
+    profile = client.get(f"/player/{A}/KY").content.decode()
+    link = re.search(r'href="(/calculator\?[^"]+)">Compare with…</a>', profile)[1]
+    html = client.get(html_module.unescape(link)).content.decode()
+    side_a = html.split('data-side="a"')[1].split("</fieldset>")[0]
+    assert 'value="Guardian"' in side_a
+    assert re.search(r'<option value="KY"[^>]* selected>', side_a)
+    assert NO_RESULT in html  # the other side is the visitor's to fill
+
+
+def test_every_shown_calculator_probability_goes_through_the_calibration(client, named):
+    store_calibration(2.0)
+    html = client.get("/calculator?a-name=guardian&b-name=mayfly").content.decode()
+    forecast = win_forecast(Contender.of(rating(A, "SO")), Contender.of(rating(B, "MA")))
+    assert forecast.a.model_win_probability == pytest.approx(
+        win_probability(rating(A, "SO").value, rating(A, "SO").deviation,
+                        rating(B, "MA").value, rating(B, "MA").deviation)
+    )  # fmt: skip
+    for side in forecast.sides:
+        assert side.win_probability == pytest.approx(calibrated(side.model_win_probability, 2.0))
+        shown = f'<strong data-out="probability">{100 * side.win_probability:.1f}%</strong>'
+        assert shown in html
+    assert forecast.a.win_probability != pytest.approx(forecast.a.model_win_probability)
+    assert 'data-temperature="2.0"' in html  # the live script shows the same numbers
+
+
+def test_players_by_name_take_a_few_queries_each(client, named, django_assert_max_num_queries):
+    # Per side: current names, past names, their ratings, the chosen rating's player;
+    # and the calibration the probabilities are shown through.
+    with django_assert_max_num_queries(9):
+        html = client.get("/calculator?a-name=guardian&b-name=mayfly").content.decode()
+    assert "data-result hidden" not in html

@@ -10,11 +10,12 @@ import pytest
 
 from matches.models import Match, MatchRating
 from matches.params import glicko_params
-from matches.ratings.glicko import update
+from matches.ratings.calibration import calibrated
+from matches.ratings.glicko import update, win_probability
 from matches.selectors.profile import GameCursor, match_sets, rating_history, rating_profile
 from players.models import Player, PlayerName, Rating
 from players.selectors.rankings import ranked_ratings
-from tests.factories import BASE_TIME, replay
+from tests.factories import BASE_TIME, replay, store_calibration
 from tests.fixtures.league import rate_replays
 from tests.fixtures.pages import PROFILE_QUERY_LIMIT
 
@@ -124,6 +125,53 @@ def test_profile_page_shows_the_rating_card_and_history(client, history):
     assert '<svg class="chart"' in html and "<polyline" in html
     assert f'href="/player/{A}/KY"' not in html  # A has no other character
     assert "Past names" in html
+
+
+def test_history_rows_show_both_ratings_the_odds_and_marks(client, db):
+    """A set of two games against B: an even first game between unsettled ratings, then a
+    lopsided one between established ratings, which does not count (DESIGN 4.4)."""
+    rate_replays([replay(1, A, B)])
+    Rating.objects.filter(player_id=A).update(value=2000, deviation=30)
+    Rating.objects.filter(player_id=B).update(value=1400, deviation=30)
+    rate_replays([replay(2, A, B)])
+
+    (only_set,) = match_sets(sol()).sets
+    even, lopsided = only_set.games_oldest_first
+    assert even.win_probability == even.model_win_probability == pytest.approx(0.5)
+    assert even.uncertain and even.opponent_uncertain and not even.uncounted
+    expected = win_probability(2000, 30, 1400, 30)  # no decay within the hour
+    assert lopsided.model_win_probability == pytest.approx(expected) == pytest.approx(0.968415)
+    assert not lopsided.uncertain and not lopsided.opponent_uncertain
+    assert lopsided.uncounted and lopsided.change == 0
+    assert only_set.win_probability == even.win_probability  # the odds before the set
+    assert only_set.uncounted == 1
+
+    html = client.get(f"/player/{A}/SO").content.decode()
+    history_html = html.split('id="matches-heading"')[1].split("</table>")[0]
+    rows = re.findall(r"<tr[ >].*?</tr>", history_html, re.S)
+    cells = [re.sub(r"<[^>]+>|\s+", " ", row).split() for row in rows[1:]]  # after the head
+    set_row, first, second = cells
+    assert " ".join(set_row).endswith("1500 ±700 ? 1500 ±700 ? 50% 2\u20130 +162 ∅")
+    assert " ".join(first).endswith("game 1 1500 ±700 ? 1500 ±700 ? 50% W +162.2")
+    assert " ".join(second).endswith("game 2 2000 ±60 1400 ±60 97% W 0.0 ∅")
+    assert 'title="1 of 2 games did not count"' in html
+    assert "Did not count: a lopsided game between established players" in html
+    assert "Unsettled: their ± was 150 or more before this game" in html
+
+
+def test_every_shown_history_probability_goes_through_the_calibration(client, history):
+    store_calibration(3.0)  # a model so overconfident its chances are shown much nearer even
+    html = client.get(f"/player/{A}/SO").content.decode()
+    history_html = html.split('id="matches-heading"')[1].split("</table>")[0]
+    game = match_sets(sol()).sets[0].first
+    raw = win_probability(game.value, game.deviation, game.opponent_value, game.opponent_deviation)
+    assert game.model_win_probability == raw
+    assert game.win_probability == pytest.approx(calibrated(raw, 3.0))
+    assert abs(game.win_probability - 0.5) < abs(raw - 0.5) or raw == 0.5
+    # The first set's third game: 84% by the model, 63% once calibrated.
+    third = match_sets(sol()).sets[-1].games[0]  # games newest first
+    assert f"{third.model_win_probability:.0%}" == "84%"
+    assert ">84%<" not in history_html and ">63%<" in history_html
 
 
 def test_ranked_profile_shows_ranks_percentile_peak_and_best_win(

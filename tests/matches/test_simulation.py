@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import csv
+import math
 import statistics
 from collections import Counter, defaultdict
 from datetime import UTC, datetime, timedelta
@@ -13,6 +15,8 @@ from matches.replays import iter_replay_file, parse_replay
 from matches.simulation import LeagueSimulator, write_league
 from matches.simulation.league import CHUNK_GAMES, SET_GAP_SECONDS
 from players.roster import CODE_TO_ID
+
+CODES = {character: code for code, character in CODE_TO_ID.items()}
 
 START = datetime(2026, 1, 5, tzinfo=UTC)
 LATER = datetime(2100, 1, 1, tzinfo=UTC)
@@ -39,8 +43,21 @@ def test_same_seed_same_games_other_seed_other_games() -> None:
     first = list(LeagueSimulator(200, 5, START).games(500))
     assert list(LeagueSimulator(200, 5, START).games(500)) == first
     assert list(LeagueSimulator(200, 6, START).games(500)) != first
-    skills = LeagueSimulator(200, 5, START).true_skills()
-    assert LeagueSimulator(200, 5, START).true_skills() == skills
+    later = START + 20 * WEEK
+    skills = LeagueSimulator(200, 5, START).true_skills(later)
+    assert LeagueSimulator(200, 5, START).true_skills(later) == skills
+    assert LeagueSimulator(200, 6, START).true_skills(later) != skills
+
+
+def test_drift_is_the_same_wherever_play_resumes() -> None:
+    """A league resumed late in its life (the live source after a restart) draws the
+    same skills and games as one that played all along."""
+    moment = START + 30 * WEEK
+    played = LeagueSimulator(300, 9, START, rate=0.001)
+    reference = list(played.games(20_000))
+    resumed = LeagueSimulator(300, 9, START, rate=0.001, position=15_000)
+    assert list(resumed.games(10)) == reference[15_000:15_010]
+    assert resumed.true_skills(moment) == played.true_skills(moment)
 
 
 def test_every_game_is_a_valid_replay(season: list[dict]) -> None:
@@ -145,13 +162,95 @@ def test_skills_have_the_documented_spread(league: LeagueSimulator) -> None:
 
 
 def test_outcomes_follow_the_logistic_model(league: LeagueSimulator, season: list[dict]) -> None:
-    skills = league.true_skills()
-    expected = observed = 0.0
+    """Wins follow the true probabilities, overall and where they are lopsided."""
+    by_bin: dict[int, list[float]] = defaultdict(lambda: [0.0, 0.0, 0.0])
     for game in season:
-        a, b = (skills[p["id"], CODE_TO_ID[p["character"]]] for p in game["players"])
-        expected += 1 / (1 + 10 ** ((b - a) / 400))
-        observed += game["winner"] == 1
-    assert abs(observed - expected) < 0.02 * len(season)
+        probability = league.win_probability(game)
+        row = by_bin[int(probability * 5)]
+        row[0] += 1
+        row[1] += probability
+        row[2] += game["winner"] == 1
+    games, expected, observed = (sum(row[i] for row in by_bin.values()) for i in range(3))
+    assert abs(observed - expected) < 3 * (0.25 * games) ** 0.5
+    for games, expected, observed in by_bin.values():
+        if games >= 500:
+            assert abs(observed - expected) < 4 * (0.25 * games) ** 0.5
+
+
+def test_the_matchup_matrix_is_antisymmetric_and_bounded() -> None:
+    matchups = LeagueSimulator(200, 5, START).true_matchups()
+    characters = len(CODE_TO_ID)
+    assert len(matchups) == characters * (characters - 1)
+    assert all(matchups[y, x] == -offset for (x, y), offset in matchups.items())
+    assert max(abs(offset) for offset in matchups.values()) <= 100
+    assert 25 < statistics.pstdev(matchups.values()) < 50  # drawn from N(0, 40)
+    assert LeagueSimulator(200, 5, START).true_matchups() == matchups
+    assert LeagueSimulator(200, 6, START).true_matchups() != matchups
+
+
+def test_outcomes_carry_the_matchup_matrix(league: LeagueSimulator, season: list[dict]) -> None:
+    """The results are likelier with the offsets than with the skills alone."""
+    matchups = league.true_matchups()
+    skills_by_week: dict[int, dict] = {}
+    with_offsets = skills_only = 0.0
+    for game in season:
+        week = (played_at(game) - START) // WEEK
+        if week not in skills_by_week:
+            skills_by_week[week] = league.true_skills(START + week * WEEK)
+        skills = skills_by_week[week]
+        first, second = game["players"]
+        x, y = CODE_TO_ID[first["character"]], CODE_TO_ID[second["character"]]
+        gap = skills[first["id"], x] - skills[second["id"], y]
+        full = league.win_probability(game)
+        assert full == pytest.approx(1 / (1 + 10 ** (-(gap + matchups.get((x, y), 0)) / 400)))
+        plain = 1 / (1 + 10 ** (-gap / 400))
+        won = game["winner"] == 1
+        with_offsets += math.log(full if won else 1 - full)
+        skills_only += math.log(plain if won else 1 - plain)
+    assert with_offsets > skills_only + 30  # log-likelihood; measured 71
+
+
+def test_skills_drift_over_a_season() -> None:
+    league = LeagueSimulator(2000, 7, START)
+    before, after = league.true_skills(START), league.true_skills(START + 13 * WEEK)
+    changes = [after[key] - before[key] for key in before]
+    assert sum(change > 40 for change in changes) > 0.1 * len(changes)  # some improve
+    assert sum(change < -40 for change in changes) > 0.1 * len(changes)  # some decline
+    assert 30 < statistics.pstdev(changes) < 120
+    # A player's characters move together.
+    by_player: dict[str, set[float]] = defaultdict(set)
+    for (player_id, _), change in zip(before, changes, strict=True):
+        by_player[player_id].add(round(change, 6))
+    assert all(len(moves) == 1 for moves in by_player.values())
+    # Slow: a week moves a skill by about the weekly step, not by the season's drift.
+    next_week = league.true_skills(START + 14 * WEEK)
+    weekly = [next_week[key] - after[key] for key in after]
+    assert statistics.pstdev(weekly) < 0.5 * statistics.pstdev(changes)
+
+
+def test_players_arrive_through_the_first_season() -> None:
+    league = LeagueSimulator(1000, 4, START, rate=60_000 / (90 * 86400))
+    first_week: dict[str, int] = {}
+    for game in league.games(60_000):
+        week = (played_at(game) - START) // WEEK
+        for player in game["players"]:
+            first_week.setdefault(player["id"], week)
+    arrivals = Counter(first_week.values())
+    assert 0.5 * len(first_week) < arrivals[0] < 0.75 * len(first_week)
+    assert sum(count for week, count in arrivals.items() if week >= 6) > 0.1 * len(first_week)
+    assert len(arrivals) >= 12  # someone new nearly every week
+
+
+def test_some_players_take_breaks(season: list[dict]) -> None:
+    """Among players with many games, some have a week without any between busy weeks."""
+    weekly: dict[str, Counter] = defaultdict(Counter)
+    for game in season:
+        week = (played_at(game) - START) // WEEK
+        for player in game["players"]:
+            weekly[player["id"]][week] += 1
+    busy = [weeks for weeks in weekly.values() if sum(weeks.values()) >= 40]
+    breaks = [weeks for weeks in busy if weeks[0] >= 5 and weeks[3] >= 5 and not weeks[1]]
+    assert len(breaks) > 0.02 * len(busy)
 
 
 def test_matchmaking_prefers_similar_skill(league: LeagueSimulator, season: list[dict]) -> None:
@@ -247,6 +346,25 @@ def test_written_files_are_byte_identical_and_readable(tmp_path: Path, name: str
     skills = [Path(f"{path}.skills.csv").read_text() for path in paths]
     assert skills[0] == skills[1]
     assert skills[0].startswith("player_id,character,skill\n")
+    matchups = [Path(f"{path}.matchups.csv").read_text() for path in paths]
+    assert matchups[0] == matchups[1]
+    with Path(f"{paths[0]}.matchups.csv").open(newline="") as handle:
+        rows = {(row["character"], row["opponent"]): float(row["offset"])
+                for row in csv.DictReader(handle)}  # fmt: skip
+    league = LeagueSimulator(200, 8, START, rate=3000 / (90 * 86400))
+    assert rows == {
+        (CODES[x], CODES[y]): pytest.approx(offset, abs=0.005)
+        for (x, y), offset in league.true_matchups().items()
+    }
+    last = league.time_of(2999)
+    with Path(f"{paths[0]}.skills.csv").open(newline="") as handle:
+        written = {(row["player_id"], CODE_TO_ID[row["character"]]): float(row["skill"])
+                   for row in csv.DictReader(handle)}  # fmt: skip
+    # The skills as they stand after the last game, drift included.
+    assert written == {
+        key: pytest.approx(skill, abs=0.005)
+        for key, skill in league.true_skills(last + timedelta(seconds=1)).items()
+    }
     records = list(iter_replay_file(paths[0]))
     assert len(records) == 3000
     assert records[0].payload == next(

@@ -200,7 +200,8 @@ def test_supporters_are_marked_in_rows(client):
     RatingFactory(value=1600.0)
     html = client.get("/").content.decode()
     row = html.split(f"/player/{supporter.player_id}/SO")[1].split("</tr>")[0]
-    assert '<span class="supporter" title="Supports the site">★</span>' in row
+    star = '<span class="supporter" title="Supports the site" role="img" aria-label="Supporter">'
+    assert f"{star}★</span>" in row
     assert html.count("★") == 1
 
 

@@ -34,12 +34,43 @@ def result_ids(html: str) -> list[str]:
     return re.findall(r'<div class="result-name">\s*<a href="/player/(\d+)">', html)
 
 
-def test_exact_name_first_then_partial_matches(client, named):
-    html = client.get("/search?name=sol").content.decode()
-    ids = result_ids(html)
+def test_exact_name_first_then_partial_matches(named):
+    ids = [hit.player_id for hit in search_players("sol")]
     assert ids[0] == A  # exact (case-insensitive) hit on the current name
     assert set(ids) == {A, B, C}
     assert D not in ids
+
+
+def test_one_exact_current_name_goes_straight_to_the_player(client, named):
+    response = client.get("/search?name=SOL")
+    assert (response.status_code, response["Location"]) == (302, f"/player/{A}")
+
+
+def test_two_players_of_the_exact_name_are_listed(client, named):
+    Player.objects.filter(id=C).update(name="sOl")
+    response = client.get("/search?name=sol")
+    assert response.status_code == 200
+    assert result_ids(response.content.decode())[:2] == [A, C]
+
+
+def test_an_exact_past_name_is_listed_not_followed(client, named):
+    response = client.get("/search?name=oldsolmain")
+    assert response.status_code == 200
+    assert result_ids(response.content.decode()) == [A]
+
+
+def test_results_show_games_last_seen_and_supporters(client, named):
+    Player.objects.filter(id=B).update(supporter=True)
+    html = client.get("/search?name=soli").content.decode()
+    b = Player.objects.get(id=B)
+    # B played two rated games (one on each of two characters), last on b.last_seen.
+    assert sum(r.games for r in b.ratings.all()) == 2
+    assert f'2 games ·\n          last seen <time datetime="{b.last_seen.isoformat()}">' in html
+    mark = '<span class="supporter" title="Supports the site" role="img" aria-label="Supporter">'
+    assert f"{mark}★</span>" in html
+    html = client.get("/search?name=xsol").content.decode()
+    assert "1 game ·" in html
+    assert "★" not in html
 
 
 def test_past_names_are_found_and_labelled(client, named):
@@ -52,7 +83,7 @@ def test_results_show_each_characters_rating(client, named):
     hits = search_players("Sol")
     a = next(hit for hit in hits if hit.player_id == A)
     assert sorted(r.character.code for r in a.ratings) == ["KY", "SO"]
-    html = client.get("/search?name=Sol").content.decode()
+    html = client.get("/search?name=So").content.decode()
     for rating in a.ratings:
         assert f'href="/player/{A}/{rating.character.code}"' in html
         assert f"{rating.value:.0f} ±{2 * rating.deviation:.0f}" in html

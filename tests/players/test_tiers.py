@@ -5,7 +5,14 @@ from __future__ import annotations
 import pytest
 from django.core.exceptions import ImproperlyConfigured
 
-from players.tiers import DEFAULT_TIERS, parse_tiers, rank_tier, rating_tiers, tier_for
+from players.tiers import (
+    DEFAULT_TIERS,
+    parse_tiers,
+    rank_tier,
+    rating_tiers,
+    tier_for,
+    tier_ranges,
+)
 
 
 def test_the_default_tiers_apply_when_none_are_configured(settings):
@@ -60,3 +67,14 @@ def test_tiers():
         tier_for(1500, ((1500.0, "High"), (1000.0, "Low")))
     with pytest.raises(ValueError, match="tier"):
         tier_for(1500, ())
+
+
+def test_tier_ranges_give_each_tier_its_span():
+    tiers = ((0.0, "Rookie"), (1500.0, "Pro"), (1800.0, "Legend"))
+    assert tier_ranges(tiers) == [
+        ("Rookie", None, 1500.0),
+        ("Pro", 1500.0, 1800.0),
+        ("Legend", 1800.0, None),
+    ]
+    assert tier_ranges(((1000.0, "All"),)) == [("All", None, None)]
+    assert tier_ranges(()) == []

@@ -16,7 +16,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from matches.ratings import glicko
-from matches.ratings.glicko2 import Glicko2, Glicko2Params, Glicko2State, rate_period
+from matches.ratings.glicko2 import SCALE, Glicko2, Glicko2Params, Glicko2State, rate_period
 
 EXAMPLE = [(1400, 30, 1.0), (1550, 100, 0.0), (1700, 300, 0.0)]
 
@@ -100,8 +100,8 @@ def test_one_game_system_is_a_one_game_period(rating, deviation, vol, opp_rating
     a = Glicko2State(rating, deviation, vol)
     b = Glicko2State(opp_rating, opp_dev, 0.06)
     new_a, new_b = system.update(a, b, score, 0.0)
-    assert new_a == pytest.approx(rate_period(rating, deviation, vol, [(*b[:2], score)]))
-    assert new_b == pytest.approx(rate_period(*b, [(rating, deviation, 1.0 - score)]))
+    assert new_a[:3] == pytest.approx(rate_period(rating, deviation, vol, [(*b[:2], score)]))
+    assert new_b[:3] == pytest.approx(rate_period(*b[:3], [(rating, deviation, 1.0 - score)]))
     assert math.isfinite(new_a.volatility) and new_a.volatility > 0
     if score == 1.0:
         assert new_a.rating >= rating and new_b.rating <= opp_rating
@@ -110,8 +110,24 @@ def test_one_game_system_is_a_one_game_period(rating, deviation, vol, opp_rating
 def test_system_defaults_and_prediction():
     system = Glicko2()
     state = system.initial()
-    assert state == (1500, 350, 0.06)
+    assert state == (1500, 350, 0.06, None)
     assert system.expected_score(state, state, 0.0) == 0.5
     a, b = Glicko2State(1700, 80, 0.06), Glicko2State(1500, 200, 0.06)
     assert system.expected_score(a, b, 0.0) == glicko.win_probability(1700, 80, 1500, 200)
     assert system.display(a) == 1700
+
+
+def test_idle_periods_grow_the_deviation_by_the_volatility():
+    day = 86400.0
+    system = Glicko2(Glicko2Params(period_seconds=day))
+    a, b = Glicko2State(1600, 60, 0.06), Glicko2State(1500, 60, 0.06)
+    a, b = system.update(a, b, 1.0, 0.0)  # the first game starts both clocks
+    assert a.period_start == b.period_start == 0.0
+    idle = system.idle_to(a, 10.5 * day)  # ten whole periods; the half carries over
+    sigma = SCALE * a.volatility
+    assert idle.deviation == pytest.approx(math.sqrt(a.deviation**2 + 10 * sigma**2))
+    assert idle.period_start == 10 * day
+    assert system.idle_to(a, 0.9 * day) == a
+    assert Glicko2().idle_to(a, 1e9) == a  # no period length: time plays no part
+    capped = system.idle_to(a._replace(volatility=1.0), 1e9)
+    assert capped.deviation == 350.0

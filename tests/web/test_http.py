@@ -131,6 +131,29 @@ def test_unknown_urls_are_json_404s_and_missing_slashes_redirect(api):
     assert no_slash["Location"] == f"{V1}/rankings/"
 
 
+def test_the_version_root_lists_every_endpoint_with_absolute_urls(api, django_assert_num_queries):
+    with django_assert_num_queries(0):
+        response = api.get(f"{V1}/")
+    assert response.status_code == 200
+    index = response.json()
+    endpoints = index["endpoints"]
+    assert endpoints["rankings"] == "http://testserver/api/v1/rankings/"
+    assert endpoints["rating"] == "http://testserver/api/v1/players/{player_id}/{character}/"
+    # Exactly the endpoints the other tests call, as templates.
+    routes = (
+        path.partition("?")[0].replace(ALICE.id, "{player_id}").replace("SO/", "{character}/")
+        for path in ENDPOINTS
+    )
+    assert sorted(endpoints.values()) == sorted(f"http://testserver{V1}/{r}" for r in routes)
+    assert (index["schema"], index["docs"]) == (
+        "http://testserver/api/schema/",
+        "http://testserver/api/docs/",
+    )
+    for url in endpoints.values():
+        if "{" not in url:
+            assert api.get(url.removeprefix("http://testserver")).status_code in (200, 400)
+
+
 def test_schema_and_docs_are_served_without_a_cdn(api):
     schema = api.get("/api/schema/", HTTP_ACCEPT="application/vnd.oai.openapi+json")
     docs = api.get("/api/docs/")

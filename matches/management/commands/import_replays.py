@@ -13,6 +13,7 @@ from matches.services.ingest import (
     store_replays,
 )
 from matches.services.rating.incremental import rate_pending_matches
+from matches.services.statistics import refresh_statistics
 from players.models import Player, PlayerName
 
 
@@ -24,7 +25,9 @@ class Command(BaseCommand):
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("paths", nargs="+", type=Path)
         parser.add_argument(
-            "--rate", action="store_true", help="rate the pending matches after importing"
+            "--rate",
+            action="store_true",
+            help="rate the pending matches after importing, then refresh (as `refresh` does)",
         )
 
     def handle(self, *args, paths: list[Path], rate: bool, **options) -> None:
@@ -55,3 +58,5 @@ class Command(BaseCommand):
         if rate:
             run = rate_pending_matches(batch_size=50_000)
             self.stdout.write(f"rated {run.rated} matches, {run.counted} counted")
+            refresh_statistics()
+            self.stdout.write("refreshed ratings, ranks and statistics")

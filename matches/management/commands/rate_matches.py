@@ -1,10 +1,14 @@
 from django.core.management.base import BaseCommand, CommandParser
 
 from matches.services.rating.incremental import rate_pending_matches
+from matches.services.statistics import refresh_statistics
 
 
 class Command(BaseCommand):
-    help = "Rate every stored match that is not rated yet, in time order."
+    help = (
+        "Rate every stored match that is not rated yet, in time order, then run the periodic "
+        "refresh (as `refresh` does) so that the pages are complete without a worker."
+    )
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--batch-size", type=int, default=None)
@@ -16,3 +20,5 @@ class Command(BaseCommand):
         self.stdout.write(
             f"rated {run.rated} matches in {run.batches} batches, {run.counted} counted"
         )
+        refresh_statistics()
+        self.stdout.write("refreshed ratings, ranks and statistics")

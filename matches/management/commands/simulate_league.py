@@ -1,20 +1,23 @@
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.utils import timezone
 
-from matches.simulation.league import DEFAULT_DAYS, DEFAULT_START, write_league
+from matches.simulation.league import DEFAULT_DAYS, write_league
 
 
-def _start(text: str) -> datetime:
+def _moment(text: str) -> datetime:
     moment = datetime.fromisoformat(text)
     return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
 
 
 class Command(BaseCommand):
     help = (
-        "Write a simulated league's replays (DESIGN section 5 format) and its hidden skills "
-        "(<out>.skills.csv). The same arguments give the same files."
+        "Write a simulated league's replays (DESIGN section 5 format), its hidden skills "
+        "(<out>.skills.csv) and matchup offsets (<out>.matchups.csv). By default the league "
+        "ends now, so that its ratings are current once rated; give --start or --end for "
+        "files that the same arguments reproduce."
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
@@ -23,12 +26,10 @@ class Command(BaseCommand):
         parser.add_argument("--seed", type=int, default=1)
         parser.add_argument("--out", type=Path, required=True, help="FILE.jsonl or FILE.jsonl.gz")
         parser.add_argument("--days", type=float, default=DEFAULT_DAYS, help="season length")
-        parser.add_argument(
-            "--start",
-            type=_start,
-            default=DEFAULT_START,
-            help=f"ISO date of the first game (default {DEFAULT_START.date()}); pick a recent "
-            "date for ratings that are not yet decayed today",
+        when = parser.add_mutually_exclusive_group()
+        when.add_argument("--start", type=_moment, help="ISO date or time of the first game")
+        when.add_argument(
+            "--end", type=_moment, help="ISO date or time the season ends (default: now)"
         )
 
     def handle(
@@ -39,14 +40,17 @@ class Command(BaseCommand):
         seed: int,
         out: Path,
         days: float,
-        start: datetime,
+        start: datetime | None,
+        end: datetime | None,
         **options,
     ) -> None:
         if players < 2 or games < 0 or days <= 0:
             raise CommandError("need at least 2 players, no negative games and a positive --days")
+        if start is None:
+            start = (end or timezone.now().replace(microsecond=0)) - timedelta(days=days)
         try:
             written = write_league(out, players, games, seed, start=start, days=days)
         except ValueError as error:
             raise CommandError(str(error)) from error
         self.stdout.write(f"wrote {written} games among {players} players to {out}")
-        self.stdout.write(f"hidden skills in {out}.skills.csv")
+        self.stdout.write(f"hidden skills in {out}.skills.csv, matchups in {out}.matchups.csv")

@@ -1,0 +1,155 @@
+"""Calibration of shown win probabilities (DESIGN.md section 4.5, last point).
+
+A model's probability p is shown as sigmoid(logit(p) / T): one temperature T fitted by
+maximum likelihood on games each predicted before it was learned. T > 1 softens an
+overconfident model, T < 1 sharpens a timid one, T = 1 changes nothing; the map is
+monotone and keeps 50% at 50%, so a favourite stays the favourite.
+
+Predictions are kept as a histogram of their logits (bins of 0.01), which makes the
+fit cost nothing per game beyond one dictionary update and keeps memory flat. Pure
+Python, no Django.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from typing import NamedTuple
+
+from matches.ratings.metrics import CalibrationBin
+
+BIN_WIDTH = 0.01
+MAX_LOGIT = 15.0  # about 1 in 3 million: more certain predictions count as this certain
+# The fitted temperature stays within these. Below, the data are degenerate (every
+# favourite won), not evidence of a timid model; above, the model knows nothing (a
+# young site) and its chances are shown as near coin flips, as they deserve.
+TEMPERATURE_RANGE = (0.25, 1000.0)
+
+
+def logit(probability: float) -> float:
+    p = min(max(probability, 1e-12), 1.0 - 1e-12)
+    return max(-MAX_LOGIT, min(MAX_LOGIT, math.log(p / (1.0 - p))))
+
+
+def sigmoid(x: float) -> float:
+    if x >= 0:
+        return 1.0 / (1.0 + math.exp(-x))
+    e = math.exp(x)
+    return e / (1.0 + e)
+
+
+def calibrated(probability: float, temperature: float) -> float:
+    """The shown probability for a model probability."""
+    if temperature == 1.0:
+        return probability
+    return sigmoid(logit(probability) / temperature)
+
+
+class LogitBin(NamedTuple):
+    mean_logit: float
+    games: int
+    wins: float  # the predicted side's score, summed (a draw counts half)
+
+
+class LogitHistogram:
+    """Predictions grouped by logit: (games, wins, sum of logits) per bin."""
+
+    __slots__ = ("_bins",)
+
+    def __init__(self) -> None:
+        self._bins: dict[int, list[float]] = {}
+
+    def add(self, probability: float, score: float) -> None:
+        x = logit(probability)
+        cell = self._bins.get(key := round(x / BIN_WIDTH))
+        if cell is None:
+            self._bins[key] = [1, score, x]
+        else:
+            cell[0] += 1
+            cell[1] += score
+            cell[2] += x
+
+    def bins(self) -> list[LogitBin]:
+        return [
+            LogitBin(total / games, int(games), wins) for games, wins, total in self._bins.values()
+        ]
+
+    @property
+    def games(self) -> int:
+        return int(sum(cell[0] for cell in self._bins.values()))
+
+
+class TemperatureFit(NamedTuple):
+    temperature: float
+    games: int
+    log_loss_before: float
+    log_loss_after: float
+
+
+def _log_loss(bins: list[LogitBin], scale: float) -> float:
+    total, games = 0.0, 0
+    for x, n, wins in bins:
+        z = scale * x
+        # -log sigmoid(z) and -log sigmoid(-z), finite for any z
+        loss_win = math.log1p(math.exp(-z)) if z > -30 else -z
+        loss_lose = math.log1p(math.exp(z)) if z < 30 else z
+        total += wins * loss_win + (n - wins) * loss_lose
+        games += n
+    return total / games if games else math.nan
+
+
+def fit_temperature(bins: Iterable[LogitBin], *, steps: int = 50) -> TemperatureFit:
+    """The temperature with the lowest log loss on these predictions (Newton on 1/T).
+
+    The log loss is convex in the scale 1/T, so Newton from 1 converges; a step is
+    halved while it would raise the loss. With no games, or predictions that carry
+    no information (all at 50%), T stays 1; it is kept within TEMPERATURE_RANGE.
+    """
+    bins = [b for b in bins if b.games]
+    before = _log_loss(bins, 1.0)
+    scale = 1.0
+    for _ in range(steps):
+        slope = curvature = 0.0
+        for x, n, wins in bins:
+            p = sigmoid(scale * x)
+            slope += x * (n * p - wins)
+            curvature += x * x * n * p * (1.0 - p)
+        if curvature <= 0.0:
+            break
+        step = slope / curvature
+        current = _log_loss(bins, scale)
+        while scale - step <= 0.0 or _log_loss(bins, scale - step) > current + 1e-15:
+            step /= 2
+            if abs(step) < 1e-12:
+                break
+        scale -= step
+        if abs(step) < 1e-9:
+            break
+    low, high = TEMPERATURE_RANGE
+    scale = min(max(scale, 1.0 / high), 1.0 / low)
+    games = sum(b.games for b in bins)
+    return TemperatureFit(1.0 / scale, games, before, _log_loss(bins, scale))
+
+
+def reliability(
+    bins: Iterable[LogitBin], temperature: float = 1.0, count: int = 10
+) -> list[CalibrationBin]:
+    """Predictions (as shown under `temperature`) in `count` equal bins of probability,
+    with how often the predicted side won: a reliability diagram's points."""
+    games, predicted, observed = [0] * count, [0.0] * count, [0.0] * count
+    for x, n, wins in bins:
+        p = sigmoid(x / temperature)
+        index = min(int(p * count), count - 1)
+        games[index] += n
+        predicted[index] += p * n
+        observed[index] += wins
+    return [
+        CalibrationBin(
+            i / count,
+            (i + 1) / count,
+            games[i],
+            predicted[i] / games[i] if games[i] else math.nan,
+            observed[i] / games[i] if games[i] else math.nan,
+        )
+        for i in range(count)
+    ]

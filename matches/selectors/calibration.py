@@ -1,0 +1,52 @@
+"""The calibration every shown win probability goes through (DESIGN.md section 4.5):
+every page and API field that shows a probability takes it from `Calibration.shown`,
+read once per page or response; the raw model probability stays available in the API
+as `model_win_probability` (static/js/calculator-1.0.js mirrors `shown`).
+
+The lab fits it on the site's own history (matches.services.evaluation) and stores it
+as the SiteStatistic "calibration"; until then the model's probabilities are shown
+as they are.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from matches.models import SiteStatistic
+from matches.ratings.calibration import calibrated
+
+CALIBRATION_STATISTIC = "calibration"
+
+
+@dataclass(frozen=True)
+class Calibration:
+    """One temperature on the logit of the site's P(win), and where it came from."""
+
+    temperature: float = 1.0
+    fitted_at: datetime | None = None  # None: never fitted, probabilities shown as they are
+    games: int = 0
+    log_loss_before: float | None = None
+    log_loss_after: float | None = None
+
+    def shown(self, model_probability: float) -> float:
+        """The probability a page or the API shows for a model probability."""
+        return calibrated(model_probability, self.temperature)
+
+
+NO_CALIBRATION = Calibration()
+
+
+def current_calibration() -> Calibration:
+    """The latest fitted calibration (one query); read it once per page or response."""
+    data = SiteStatistic.objects.filter(key=CALIBRATION_STATISTIC).values_list("data", flat=True)
+    stored = data.first()
+    if not stored:
+        return Calibration()
+    return Calibration(
+        temperature=stored["temperature"],
+        fitted_at=datetime.fromisoformat(stored["fitted_at"]),
+        games=stored["games"],
+        log_loss_before=stored["log_loss_before"],
+        log_loss_after=stored["log_loss_after"],
+    )
