@@ -158,12 +158,14 @@ def _y_axis(ticks: list[float], y: Callable[[float], float]) -> list[str]:
     return parts
 
 
-def _x_label(px: float, text: str) -> str:
+def _x_label(px: float, text: str, index: int) -> str:
+    """A label under the x axis; every other one (index odd) is left out on phones."""
+    css = "chart-label chart-label-odd" if index % 2 else "chart-label"
     anchor = "middle"
     if px > WIDTH - EDGE_LABEL:
         px, anchor = WIDTH - 2, "end"
     return (
-        f'<text class="chart-label" x="{px:.1f}" y="{HEIGHT - BOTTOM + 28}" '
+        f'<text class="{css}" x="{px:.1f}" y="{HEIGHT - BOTTOM + 28}" '
         f'text-anchor="{anchor}">{escape(text)}</text>'
     )
 
@@ -188,6 +190,8 @@ def rating_chart(
     end = max(end or points[-1].at, points[-1].at)
     if end - start < timedelta(hours=1):
         start, end = start - timedelta(minutes=30), end + timedelta(minutes=30)
+    # A point on the left edge would show half its dot and band: leave it a margin.
+    start = min(start, points[0].at - (end - start) / 40)
     span = end - start
     low = min(p.value - min(2 * p.deviation, MAX_BAND_SHOWN) for p in points)
     high = max(p.value + min(2 * p.deviation, MAX_BAND_SHOWN) for p in points)
@@ -239,7 +243,9 @@ def rating_chart(
         ]
     body.append("</g>")
     axis = time_ticks(start, end)
-    body += [_x_label(x(m), _time_label(m, axis.label_format)) for m in axis.moments]
+    body += [
+        _x_label(x(m), _time_label(m, axis.label_format), i) for i, m in enumerate(axis.moments)
+    ]
     first = points[0]
     description = (
         f"From {first.value:.0f} ±{2 * first.deviation:.0f} on {first.at:%Y-%m-%d} "
@@ -273,7 +279,7 @@ def bar_chart(chart_id: str, bars: Sequence[Bar], *, title: str, labels: int = 8
             f"<title>{escape(bar.tooltip)}</title></rect>"
         )
         if i % every == 0:
-            body.append(_x_label(left + slot / 2, bar.label))
+            body.append(_x_label(left + slot / 2, bar.label, i // every))
     largest = max(bars, key=lambda bar: bar.value)
     description = f"{len(bars)} bars; the largest is {largest.tooltip}."
     return _svg(chart_id, title, description, body)

@@ -98,7 +98,10 @@ def test_rating_chart_draws_line_band_and_tooltips():
     assert svg.count("<circle") == 10
     assert "<title>2026-11-01 09:00 UTC: 1590 ±182</title>" in svg
     assert svg.count("<polyline") == 1 and svg.count("<polygon") == 1
-    assert "From 1500 ±200 on 2026-11-01 to 1590 ±182 on 2026-11-01, 10 points, up to 2026-11-01." in svg
+    assert (
+        "From 1500 ±200 on 2026-11-01 to 1590 ±182 on 2026-11-01, 10 points, up to 2026-11-01."
+        in svg
+    )
 
 
 def test_rating_chart_drops_dots_for_long_histories_and_handles_empty_ranges():
@@ -125,7 +128,7 @@ def test_bar_chart_escapes_labels_and_thins_them():
     bars = [Bar(f"<{i}>", i, f"bar <{i}>") for i in range(1, 41)]
     svg = bar_chart("bars", bars, title="Bars", labels=8)
     assert svg.count('class="chart-bar"') == 40
-    assert svg.count('class="chart-label"') - svg.count('text-anchor="end"') == 8
+    assert svg.count('y="264" text-anchor') == 8  # the x labels
     assert "<title>bar &lt;40&gt;</title>" in svg
     assert "<4>" not in svg
 
