@@ -32,6 +32,12 @@ LABEL_SIZES = """() => [...document.querySelectorAll('svg.chart .chart-label')].
   parseFloat(getComputedStyle(label).fontSize) * label.ownerSVGElement.getScreenCTM().a)"""
 
 
+ONE_WORD_NAMES_ON_SEVERAL_LINES = """() => [...document.querySelectorAll('table.ranking bdi')]
+  .filter(name => !/\\s/.test(name.textContent) && name.textContent.length <= 16)
+  .filter(name => name.getClientRects().length > 1)
+  .map(name => name.textContent)"""
+
+
 @pytest.fixture
 def phone(browser):
     context = browser.new_context(viewport=PHONE)
@@ -81,6 +87,9 @@ def test_every_page_fits_a_phone(live_server, phone, browser):
         first_row = phone.locator("table.ranking tbody tr").first
         box = first_row.bounding_box()
         assert box["y"] + box["height"] <= PHONE["height"], path
+        # Names wrap between words: a one-word name of up to 16 letters keeps to one line.
+        broken = phone.evaluate(ONE_WORD_NAMES_ON_SEVERAL_LINES)
+        assert broken == [], path
         rating_cell = first_row.locator("td.num").nth(1)
         cell = rating_cell.bounding_box()
         assert "±" in rating_cell.inner_text() and cell["x"] + cell["width"] <= PHONE["width"]
