@@ -328,7 +328,11 @@ class SiteStatisticsSerializer(serializers.Serializer):
         allow_null=True, help_text="When the statistics were last refreshed; null: never yet."
     )
     totals = TotalsSerializer(allow_null=True, help_text="Site totals; null before a refresh.")
-    games_per_day = GamesOnDaySerializer(many=True, help_text="The last 90 days, oldest first.")
+    games_per_day = GamesOnDaySerializer(
+        many=True,
+        help_text="Each day (UTC) from the first with games in the last 90 days to the day "
+        "of the refresh, oldest first; a day without games has 0.",
+    )
     rating_distribution = RatingDistributionSerializer(
         allow_null=True, help_text="Ranked ratings by value."
     )

@@ -12,6 +12,7 @@ from typing import NamedTuple
 
 from django.conf import settings
 from django.db.models import Q
+from django.utils import timezone
 
 from matches.models import Match, MatchRating
 from matches.params import glicko_params
@@ -249,9 +250,10 @@ def _points_after_games(rating: Rating, since: datetime, limit: int) -> list[His
 
 
 def rating_history(
-    rating: Rating, history_range: str = DEFAULT_HISTORY_RANGE
+    rating: Rating, history_range: str = DEFAULT_HISTORY_RANGE, *, until: datetime | None = None
 ) -> list[HistoryPoint]:
-    """Points for the rating chart, oldest first, over a range ending at the last game.
+    """Points for the rating chart, oldest first, over a range ending `until` (the page
+    passes now), by default at the last game (the API's "days of play").
 
     Short ranges have a point per game (the rating after it, from the match rows);
     'all' has one per day played (daily snapshots). One or two queries.
@@ -266,7 +268,7 @@ def rating_history(
         ]
     if rating.last_played_at is None:
         return []
-    return _points_after_games(rating, rating.last_played_at - span, HISTORY_GAME_POINTS)
+    return _points_after_games(rating, (until or rating.last_played_at) - span, HISTORY_GAME_POINTS)
 
 
 @dataclass(frozen=True)
@@ -450,9 +452,10 @@ def rating_profile(
     history_range: str = DEFAULT_HISTORY_RANGE,
     before: GameCursor | None = None,
     after: GameCursor | None = None,
+    now: datetime | None = None,
 ) -> RatingProfile | None:
-    """Everything the profile page shows (None if the player or rating is unknown or hidden);
-    the fair opponents take three of its queries."""
+    """Everything the profile page shows (None if the player or rating is unknown or hidden),
+    its history range ending `now`; the fair opponents take three of its queries."""
     overview = rating_overview(player_id, character_code)
     if overview is None:
         return None
@@ -460,7 +463,7 @@ def rating_profile(
     return RatingProfile(
         overview,
         history_range,
-        rating_history(rating, history_range),
+        rating_history(rating, history_range, until=now or timezone.now()),
         match_sets(rating, before=before, after=after),
         good_matches(rating),
     )

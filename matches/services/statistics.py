@@ -61,7 +61,16 @@ def _games_per_day(now: datetime) -> list[dict[str, Any]]:
         .annotate(games=Count("id"))
         .order_by("day")
     )
-    return [{"day": row["day"].isoformat(), "games": row["games"]} for row in rows]
+    games = {row["day"]: row["games"] for row in rows}
+    if not games:
+        return []
+    # Every day from the first with games to today, quiet ones at zero, so that the bars
+    # are evenly spaced in time and the chart ends today.
+    first, last = min(games), max(now.date(), *games)
+    return [
+        {"day": day.isoformat(), "games": games.get(day, 0)}
+        for day in (first + timedelta(days=i) for i in range((last - first).days + 1))
+    ]
 
 
 def _rating_distribution() -> dict[str, Any]:
