@@ -109,7 +109,18 @@ def players_meant(name: str, player_id: str = "") -> list[PlayerHit]:
         if found is None:
             return []
         player = found.player
-        return [PlayerHit(player.id, player.name, player.platform, player.name, found.ratings)]
+        return [
+            PlayerHit(
+                player.id,
+                player.name,
+                player.platform,
+                matched_name=player.name,
+                last_seen=player.last_seen,
+                supporter=player.supporter,
+                exact_current_name=True,
+                ratings=found.ratings,
+            )
+        ]
     hits = search_players(name, limit=CANDIDATES)
     picked = [hit for hit in hits if hit.player_id == player_id]
     exact = [hit for hit in hits if hit.matched_name.casefold() == name.casefold()]
