@@ -38,7 +38,7 @@ def rate_matches() -> int:
 
 @shared_task(autoretry_for=DATABASE_UNAVAILABLE, **_RETRY)
 def refresh_statistics() -> None:
-    """Decay idle ratings, re-rank, recompute the site statistics."""
+    """Decay idle ratings, re-rank, rebuild character matchups, recompute the site statistics."""
     refresh_statistics_service()
 
 

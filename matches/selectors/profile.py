@@ -15,6 +15,7 @@ from django.db.models import Q
 from matches.models import Match, MatchRating
 from matches.params import glicko_params
 from matches.ratings.glicko import update
+from matches.selectors.matchups import PlayerMatchups, player_matchups
 from matches.selectors.opponents import fair_opponents
 from players.models import Character, Player, Rating
 from players.roster import ROSTER
@@ -382,6 +383,7 @@ class RatingProfile:
     history: list[HistoryPoint]
     matches: MatchSetPage
     opponents: list[GoodMatch]  # fair opponents, fairest first
+    matchups: PlayerMatchups
 
     @property
     def rating(self) -> Rating:
@@ -408,6 +410,7 @@ def rating_profile(
         rating_history(rating, history_range),
         match_sets(rating, before=before, after=after),
         good_matches(rating),
+        player_matchups(overview.matchups),
     )
 
 
