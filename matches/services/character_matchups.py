@@ -17,7 +17,7 @@ from django.db import connection, transaction
 
 from matches.models import CharacterMatchup, Match, MatchRating
 from matches.ratings.matchup_offset import DifferenceBin, fit_offset
-from matches.services.locks import CHARACTER_MATCHUPS_LOCK, acquire_transaction_lock
+from matches.services.locks import RATING_WRITER_LOCK, acquire_transaction_lock
 from players.models import Player, Rating
 
 # Games whose rating differences fall within this many points share a bin: the fit
@@ -73,6 +73,8 @@ def _aggregate_sql(*, members_only: bool) -> str:
         if members_only
         else ""
     )
+    # A few flagged players among very many: a small hashed set, not two joins.
+    flagged = f"SELECT id FROM {players} WHERE hidden OR cheater"
     return f"""
         SELECT m.character_a_id, m.character_b_id,
                COUNT(*),
@@ -81,11 +83,9 @@ def _aggregate_sql(*, members_only: bool) -> str:
                SUM(1.0 / (1.0 + POWER(10.0, (r.value_b - r.value_a) / 400.0)))
         FROM {ratings} r
         JOIN {matches} m ON m.id = r.match_id
-        JOIN {players} pa ON pa.id = m.player_a_id
-        JOIN {players} pb ON pb.id = m.player_b_id
         {members}
         WHERE r.counted AND m.character_a_id <> m.character_b_id
-          AND NOT pa.hidden AND NOT pa.cheater AND NOT pb.hidden AND NOT pb.cheater
+          AND m.player_a_id NOT IN ({flagged}) AND m.player_b_id NOT IN ({flagged})
         GROUP BY m.character_a_id, m.character_b_id,
                  ROUND((r.value_a - r.value_b) / %(bin)s)
     """
@@ -142,8 +142,12 @@ def matchup_rows(
 def rebuild_character_matchups() -> int:
     """Replace every character matchup by a fit over the counted games of now-unflagged
     players (top-N brackets: both players ranked that high on their character now);
-    returns how many rows it wrote. The caller bumps the cache generation."""
-    acquire_transaction_lock(CHARACTER_MATCHUPS_LOCK, wait=True)
+    returns how many rows it wrote. The caller bumps the cache generation.
+
+    It holds the rating writer's lock, so it reads no half-rated batch and no table a
+    recompute has emptied, and two rebuilds never interleave (a recompute, which holds
+    the lock already, calls it too)."""
+    acquire_transaction_lock(RATING_WRITER_LOCK, wait=True)
     largest = max(limit for limit in BRACKET_LIMITS.values() if limit is not None)
     members = top_rated_keys(largest)
     prior_deviation = settings.MATCHUP_PRIOR_DEVIATION

@@ -169,8 +169,9 @@ def recompute_all_ratings(
             with bulk.indexes_built_after((Rating,)):
                 insert_numbered_ratings(ledger)
                 refresh_ranks()
+            # On PostgreSQL, while the matchup process is still encoding.
+            rebuild_character_matchups()
             matchups.write(fresh=True)
-        rebuild_character_matchups()
     bulk.analyze(_DERIVED_MODELS)
     bump_generation()
     return RatingRun(rated, counted, batches)
