@@ -1,7 +1,8 @@
 """Player matchups become running sums (DESIGN.md section 4.5) instead of Glicko ratings.
 
 A Glicko matchup rating cannot be turned into sums over games, so the rows are emptied
-both ways: run `recompute_ratings` after migrating to fill them again."""
+both ways; matches 0004 fills the sums from the stored match ratings (going back, they
+stay empty until a recompute with the old code)."""
 
 from django.db import migrations, models
 

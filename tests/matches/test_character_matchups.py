@@ -148,6 +148,14 @@ def test_mirrored_cells_sum_to_one_and_a_character_against_itself_is_even(league
         assert played > (100 if bracket == "all" else 0)
 
 
+def test_a_cell_sides_with_its_wins_against_expectation(league):
+    rows = CharacterMatchup.objects.filter(bracket="all")
+    decided = [m for m in rows if abs(m.wins - m.expected_wins) > 0.5]
+    assert len(decided) > 100
+    for m in decided:
+        assert (m.offset > 0) == (m.wins > m.expected_wins), m
+
+
 @pytest.mark.parametrize("wins", [0, 3, 7, 9])
 def test_a_losing_record_at_equal_ratings_never_shows_above_even(client, wins):
     sol, ky = PlayerFactory(), PlayerFactory()
