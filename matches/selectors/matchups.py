@@ -24,7 +24,10 @@ class MatchupEstimate:
     expected_wins: float  # from the pre-game ratings alone, the offset left out
 
     @classmethod
-    def of(cls, offset: Offset | None, wins: int, losses: int, expected_wins: float):
+    def of(
+        cls, offset: Offset | None, wins: int, losses: int, expected_wins: float
+    ) -> MatchupEstimate:
+        """The estimate, or one without an offset when there were no games."""
         return cls(offset if wins + losses else None, wins, losses, expected_wins)
 
     @property
