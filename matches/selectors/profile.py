@@ -18,6 +18,7 @@ from matches.models import Match, MatchRating
 from matches.params import glicko_params
 from matches.ratings.glicko import update, win_probability
 from matches.selectors.calibration import NO_CALIBRATION, Calibration, current_calibration
+from matches.selectors.matchups import PlayerMatchups, player_matchups
 from matches.selectors.opponents import fair_opponents
 from players.models import Character, Player, Rating
 from players.roster import ROSTER
@@ -439,6 +440,7 @@ class RatingProfile:
     history: list[HistoryPoint]
     matches: MatchSetPage
     opponents: list[GoodMatch]  # fair opponents, fairest first
+    matchups: PlayerMatchups
 
     @property
     def rating(self) -> Rating:
@@ -466,6 +468,7 @@ def rating_profile(
         rating_history(rating, history_range, until=now or timezone.now()),
         match_sets(rating, before=before, after=after),
         good_matches(rating),
+        player_matchups(overview.matchups),
     )
 
 

@@ -16,6 +16,7 @@ from django.db.models.functions import Floor, TruncDate
 from django.utils import timezone
 
 from matches.models import Match, MatchRating
+from matches.services.character_matchups import rebuild_character_matchups
 from matches.services.ranks import refresh_ranks
 from matches.services.rating.decay import decay_all_ratings
 from matches.services.site_statistic import store_statistic
@@ -226,10 +227,12 @@ def _popularity(now: datetime) -> dict[str, Any]:
 
 
 def refresh_statistics(now: datetime | None = None) -> None:
-    """The hourly refresh: decay idle ratings, re-rank, recompute every site statistic."""
+    """The hourly refresh: decay idle ratings, re-rank, rebuild the character matchups,
+    recompute every site statistic."""
     now = now or timezone.now()
     decay_all_ratings(now)
     refresh_ranks()
+    rebuild_character_matchups()
     with transaction.atomic():
         store_statistic("totals", _totals(now))
         store_statistic("games_per_day", _games_per_day(now))

@@ -13,25 +13,22 @@ from django.db import connection
 from django.db.models import Q, QuerySet
 
 from matches.dbfunctions import EpochSeconds
-from matches.models import CharacterMatchup, Match
-from matches.params import character_matchup_params, glicko_params
+from matches.models import Match
+from matches.params import glicko_params
 from matches.ratings.ledger import (
-    BRACKETS,
     RATING_FIELDS,
     Game,
     GameResult,
     MatchupLedger,
-    MatchupState,
+    MatchupSums,
     RatingKey,
     RatingLedger,
     RatingState,
 )
 from matches.services import bulk
 from matches.services.rating_rows import (
-    CHARACTER_MATCHUP_COLUMNS,
     PLAYER_MATCHUP_COLUMNS,
     SNAPSHOT_COLUMNS,
-    character_matchup_rows,
     moment,
     player_matchup_rows,
     snapshot_rows,
@@ -96,63 +93,28 @@ def new_rating_ledger(excluded: Iterable[str]) -> RatingLedger:
     return RatingLedger(params=glicko_params(), excluded_players=frozenset(excluded))
 
 
-def new_matchup_ledger(
-    ranks: dict[RatingKey, int], brackets: tuple[tuple[str, int | None], ...] = BRACKETS
-) -> MatchupLedger:
-    return MatchupLedger(
-        params=glicko_params(),
-        character_matchup_params=character_matchup_params(),
-        character_ranks=ranks,
-        brackets=brackets,
-    )
-
-
 def load_ledgers(games: list[Game]) -> tuple[RatingLedger, MatchupLedger]:
     """Every state the batch touches, in one query per table."""
     player_ids = sorted({p for game in games for p in (game.player_a, game.player_b)})
     excluded: list[str] = []
     ratings: dict[RatingKey, RatingState] = {}
-    ranks: dict[RatingKey, int] = {}
     for chunk in chunks(player_ids):
         excluded += Player.objects.filter(
             Q(hidden=True) | Q(cheater=True), id__in=chunk
         ).values_list("id", flat=True)
         for row in Rating.objects.filter(player_id__in=chunk).values_list(
-            "id", "player_id", "character_id", "character_rank", *RATING_STATE_COLUMNS
+            "id", "player_id", "character_id", *RATING_STATE_COLUMNS
         ):
-            key = (row[1], row[2])
-            ratings[key] = _rating_state(row[0], row[4:])
-            if row[3] is not None:
-                ranks[key] = row[3]
+            ratings[(row[1], row[2])] = _rating_state(row[0], row[3:])
     ledger = new_rating_ledger(excluded)
     ledger.ratings = ratings
-    matchups = new_matchup_ledger(ranks)
+    matchups = MatchupLedger()
     by_id = {state.rating_id: key for key, state in ratings.items()}
     for chunk in chunks(list(by_id)):
-        for (
-            rating_id,
-            opponent,
-            wins,
-            losses,
-            value,
-            deviation,
-            last_decay,
-        ) in PlayerMatchup.objects.filter(rating_id__in=chunk).values_list(*PLAYER_MATCHUP_COLUMNS):
-            matchups.player_matchups[(by_id[rating_id], opponent)] = MatchupState(
-                value, deviation, wins, losses, last_decay.timestamp()
-            )
-    for (
-        bracket,
-        character,
-        opponent,
-        wins,
-        losses,
-        value,
-        deviation,
-    ) in CharacterMatchup.objects.values_list(*CHARACTER_MATCHUP_COLUMNS):
-        matchups.character_matchups[(bracket, character, opponent)] = MatchupState(
-            value, deviation, wins, losses
-        )
+        for rating_id, opponent, *sums in PlayerMatchup.objects.filter(
+            rating_id__in=chunk
+        ).values_list(*PLAYER_MATCHUP_COLUMNS):
+            matchups.player_matchups[(by_id[rating_id], opponent)] = MatchupSums(*sums)
     return ledger, matchups
 
 
@@ -240,15 +202,7 @@ def write_matchups(
         ("rating_id", "opponent_character_id"),
         fresh=fresh,
     )
-    _save(
-        CharacterMatchup,
-        CHARACTER_MATCHUP_COLUMNS,
-        character_matchup_rows(matchups),
-        ("bracket", "character_id", "opponent_id"),
-        fresh=fresh,
-    )
     matchups.touched_player_matchups.clear()
-    matchups.touched_character_matchups.clear()
     _save(
         RatingSnapshot,
         SNAPSHOT_COLUMNS,
