@@ -87,7 +87,16 @@ class MatchAdmin(admin.ModelAdmin):
 
 @admin.register(CharacterMatchup)
 class CharacterMatchupAdmin(admin.ModelAdmin):
-    list_display = ("bracket", "character", "opponent", "wins", "losses", "value", "deviation")
+    list_display = (
+        "bracket",
+        "character",
+        "opponent",
+        "wins",
+        "losses",
+        "expected_wins",
+        "offset",
+        "standard_error",
+    )
     list_filter = ("bracket", "character")
     list_select_related = ("character", "opponent")
 

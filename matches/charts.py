@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime, time, timedelta
 from typing import Protocol
 
 from django.utils.html import escape
@@ -23,6 +23,10 @@ LEFT, RIGHT, TOP, BOTTOM = 66, 24, 14, 44
 MAX_BAND_SHOWN = 250.0
 # Above this many points the line has no dots (each dot carries a tooltip).
 MAX_DOTS = 160
+# A lone game's band is a bar this wide (a band over no time would be a bare line).
+LONE_BAND_WIDTH = 14
+# Tick labels closer than this to the right edge are right-aligned, so none is cut off.
+EDGE_LABEL = 36
 
 
 class RatingPoint(Protocol):
@@ -43,23 +47,72 @@ def _fmt(number: float) -> str:
 
 
 def nice_ticks(low: float, high: float, count: int = 5) -> list[float]:
-    """About `count` round tick values (1, 2 or 5 times a power of ten apart) in low..high."""
+    """Round tick values (1, 2 or 5 times a power of ten apart, about `count` steps) from
+    the last one at or below `low` to the first one at or above `high`, so that the
+    gridlines enclose every value."""
     if high <= low:
         high = low + 1.0
     magnitude = 10 ** math.floor(math.log10((high - low) / count))
     step = min(
         (m * magnitude for m in (1, 2, 5, 10)), key=lambda step: abs((high - low) / step - count)
     )
-    first = math.ceil(low / step) * step
-    return [round(first + i * step, 10) for i in range(int((high - first) / step + 1e-9) + 1)]
+    first, last = math.floor(low / step + 1e-9), math.ceil(high / step - 1e-9)
+    return [round(i * step, 10) for i in range(first, last + 1)]
 
 
-def _time_label(moment: datetime, span: timedelta) -> str:
-    if span <= timedelta(days=2):
-        return moment.strftime("%H:%M")
-    if span <= timedelta(days=300):
-        return moment.strftime("%b %d").replace(" 0", " ")
-    return moment.strftime("%b %Y")
+@dataclass(frozen=True)
+class TimeTicks:
+    moments: list[datetime]
+    label_format: str  # strftime; times of day only when the range is inside one day
+
+
+_HOUR_STEPS = (1, 2, 3, 4, 6, 12)
+_DAY_STEPS = (1, 2, 3, 7, 14)  # 7 and 14 start on Mondays
+_MONTH_STEPS = (1, 2, 3, 6, 12)
+
+
+def _closest(steps: Sequence[int], units: float, count: int) -> int:
+    return min(steps, key=lambda step: abs(units / step - count))
+
+
+def time_ticks(start: datetime, end: datetime, count: int = 5) -> TimeTicks:
+    """About `count` evenly spaced round moments in start..end: whole hours when the
+    range is inside one day, else midnights (UTC) every 1, 2, 3, 7 or 14 days, else
+    the firsts of every 1, 2, 3, 6 or 12 months."""
+    span = end - start
+    if span <= timedelta(days=1):
+        step = timedelta(hours=_closest(_HOUR_STEPS, span / timedelta(hours=1), count))
+        moment = start.replace(minute=0, second=0, microsecond=0)
+        fmt = "%H:%M"
+    elif span <= timedelta(days=100):
+        days = _closest(_DAY_STEPS, span / timedelta(days=1), count)
+        step = timedelta(days=days)
+        moment = datetime.combine(start.date(), time(), start.tzinfo)
+        # Every tick a whole number of steps from a Monday, whichever the range's start.
+        moment -= timedelta(days=moment.toordinal() % days if days < 7 else moment.weekday())
+        fmt = "%b %d"
+    else:
+        months = _closest(_MONTH_STEPS, span / timedelta(days=30.44), count)
+        index = (start.year * 12 + start.month - 1) // months * months
+        moments = []
+        while True:
+            moment = datetime(index // 12, index % 12 + 1, 1, tzinfo=start.tzinfo)
+            if moment > end:
+                break
+            if moment >= start:
+                moments.append(moment)
+            index += months
+        return TimeTicks(moments, "%b %Y" if months < 12 else "%Y")
+    moments = []
+    while moment <= end:
+        if moment >= start:
+            moments.append(moment)
+        moment += step
+    return TimeTicks(moments, fmt)
+
+
+def _time_label(moment: datetime, label_format: str) -> str:
+    return moment.strftime(label_format).replace(" 0", " ")
 
 
 def _svg(
@@ -80,6 +133,19 @@ def _svg(
     )
 
 
+def _empty(chart_id: str, title: str, message: str) -> SafeString:
+    """The frame of a chart with nothing to draw, saying so where the marks would be."""
+    return _svg(
+        chart_id,
+        title,
+        message,
+        [
+            f'<text class="chart-label" x="{WIDTH / 2:.0f}" y="{HEIGHT / 2:.0f}" '
+            f'text-anchor="middle">{escape(message)}</text>'
+        ],
+    )
+
+
 def _y_axis(ticks: list[float], y: Callable[[float], float]) -> list[str]:
     parts = []
     for tick in ticks:
@@ -92,25 +158,45 @@ def _y_axis(ticks: list[float], y: Callable[[float], float]) -> list[str]:
     return parts
 
 
-def _x_label(px: float, text: str) -> str:
+def _x_label(px: float, text: str, index: int) -> str:
+    """A label under the x axis; every other one (index odd) is left out on phones."""
+    css = "chart-label chart-label-odd" if index % 2 else "chart-label"
+    anchor = "middle"
+    if px > WIDTH - EDGE_LABEL:
+        px, anchor = WIDTH - 2, "end"
     return (
-        f'<text class="chart-label" x="{px:.1f}" y="{HEIGHT - BOTTOM + 28}" '
-        f'text-anchor="middle">{escape(text)}</text>'
+        f'<text class="{css}" x="{px:.1f}" y="{HEIGHT - BOTTOM + 28}" '
+        f'text-anchor="{anchor}">{escape(text)}</text>'
     )
 
 
-def rating_chart(chart_id: str, points: Sequence[RatingPoint], *, title: str) -> SafeString:
-    """A rating over time: the line, dots with tooltips, and the ± band (2 deviations)."""
+def rating_chart(
+    chart_id: str,
+    points: Sequence[RatingPoint],
+    *,
+    title: str,
+    start: datetime | None = None,
+    end: datetime | None = None,
+) -> SafeString:
+    """A rating over start..end (by default its first to its last point): the line, dots
+    with tooltips, and the ± band (2 deviations) clipped to the plot; from the last point
+    to `end` a dashed line carries the rating on. Points at a single moment (one game)
+    show the last of them as a dot on a bar of its band."""
     if not points:
-        return _svg(chart_id, title, "No games in this range.", [])
-    start, end = points[0].at, points[-1].at
-    if end <= start:
-        start, end = start - timedelta(hours=1), end + timedelta(hours=1)
+        return _empty(chart_id, title, "No games in this range.")
+    if points[0].at == points[-1].at:
+        points = points[-1:]  # the rating before a lone game would sit on the same spot
+    start = min(start or points[0].at, points[0].at)
+    end = max(end or points[-1].at, points[-1].at)
+    if end - start < timedelta(hours=1):
+        start, end = start - timedelta(minutes=30), end + timedelta(minutes=30)
+    # A point on the left edge would show half its dot and band: leave it a margin.
+    start = min(start, points[0].at - (end - start) / 40)
     span = end - start
     low = min(p.value - min(2 * p.deviation, MAX_BAND_SHOWN) for p in points)
     high = max(p.value + min(2 * p.deviation, MAX_BAND_SHOWN) for p in points)
     ticks = nice_ticks(low, high)
-    low, high = min(low, ticks[0]), max(high, ticks[-1])
+    low, high = ticks[0], ticks[-1]
     plot_w, plot_h = WIDTH - LEFT - RIGHT, HEIGHT - TOP - BOTTOM
 
     def x(moment: datetime) -> float:
@@ -119,17 +205,35 @@ def rating_chart(chart_id: str, points: Sequence[RatingPoint], *, title: str) ->
     def y(value: float) -> float:
         return TOP + (high - value) / (high - low) * plot_h
 
-    upper = " ".join(f"{x(p.at):.1f},{y(p.value + 2 * p.deviation):.1f}" for p in points)
-    lower = " ".join(f"{x(p.at):.1f},{y(p.value - 2 * p.deviation):.1f}" for p in reversed(points))
-    line = " ".join(f"{x(p.at):.1f},{y(p.value):.1f}" for p in points)
     body = [
         f'<clipPath id="{chart_id}-clip"><rect x="{LEFT}" y="{TOP}" width="{plot_w}" '
         f'height="{plot_h}"/></clipPath>',
         *_y_axis(ticks, y),
-        f'<g clip-path="url(#{chart_id}-clip)">'
-        f'<polygon class="chart-band" points="{upper} {lower}"/>'
-        f'<polyline class="chart-line" points="{line}"/>',
+        f'<g clip-path="url(#{chart_id}-clip)">',
     ]
+    last = points[-1]
+    if len(points) == 1:
+        top, bottom = y(last.value + 2 * last.deviation), y(last.value - 2 * last.deviation)
+        body.append(
+            f'<rect class="chart-band" x="{x(last.at) - LONE_BAND_WIDTH / 2:.1f}" '
+            f'y="{top:.1f}" width="{LONE_BAND_WIDTH}" height="{bottom - top:.1f}"/>'
+        )
+    else:
+        upper = " ".join(f"{x(p.at):.1f},{y(p.value + 2 * p.deviation):.1f}" for p in points)
+        lower = " ".join(
+            f"{x(p.at):.1f},{y(p.value - 2 * p.deviation):.1f}" for p in reversed(points)
+        )
+        line = " ".join(f"{x(p.at):.1f},{y(p.value):.1f}" for p in points)
+        body += [
+            f'<polygon class="chart-band" points="{upper} {lower}"/>',
+            f'<polyline class="chart-line" points="{line}"/>',
+        ]
+    if end > last.at:
+        body.append(
+            f'<line class="chart-idle" x1="{x(last.at):.1f}" x2="{x(end):.1f}" '
+            f'y1="{y(last.value):.1f}" y2="{y(last.value):.1f}"><title>No games since '
+            f"{last.at:%Y-%m-%d %H:%M} UTC</title></line>"
+        )
     if len(points) <= MAX_DOTS:
         body += [
             f'<circle class="chart-dot" cx="{x(p.at):.1f}" cy="{y(p.value):.1f}" r="3">'
@@ -138,21 +242,24 @@ def rating_chart(chart_id: str, points: Sequence[RatingPoint], *, title: str) ->
             for p in points
         ]
     body.append("</g>")
-    moments = [start + span * i / 4 for i in range(5)]
-    body += [_x_label(x(moment), _time_label(moment, span)) for moment in moments]
-    first, last = points[0], points[-1]
+    axis = time_ticks(start, end)
+    body += [
+        _x_label(x(m), _time_label(m, axis.label_format), i) for i, m in enumerate(axis.moments)
+    ]
+    first = points[0]
     description = (
         f"From {first.value:.0f} ±{2 * first.deviation:.0f} on {first.at:%Y-%m-%d} "
         f"to {last.value:.0f} ±{2 * last.deviation:.0f} on {last.at:%Y-%m-%d}, "
-        f"{len(points)} points."
+        f"{len(points)} point{'' if len(points) == 1 else 's'}, up to {end:%Y-%m-%d}."
     )
     return _svg(chart_id, title, description, body)
 
 
 def bar_chart(chart_id: str, bars: Sequence[Bar], *, title: str, labels: int = 8) -> SafeString:
-    """Bars from zero, with about `labels` of their labels under the axis."""
+    """Bars from zero under a gridline at or above the tallest, with about `labels` of
+    their labels (evenly spaced: every n-th bar) under the axis."""
     if not bars:
-        return _svg(chart_id, title, "No data yet.", [])
+        return _empty(chart_id, title, "No data yet.")
     ticks = nice_ticks(0.0, max(bar.value for bar in bars) or 1.0)
     high = ticks[-1]
     plot_w, plot_h = WIDTH - LEFT - RIGHT, HEIGHT - TOP - BOTTOM
@@ -172,7 +279,7 @@ def bar_chart(chart_id: str, bars: Sequence[Bar], *, title: str, labels: int = 8
             f"<title>{escape(bar.tooltip)}</title></rect>"
         )
         if i % every == 0:
-            body.append(_x_label(left + slot / 2, bar.label))
+            body.append(_x_label(left + slot / 2, bar.label, i // every))
     largest = max(bars, key=lambda bar: bar.value)
     description = f"{len(bars)} bars; the largest is {largest.tooltip}."
     return _svg(chart_id, title, description, body)

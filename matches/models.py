@@ -189,7 +189,10 @@ class PendingMatch(models.Model):
 
 
 class CharacterMatchup(models.Model):
-    """Character X against character Y in a rating bracket, as a Glicko rating (section 4.5)."""
+    """Character X against character Y in a rating bracket (DESIGN.md section 4.5): the
+    offset m in rating points such that P(X side wins) = 1 / (1 + 10^(-(r_X - r_Y + m)/400)),
+    fitted over the bracket's counted games. Rebuilt whole from the matches
+    (matches.services.character_matchups); both orientations are stored, (Y, X) holding -m."""
 
     class Bracket(models.TextChoices):
         ALL = "all", "All"
@@ -201,8 +204,11 @@ class CharacterMatchup(models.Model):
     opponent = models.ForeignKey(Character, on_delete=models.PROTECT, related_name="+")
     wins = models.PositiveIntegerField(default=0)
     losses = models.PositiveIntegerField(default=0)
-    value = models.FloatField()
-    deviation = models.FloatField()
+    expected_wins = models.FloatField(
+        default=0.0, help_text="Wins expected from the players' pre-game ratings alone"
+    )
+    offset = models.FloatField(default=0.0, help_text="Rating points X is worth against Y")
+    standard_error = models.FloatField(default=0.0)
 
     class Meta:
         constraints = [

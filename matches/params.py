@@ -3,8 +3,6 @@ settings and the pure rating math, read by services, selectors and views alike."
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from django.conf import settings
 
 from matches.ratings.glicko import GlickoParams
@@ -24,9 +22,3 @@ def glicko_params() -> GlickoParams:
         counting_margin=settings.RATING_COUNTING_MARGIN,
         counting_rms_deviation=settings.RATING_COUNTING_RMS_DEVIATION,
     )
-
-
-def character_matchup_params() -> GlickoParams:
-    """The site's constants with the character-pair deviation floor (character matchups
-    gather thousands of games, DESIGN.md section 4.5)."""
-    return replace(glicko_params(), minimum_deviation=settings.MATCHUP_MINIMUM_DEVIATION)

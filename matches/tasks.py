@@ -40,8 +40,9 @@ def rate_matches() -> int:
 
 @shared_task(autoretry_for=DATABASE_UNAVAILABLE, **_RETRY)
 def refresh_statistics() -> None:
-    """Decay idle ratings, re-rank, recompute the site statistics; on a new site, also
-    evaluate the lab, whose own (daily) beat entry would first run a day later."""
+    """Decay idle ratings, re-rank, rebuild character matchups, recompute the site
+    statistics; on a new site, also evaluate the lab, whose own (daily) beat entry would
+    first run a day later."""
     refresh_statistics_service()
     if not lab_has_scored_games():
         refresh_lab.delay()

@@ -71,7 +71,14 @@ class RatingSnapshotAdmin(admin.ModelAdmin):
 
 @admin.register(PlayerMatchup)
 class PlayerMatchupAdmin(admin.ModelAdmin):
-    list_display = ("rating", "opponent_character", "wins", "losses", "value", "deviation")
+    list_display = (
+        "rating",
+        "opponent_character",
+        "wins",
+        "losses",
+        "expected_wins",
+        "information",
+    )
     list_select_related = ("rating", "opponent_character")
     raw_id_fields = ("rating",)
     show_full_result_count = False

@@ -11,6 +11,16 @@ def rating_text(value: float | None, deviation: float | None) -> str:
     return f"{value:.0f} ±{2 * deviation:.0f}"
 
 
+def offset_text(value: float | None, half_width: float | None) -> str:
+    """A matchup offset in rating points with its 95% half-width: '+35 ±40', or with a
+    true minus sign '-12 ±60'."""
+    if value is None or half_width is None:
+        return ""
+    text = f"{abs(value):.0f}"
+    sign = "" if text == "0" else "+" if value > 0 else "\u2212"
+    return f"{sign}{text} ±{half_width:.0f}"
+
+
 def percent_number(share: float | None, digits: int = 1) -> str:
     """0.5421 → '54.2' (a share as a percentage, without the sign)."""
     if share is None:

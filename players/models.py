@@ -191,7 +191,9 @@ class RatingSnapshot(models.Model):
 
 
 class PlayerMatchup(models.Model):
-    """How one rating fares against one opposing character, as a Glicko rating of its own."""
+    """How one rating fares against one opposing character (DESIGN.md section 4.5): running
+    sums over the rating's counted games, from which the matchup offset is estimated
+    (matches.ratings.matchup_offset). Sums do not depend on the order of the games."""
 
     # Indexed by unique (rating, opponent_character); derived like RatingSnapshot.
     rating = models.ForeignKey(
@@ -206,9 +208,12 @@ class PlayerMatchup(models.Model):
     )
     wins = models.PositiveIntegerField(default=0)
     losses = models.PositiveIntegerField(default=0)
-    value = models.FloatField()
-    deviation = models.FloatField()
-    last_decay_at = models.DateTimeField()
+    expected_wins = models.FloatField(
+        default=0.0, help_text="Wins expected from the pre-game ratings alone"
+    )
+    information = models.FloatField(
+        default=0.0, help_text="Sum of p(1 - p) of those pre-game win probabilities"
+    )
 
     class Meta:
         constraints = [

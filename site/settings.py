@@ -192,7 +192,10 @@ RATING_UPDATE_DAMPING = env_float("RATING_UPDATE_DAMPING", 0.0)
 RATING_COUNTING_MARGIN = env_float("RATING_COUNTING_MARGIN", 0.045)
 RATING_COUNTING_RMS_DEVIATION = env_float("RATING_COUNTING_RMS_DEVIATION", 50.0)
 RATING_BATCH_SIZE = env_int("RATING_BATCH_SIZE", 5000)
-MATCHUP_MINIMUM_DEVIATION = env_float("MATCHUP_MINIMUM_DEVIATION", 5.0)
+# Matchup offsets (DESIGN.md section 4.5): the prior's spread, and the interval half-width
+# (both in rating points) above which a matchup is shown greyed as uncertain.
+MATCHUP_PRIOR_DEVIATION = env_float("MATCHUP_PRIOR_DEVIATION", 100.0)
+MATCHUP_WIDE_INTERVAL = env_float("MATCHUP_WIDE_INTERVAL", 50.0)
 REPLAY_MAX_CLOCK_SKEW_SECONDS = env_int("REPLAY_MAX_CLOCK_SKEW_SECONDS", 300)
 
 # --- Celery ---------------------------------------------------------------------------

@@ -36,6 +36,20 @@ GAME_PAGE = {
     ],
 }
 
+_MIRROR = {
+    "mirror": True,
+    "offset": 0.0,
+    "standard_error": 0.0,
+    "probability": 0.5,
+    "interval_low": 0.5,
+    "interval_high": 0.5,
+    "uncertain": False,
+    "games": 0,
+    "wins": 0,
+    "losses": 0,
+    "expected_wins": 0.0,
+}
+
 MATCHUPS = {
     "bracket": "all",
     "characters": [SOL, KY],
@@ -44,19 +58,20 @@ MATCHUPS = {
             "character": SOL,
             "average": 0.5312,
             "cells": [
-                {
-                    "opponent": "SO",
-                    "probability": 0.5,
-                    "wins": 5120,
-                    "losses": 5120,
-                    "games": 10240,
-                },
+                {"opponent": "SO", **_MIRROR},
                 {
                     "opponent": "KY",
+                    "mirror": False,
+                    "offset": 21.7,
+                    "standard_error": 7.9,
                     "probability": 0.5312,
+                    "interval_low": 0.5089,
+                    "interval_high": 0.5533,
+                    "uncertain": False,
+                    "games": 8331,
                     "wins": 4410,
                     "losses": 3921,
-                    "games": 8331,
+                    "expected_wins": 4172.6,
                 },
             ],
         },
@@ -66,15 +81,67 @@ MATCHUPS = {
             "cells": [
                 {
                     "opponent": "SO",
+                    "mirror": False,
+                    "offset": -21.7,
+                    "standard_error": 7.9,
                     "probability": 0.4688,
+                    "interval_low": 0.4467,
+                    "interval_high": 0.4911,
+                    "uncertain": False,
+                    "games": 8331,
                     "wins": 3921,
                     "losses": 4410,
-                    "games": 8331,
+                    "expected_wins": 4158.4,
                 },
-                {"opponent": "KY", "probability": 0.5, "wins": 2800, "losses": 2800, "games": 5600},
+                {"opponent": "KY", **_MIRROR},
             ],
         },
     ],
+}
+
+RATING_MATCHUPS = {
+    "player": PLAYER,
+    "character": SOL,
+    "matchups": [
+        {
+            "opponent_character": SOL,
+            "offset": 41.45,
+            "standard_error": 38.73,
+            "probability": 0.5594,
+            "interval_low": 0.4506,
+            "interval_high": 0.6627,
+            "uncertain": True,
+            "games": 73,
+            "wins": 40,
+            "losses": 33,
+            "expected_wins": 35.2,
+        },
+        {
+            "opponent_character": KY,
+            "offset": -30.32,
+            "standard_error": 42.61,
+            "probability": 0.4565,
+            "interval_low": 0.3418,
+            "interval_high": 0.576,
+            "uncertain": True,
+            "games": 56,
+            "wins": 25,
+            "losses": 31,
+            "expected_wins": 27.9,
+        },
+    ],
+    "overall": {
+        "offset": 9.79,
+        "standard_error": 29.92,
+        "probability": 0.5141,
+        "interval_low": 0.4302,
+        "interval_high": 0.5972,
+        "uncertain": True,
+        "games": 129,
+        "wins": 65,
+        "losses": 64,
+        "expected_wins": 63.1,
+    },
 }
 
 FORECAST = {

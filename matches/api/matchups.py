@@ -18,8 +18,10 @@ class CharacterMatchupsView(APIView):
         tag="matchups",
         operation_id="matchups",
         summary="The character matchup matrix",
-        description="P(row character beats column character) for every pair, from matchup "
-        "ratings over the counted games of a bracket, strongest character first.",
+        description="For every pair, the matchup offset in rating points fitted over the "
+        "bracket's counted games, given the players' pre-game ratings (DESIGN 4.5), and "
+        "P(row character beats column character at equal skill) with its 95% interval; "
+        "strongest character first.",
         parameters=[MatchupsQuery],
         response=MatchupMatrixSerializer,
         example=examples.MATCHUPS,

@@ -18,12 +18,12 @@ from matches.api.serializers import (
     MatchesQuery,
     OpponentsQuery,
     RatingHistorySerializer,
+    RatingMatchupsSerializer,
 )
+from matches.selectors.matchups import player_matchups
 from matches.selectors.opponents import fair_opponents
 from matches.selectors.profile import rating_games, rating_history
-from players.api import examples as player_examples
 from players.api.params import CHARACTER, PLAYER_ID, character_or_404, rating_or_404
-from players.api.serializers import RatingMatchupsSerializer
 from players.selectors.ratings import characters, rating_overview
 from web.api import documented, query_parameters
 from web.caching import cached_get
@@ -89,11 +89,12 @@ class RatingMatchupsView(APIView):
         tag="ratings",
         operation_id="rating_matchups",
         summary="How a rating fares against each character",
-        description="W-L and a matchup rating of this player's character against each "
-        "opposing character met.",
+        description="How many rating points each matchup is worth to this rating (an offset "
+        "with its standard error and 95% interval, DESIGN 4.5), with W-L and the wins its "
+        "pre-game ratings alone predicted, per opposing character met and overall.",
         parameters=[PLAYER_ID, CHARACTER],
         response=RatingMatchupsSerializer,
-        example=player_examples.RATING_MATCHUPS,
+        example=examples.RATING_MATCHUPS,
         errors=[404],
     )
     @cached_get
@@ -101,7 +102,10 @@ class RatingMatchupsView(APIView):
         overview = rating_overview(player_id, character_or_404(character).code)
         if overview is None:
             raise NotFound(f"No rating of player {player_id} on {character}.")
-        return Response(RatingMatchupsSerializer(overview).data)
+        matchups = player_matchups(overview.matchups)
+        return Response(
+            RatingMatchupsSerializer({"rating": overview.rating, "matchups": matchups}).data
+        )
 
 
 class RatingOpponentsView(APIView):

@@ -9,6 +9,7 @@ from typing import Any
 from rest_framework import serializers
 
 from matches.models import CharacterMatchup
+from matches.selectors.matchups import MatchupCell, MatchupEstimate, PlayerMatchupRow
 from matches.selectors.profile import HISTORY_RANGES, GameCursor, RatedGame
 from matches.services.evaluation import DEFAULT_SYSTEMS
 from players.api.converters import CharacterConverter, PlayerIdConverter
@@ -180,22 +181,72 @@ class GamePageSerializer(serializers.Serializer):
     results = GameSerializer(many=True, help_text="Newest first.")
 
 
-class MatchupCellSerializer(serializers.Serializer):
-    opponent = serializers.CharField(source="opponent.code", help_text="The column character.")
-    probability = serializers.FloatField(
-        allow_null=True, help_text="P(row character beats column character); null: no games."
+class MatchupEstimateSerializer(serializers.Serializer):
+    """A matchup offset (DESIGN.md section 4.5) with what it was estimated from."""
+
+    offset = serializers.FloatField(
+        allow_null=True,
+        help_text="Rating points the matchup is worth: P(win) = 1 / (1 + 10^(-(r - r_opponent "
+        "+ offset) / 400)); null without games.",
     )
-    wins = serializers.IntegerField(help_text="Games the row character won.")
-    losses = serializers.IntegerField(help_text="Games the row character lost.")
-    games = serializers.IntegerField(help_text="Counted games between the two.")
+    standard_error = serializers.FloatField(
+        allow_null=True, help_text="Standard error of the offset, in rating points."
+    )
+    probability = serializers.FloatField(
+        allow_null=True, help_text="P(win) at equal skill: 1 / (1 + 10^(-offset / 400))."
+    )
+    interval_low = serializers.FloatField(
+        allow_null=True, help_text="Lower end of the 95% interval of `probability`."
+    )
+    interval_high = serializers.FloatField(
+        allow_null=True, help_text="Upper end of the 95% interval of `probability`."
+    )
+    uncertain = serializers.BooleanField(
+        help_text="The 95% interval is wider than the site's limit (shown greyed)."
+    )
+    games = serializers.IntegerField(help_text="Counted games.")
+    wins = serializers.IntegerField(help_text="Counted games won.")
+    losses = serializers.IntegerField(help_text="Counted games lost.")
+    expected_wins = serializers.FloatField(
+        help_text="Wins expected from the players' pre-game ratings alone."
+    )
+
+    def to_representation(self, estimate: MatchupEstimate) -> dict[str, Any]:
+        offset = estimate.offset
+        low, high = estimate.interval or (None, None)
+        return {
+            "offset": None if offset is None else offset.value,
+            "standard_error": None if offset is None else offset.standard_error,
+            "probability": estimate.probability,
+            "interval_low": low,
+            "interval_high": high,
+            "uncertain": estimate.uncertain,
+            "games": estimate.games,
+            "wins": estimate.wins,
+            "losses": estimate.losses,
+            "expected_wins": estimate.expected_wins,
+        }
+
+
+class MatchupCellSerializer(MatchupEstimateSerializer):
+    opponent = serializers.CharField(help_text="The column character's code.")
+    mirror = serializers.BooleanField(
+        help_text="The row character itself: 50% by definition, from no games."
+    )
+
+    def to_representation(self, cell: MatchupCell) -> dict[str, Any]:
+        return {
+            "opponent": cell.opponent.code,
+            "mirror": cell.mirror,
+            **super().to_representation(cell.estimate),
+        }
 
 
 class MatchupRowSerializer(serializers.Serializer):
     character = CharacterSerializer(help_text="The row character.")
     average = serializers.FloatField(
         allow_null=True,
-        help_text="The mean of its win probabilities over the opponents with games, mirror "
-        "excluded.",
+        help_text="The mean of its `probability` over the opponents with games, mirror excluded.",
     )
     cells = MatchupCellSerializer(many=True, help_text="One per column, in `characters` order.")
 
@@ -328,7 +379,11 @@ class SiteStatisticsSerializer(serializers.Serializer):
         allow_null=True, help_text="When the statistics were last refreshed; null: never yet."
     )
     totals = TotalsSerializer(allow_null=True, help_text="Site totals; null before a refresh.")
-    games_per_day = GamesOnDaySerializer(many=True, help_text="The last 90 days, oldest first.")
+    games_per_day = GamesOnDaySerializer(
+        many=True,
+        help_text="Each day (UTC) from the first with games in the last 90 days to the day "
+        "of the refresh, oldest first; a day without games has 0.",
+    )
     rating_distribution = RatingDistributionSerializer(
         allow_null=True, help_text="Ranked ratings by value."
     )
@@ -496,3 +551,27 @@ class LabReportSerializer(serializers.Serializer):
     )
     seconds = serializers.FloatField(help_text="How long the evaluation took.")
     systems = LabSystemSerializer(many=True, help_text="One entry per rating system.")
+
+
+class PlayerMatchupSerializer(MatchupEstimateSerializer):
+    opponent_character = CharacterSerializer(help_text="The opposing character.")
+
+    def to_representation(self, row: PlayerMatchupRow) -> dict[str, Any]:
+        return {
+            "opponent_character": CharacterSerializer(row.opponent_character).data,
+            **super().to_representation(row.estimate),
+        }
+
+
+class RatingMatchupsSerializer(serializers.Serializer):
+    player = PlayerSummarySerializer(source="rating.player", help_text="Whose matchups.")
+    character = CharacterSerializer(source="rating.character", help_text="Played as.")
+    matchups = PlayerMatchupSerializer(
+        source="matchups.rows",
+        many=True,
+        help_text="One row per opposing character met, by character id: the matchup offset "
+        "from this rating's counted games, from a one-step estimate over their sums.",
+    )
+    overall = MatchupEstimateSerializer(
+        source="matchups.overall", help_text="Every opposing character's games together."
+    )

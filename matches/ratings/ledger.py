@@ -12,31 +12,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
-from matches.ratings.glicko import GlickoParams, decay, game_counts, rate_game, update
+from matches.ratings.glicko import GlickoParams, decay, game_counts, rate_game
+from matches.ratings.matchup_offset import expected
 
 SECONDS_PER_DAY = 86400
-BRACKETS: tuple[tuple[str, int | None], ...] = (("all", None), ("top1000", 1000), ("top100", 100))
 
 PlayerId = str
 CharacterId = int
 RatingKey = tuple[PlayerId, CharacterId]
-
-
-class _Decaying:
-    """A deviation that grows while idle; subclasses hold `deviation` and `last_decay_at`."""
-
-    __slots__ = ()
-    deviation: float
-    last_decay_at: float | None
-
-    def decay_to(self, moment: float, params: GlickoParams) -> None:
-        last = self.last_decay_at
-        if last is None:
-            # The decay clock starts at the first game.
-            self.last_decay_at = moment
-        # Most games fall within a period of the last one: nothing to do.
-        elif moment - last >= params.decay_period_seconds:
-            self.deviation, self.last_decay_at = decay(self.deviation, last, moment, params)
 
 
 # A rating's state, in the order storage reads and writes it (the Rating model's columns,
@@ -59,7 +42,7 @@ RATING_FIELDS = (
 )
 
 
-class RatingState(_Decaying):
+class RatingState:
     """One (player, character) rating with its records; times are epoch seconds."""
 
     __slots__ = ("rating_id", *RATING_FIELDS)
@@ -99,25 +82,30 @@ class RatingState(_Decaying):
         self.best_win_deviation = best_win_deviation
         self.best_win_at = best_win_at
 
+    def decay_to(self, moment: float, params: GlickoParams) -> None:
+        """Grow the deviation for the idle time up to `moment`."""
+        last = self.last_decay_at
+        if last is None:
+            # The decay clock starts at the first game.
+            self.last_decay_at = moment
+        # Most games fall within a period of the last one: nothing to do.
+        elif moment - last >= params.decay_period_seconds:
+            self.deviation, self.last_decay_at = decay(self.deviation, last, moment, params)
 
-class MatchupState(_Decaying):
-    """A matchup rating (a player against a character, or a character pair)."""
 
-    __slots__ = ("deviation", "last_decay_at", "losses", "value", "wins")
+class MatchupSums:
+    """A rating's running sums against one opposing character (DESIGN 4.5): what
+    `OffsetEvidence` holds, kept mutable because every counted game adds to two of them."""
+
+    __slots__ = ("expected_wins", "information", "losses", "wins")
 
     def __init__(
-        self,
-        value: float,
-        deviation: float,
-        wins: int = 0,
-        losses: int = 0,
-        last_decay_at: float | None = None,
+        self, wins: int = 0, losses: int = 0, expected_wins: float = 0.0, information: float = 0.0
     ) -> None:
-        self.value = value
-        self.deviation = deviation
         self.wins = wins
         self.losses = losses
-        self.last_decay_at = last_decay_at
+        self.expected_wins = expected_wins
+        self.information = information
 
 
 class Game(NamedTuple):
@@ -166,7 +154,7 @@ class RatingLedger:
 
     `ratings` holds whatever the caller loaded; a rating a game needs that is missing
     starts fresh. `touched_ratings` records what changed so that only that is written
-    back. What follows from the results (matchups, snapshots) is a `MatchupLedger`'s.
+    back. What follows from the results (matchup sums, snapshots) is a `MatchupLedger`'s.
     """
 
     params: GlickoParams
@@ -259,28 +247,17 @@ class RatingLedger:
 
 @dataclass
 class MatchupLedger:
-    """What counted games add beside the ratings: player matchups (a rating against an
-    opponent character), character matchups and daily snapshots (DESIGN 4.5).
+    """What counted games add beside the ratings: player matchup sums (a rating against
+    an opposing character) and daily snapshots (DESIGN 4.5).
 
     It needs only the games and their `GameResult`s, never the ratings themselves, so
-    a recompute can run it in a second process beside the `RatingLedger`.
+    a recompute can run it in a second process beside the `RatingLedger`. Sums do not
+    depend on the order the games arrive in.
     """
 
-    params: GlickoParams
-    # Character pairs gather thousands of games: a lower deviation floor (DESIGN 4.5).
-    character_matchup_params: GlickoParams
-    # Character ranks, for the top-N matchup brackets, and which brackets to maintain.
-    character_ranks: dict[RatingKey, int] = field(default_factory=dict)
-    brackets: tuple[tuple[str, int | None], ...] = BRACKETS
-    player_matchups: dict[tuple[RatingKey, CharacterId], MatchupState] = field(default_factory=dict)
-    character_matchups: dict[tuple[str, CharacterId, CharacterId], MatchupState] = field(
-        default_factory=dict
-    )
+    player_matchups: dict[tuple[RatingKey, CharacterId], MatchupSums] = field(default_factory=dict)
     snapshots: dict[tuple[RatingKey, int], tuple[float, float]] = field(default_factory=dict)
     touched_player_matchups: set[tuple[RatingKey, CharacterId]] = field(default_factory=set)
-    touched_character_matchups: set[tuple[str, CharacterId, CharacterId]] = field(
-        default_factory=set
-    )
 
     def record(self, game: Game, result: GameResult) -> None:
         """Follow one rated game; games that did not count leave no trace here."""
@@ -288,94 +265,33 @@ class MatchupLedger:
             return
         key_a = (game.player_a, game.character_a)
         key_b = (game.player_b, game.character_b)
-        moment = game.played_at
-        day = int(moment // SECONDS_PER_DAY)
+        day = int(game.played_at // SECONDS_PER_DAY)
         snapshots = self.snapshots
         snapshots[(key_a, day)] = (result.new_value_a, result.new_deviation_a)
         snapshots[(key_b, day)] = (result.new_value_b, result.new_deviation_b)
-        score_a = 1.0 if game.a_won else 0.0
-        self._update_player_matchup(
-            (key_a, game.character_b),
-            result.value_a,
-            result.value_b,
-            result.deviation_b,
-            score_a,
-            moment,
-        )
-        self._update_player_matchup(
-            (key_b, game.character_a),
-            result.value_b,
-            result.value_a,
-            result.deviation_a,
-            1.0 - score_a,
-            moment,
-        )
-        self.apply_character_matchups(game)
+        # Both sides see the same game: B's expectation is 1 - A's, the information equal.
+        expected_a = expected(result.value_a - result.value_b)
+        information = expected_a * (1.0 - expected_a)
+        self._add((key_a, game.character_b), game.a_won, expected_a, information)
+        self._add((key_b, game.character_a), not game.a_won, 1.0 - expected_a, information)
 
-    def _update_player_matchup(
+    def _add(
         self,
         matchup_key: tuple[RatingKey, CharacterId],
-        own_value: float,
-        opponent_value: float,
-        opponent_deviation: float,
-        score: float,
-        moment: float,
+        won: bool,
+        expected_win: float,
+        information: float,
     ) -> None:
-        """One side against the other's character, updated against the opponent's rating."""
-        params = self.params
-        matchup = self.player_matchups.get(matchup_key)
-        if matchup is None:
-            # Starts at the player's rating at the time, fully uncertain.
-            matchup = MatchupState(own_value, params.initial_deviation)
-            self.player_matchups[matchup_key] = matchup
-        matchup.decay_to(moment, params)
-        matchup.value, matchup.deviation = update(
-            matchup.value, matchup.deviation, opponent_value, opponent_deviation, score, params
-        )
-        if score:
-            matchup.wins += 1
+        sums = self.player_matchups.get(matchup_key)
+        if sums is None:
+            sums = self.player_matchups[matchup_key] = MatchupSums()
+        if won:
+            sums.wins += 1
         else:
-            matchup.losses += 1
+            sums.losses += 1
+        sums.expected_wins += expected_win
+        sums.information += information
         self.touched_player_matchups.add(matchup_key)
-
-    def apply_character_matchups(self, game: Game) -> None:
-        """(X vs Y) wins against (Y vs X) in every bracket both players belong to; mirrors skip."""
-        if game.character_a == game.character_b:
-            return
-        if game.a_won:
-            winner_character, loser_character = game.character_a, game.character_b
-        else:
-            winner_character, loser_character = game.character_b, game.character_a
-        ranks = self.character_ranks
-        params = self.character_matchup_params
-        for bracket, limit in self.brackets:
-            if limit is not None:
-                rank_a = ranks.get((game.player_a, game.character_a))
-                rank_b = ranks.get((game.player_b, game.character_b))
-                if rank_a is None or rank_b is None or rank_a > limit or rank_b > limit:
-                    continue
-            win_key = (bracket, winner_character, loser_character)
-            loss_key = (bracket, loser_character, winner_character)
-            winning = self._character_matchup(win_key)
-            losing = self._character_matchup(loss_key)
-            winning_value, winning_deviation = winning.value, winning.deviation
-            winning.value, winning.deviation = update(
-                winning_value, winning_deviation, losing.value, losing.deviation, 1.0, params
-            )
-            losing.value, losing.deviation = update(
-                losing.value, losing.deviation, winning_value, winning_deviation, 0.0, params
-            )
-            winning.wins += 1
-            losing.losses += 1
-            self.touched_character_matchups.add(win_key)
-            self.touched_character_matchups.add(loss_key)
-
-    def _character_matchup(self, key: tuple[str, CharacterId, CharacterId]) -> MatchupState:
-        state = self.character_matchups.get(key)
-        if state is None:
-            state = MatchupState(self.params.initial_rating, self.params.initial_deviation)
-            self.character_matchups[key] = state
-        return state
 
     def take_snapshots(self) -> dict[tuple[RatingKey, int], tuple[float, float]]:
         """Remove and return the daily snapshots gathered since the last call."""

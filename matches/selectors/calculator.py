@@ -114,11 +114,11 @@ def players_meant(name: str, player_id: str = "") -> list[PlayerHit]:
                 player.id,
                 player.name,
                 player.platform,
-                player.name,
-                player.last_seen,
-                player.supporter,
-                player.cheater,
-                exact_current_name=False,
+                matched_name=player.name,
+                last_seen=player.last_seen,
+                supporter=player.supporter,
+                cheater=player.cheater,
+                exact_current_name=True,
                 ratings=found.ratings,
             )
         ]

@@ -1,25 +1,77 @@
-"""The character matchup matrix (DESIGN.md sections 4.5 and 6, `/matchups`)."""
+"""Matchup estimates (DESIGN.md section 4.5): the character matchup matrix (`/matchups`)
+and a rating's matchups against each opposing character (the profile)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from django.conf import settings
+
 from matches.models import CharacterMatchup
-from matches.ratings.glicko import win_probability
-from players.models import Character
+from matches.ratings.matchup_offset import Offset, OffsetEvidence, one_step_offset
+from players.models import Character, PlayerMatchup
 from players.selectors.ratings import characters
+
+
+@dataclass(frozen=True)
+class MatchupEstimate:
+    """An offset in rating points with what it was estimated from; `offset` is None
+    without games. P(win at equal skill) and its 95% interval follow from the offset."""
+
+    offset: Offset | None
+    wins: int
+    losses: int
+    expected_wins: float  # from the pre-game ratings alone, the offset left out
+
+    @classmethod
+    def of(
+        cls, offset: Offset | None, wins: int, losses: int, expected_wins: float
+    ) -> MatchupEstimate:
+        """The estimate, or one without an offset when there were no games."""
+        return cls(offset if wins + losses else None, wins, losses, expected_wins)
+
+    @property
+    def games(self) -> int:
+        return self.wins + self.losses
+
+    @property
+    def probability(self) -> float | None:
+        return None if self.offset is None else self.offset.probability
+
+    @property
+    def interval(self) -> tuple[float, float] | None:
+        return None if self.offset is None else self.offset.interval()
+
+    @property
+    def half_width(self) -> float | None:
+        """Half the 95% interval, in rating points."""
+        return None if self.offset is None else self.offset.half_width()
+
+    @property
+    def uncertain(self) -> bool:
+        """Too few games to say much: the interval is wider than MATCHUP_WIDE_INTERVAL."""
+        return self.offset is not None and self.offset.half_width() > settings.MATCHUP_WIDE_INTERVAL
+
+
+def estimate_of_sums(evidence: OffsetEvidence) -> MatchupEstimate:
+    """A rating's estimate from its running sums (one scoring step, see matchup_offset)."""
+    return MatchupEstimate.of(
+        one_step_offset(evidence, settings.MATCHUP_PRIOR_DEVIATION),
+        evidence.wins,
+        evidence.games - evidence.wins,
+        evidence.expected_wins,
+    )
 
 
 @dataclass(frozen=True)
 class MatchupCell:
     opponent: Character
-    probability: float | None  # P(row character beats column character); None: no games
-    wins: int
-    losses: int
+    estimate: MatchupEstimate
+    mirror: bool = False  # X vs X: 50% by definition, from no games
 
     @property
-    def games(self) -> int:
-        return self.wins + self.losses
+    def probability(self) -> float | None:
+        return self.estimate.probability
 
 
 @dataclass(frozen=True)
@@ -30,11 +82,7 @@ class MatchupRow:
     @property
     def average(self) -> float | None:
         """The mean win probability over the opponents with games (mirror excluded)."""
-        known = [
-            cell.probability
-            for cell in self.cells
-            if cell.probability is not None and cell.opponent.id != self.character.id
-        ]
+        known = [c.probability for c in self.cells if c.probability is not None and not c.mirror]
         return sum(known) / len(known) if known else None
 
 
@@ -49,35 +97,41 @@ class MatchupMatrix:
 
 
 BRACKETS = tuple(CharacterMatchup.Bracket)
+_NO_GAMES = MatchupEstimate(None, 0, 0, 0.0)
+_MIRROR = MatchupEstimate(Offset(0.0, 0.0), 0, 0, 0.0)
 
 
 def matchup_matrix(bracket: str = CharacterMatchup.Bracket.ALL) -> MatchupMatrix:
-    """P(X beats Y) for every pair of characters in a bracket, from the two matchup
-    ratings (X vs Y) and (Y vs X); two queries."""
+    """P(X beats Y at equal skill) for every pair of characters in a bracket, from the
+    fitted offsets (matches.services.character_matchups); two queries."""
     roster = characters()
-    # (wins, losses, value, deviation) by (character, opponent), as plain rows: up to
-    # 27 x 27 of them, which as model objects cost more than drawing the page.
-    ratings = {
-        (character, opponent): rest
-        for character, opponent, *rest in CharacterMatchup.objects.filter(
-            bracket=bracket
-        ).values_list("character_id", "opponent_id", "wins", "losses", "value", "deviation")
-    }
-    rows = []
-    for character in roster:
-        cells = []
-        for opponent in roster:
-            mine, theirs = (
-                ratings.get((character.id, opponent.id)),
-                ratings.get((opponent.id, character.id)),
+    # Up to 27 x 26 rows, as plain tuples: as model objects they cost more than the page.
+    estimates = {
+        (character, opponent): MatchupEstimate.of(Offset(offset, error), wins, losses, expected)
+        for character, opponent, wins, losses, expected, offset, error in (
+            CharacterMatchup.objects.filter(bracket=bracket).values_list(
+                "character_id",
+                "opponent_id",
+                "wins",
+                "losses",
+                "expected_wins",
+                "offset",
+                "standard_error",
             )
-            if mine is None or theirs is None or mine[0] + mine[1] == 0:
-                cells.append(MatchupCell(opponent, None, 0, 0))
-                continue
-            wins, losses, value, deviation = mine
-            probability = win_probability(value, deviation, theirs[2], theirs[3])
-            cells.append(MatchupCell(opponent, probability, wins, losses))
-        rows.append(MatchupRow(character, cells))
+        )
+    }
+    rows = [
+        MatchupRow(
+            character,
+            [
+                MatchupCell(opponent, _MIRROR, mirror=True)
+                if opponent.id == character.id
+                else MatchupCell(opponent, estimates.get((character.id, opponent.id), _NO_GAMES))
+                for opponent in roster
+            ],
+        )
+        for character in roster
+    ]
     averages = [row.average for row in rows]
     order = sorted(
         range(len(rows)),
@@ -86,3 +140,31 @@ def matchup_matrix(bracket: str = CharacterMatchup.Bracket.ALL) -> MatchupMatrix
     return MatchupMatrix(
         bracket, [MatchupRow(rows[i].character, [rows[i].cells[j] for j in order]) for i in order]
     )
+
+
+@dataclass(frozen=True)
+class PlayerMatchupRow:
+    opponent_character: Character
+    estimate: MatchupEstimate
+
+
+@dataclass(frozen=True)
+class PlayerMatchups:
+    rows: list[PlayerMatchupRow]  # by opposing character id
+    overall: MatchupEstimate  # every opposing character's games together
+
+
+def player_matchups(matchups: list[PlayerMatchup]) -> PlayerMatchups:
+    """A rating's estimate against each opposing character met, and overall, from its
+    stored sums (opposing characters already loaded)."""
+    rows, overall = [], OffsetEvidence()
+    for matchup in matchups:
+        evidence = OffsetEvidence(
+            matchup.wins + matchup.losses,
+            matchup.wins,
+            matchup.expected_wins,
+            matchup.information,
+        )
+        overall += evidence
+        rows.append(PlayerMatchupRow(matchup.opponent_character, estimate_of_sums(evidence)))
+    return PlayerMatchups(rows, estimate_of_sums(overall))

@@ -12,11 +12,13 @@ from typing import NamedTuple
 
 from django.conf import settings
 from django.db.models import Q
+from django.utils import timezone
 
 from matches.models import Match, MatchRating
 from matches.params import glicko_params
 from matches.ratings.glicko import update, win_probability
 from matches.selectors.calibration import NO_CALIBRATION, Calibration, current_calibration
+from matches.selectors.matchups import PlayerMatchups, player_matchups
 from matches.selectors.opponents import fair_opponents
 from players.models import Character, Player, Rating
 from players.roster import ROSTER
@@ -250,9 +252,10 @@ def _points_after_games(rating: Rating, since: datetime, limit: int) -> list[His
 
 
 def rating_history(
-    rating: Rating, history_range: str = DEFAULT_HISTORY_RANGE
+    rating: Rating, history_range: str = DEFAULT_HISTORY_RANGE, *, until: datetime | None = None
 ) -> list[HistoryPoint]:
-    """Points for the rating chart, oldest first, over a range ending at the last game.
+    """Points for the rating chart, oldest first, over a range ending `until` (the page
+    passes now), by default at the last game (the API's "days of play").
 
     Short ranges have a point per game (the rating after it, from the match rows);
     'all' has one per day played (daily snapshots). One or two queries.
@@ -267,7 +270,7 @@ def rating_history(
         ]
     if rating.last_played_at is None:
         return []
-    return _points_after_games(rating, rating.last_played_at - span, HISTORY_GAME_POINTS)
+    return _points_after_games(rating, (until or rating.last_played_at) - span, HISTORY_GAME_POINTS)
 
 
 @dataclass(frozen=True)
@@ -438,6 +441,7 @@ class RatingProfile:
     history: list[HistoryPoint]
     matches: MatchSetPage
     opponents: list[GoodMatch]  # fair opponents, fairest first
+    matchups: PlayerMatchups
     ranks: RatingRanks | None  # None: unranked, for unranked_reason
     unranked_reason: str | None
 
@@ -453,9 +457,11 @@ def rating_profile(
     history_range: str = DEFAULT_HISTORY_RANGE,
     before: GameCursor | None = None,
     after: GameCursor | None = None,
+    now: datetime | None = None,
 ) -> RatingProfile | None:
-    """Everything the profile page shows (None if the player or rating is unknown or hidden);
-    the fair opponents take three of its queries, the ranks one."""
+    """Everything the profile page shows (None if the player or rating is unknown or hidden),
+    its history range ending `now`; the fair opponents take three of its queries, the
+    ranks one."""
     overview = rating_overview(player_id, character_code)
     if overview is None:
         return None
@@ -463,9 +469,10 @@ def rating_profile(
     return RatingProfile(
         overview,
         history_range,
-        rating_history(rating, history_range),
+        rating_history(rating, history_range, until=now or timezone.now()),
         match_sets(rating, before=before, after=after),
         good_matches(rating),
+        player_matchups(overview.matchups),
         rating_ranks(rating),
         unranked_reason(rating),
     )

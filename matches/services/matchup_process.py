@@ -1,7 +1,7 @@
 """A recompute's second core: the MatchupLedger in a child process (PostgreSQL).
 
 A recompute is one Python thread replaying every game, and half of each game's cost
-is what follows from its result: player and character matchups and daily snapshots.
+is what follows from its result: player matchup sums and daily snapshots.
 The RatingLedger must see the games one at a time in order, but the MatchupLedger
 needs only each game and its result, so it runs beside it in a child process fed a
 chunk at a time. At the end the child encodes its rows as binary COPY data into files,
@@ -33,7 +33,6 @@ from matches.services.memory import paused_garbage_collection
 
 # What the child encodes: one COPY file per table, named by these keys.
 PLAYER_MATCHUPS = "player_matchups"
-CHARACTER_MATCHUPS = "character_matchups"
 SNAPSHOTS = "snapshots"
 
 # Chunks waiting for the child; bounds the parent's memory when the child falls behind.
@@ -110,8 +109,8 @@ class MatchupProcess:
         self._put(("encode", dict(rating_ids)))
 
     def encoded_files(self) -> Iterator[tuple[str, Path]]:
-        """(table key, COPY file) as the child finishes each: PLAYER_MATCHUPS,
-        CHARACTER_MATCHUPS and SNAPSHOTS, in some order."""
+        """(table key, COPY file) as the child finishes each: PLAYER_MATCHUPS and
+        SNAPSHOTS, in some order."""
         while True:
             message = self._reply()
             if message[0] == "done":
@@ -195,7 +194,6 @@ def _encode(
     tables: dict[str, Callable[[], Iterator[tuple]]] = {
         SNAPSHOTS: lambda: rating_rows.snapshot_rows(ledger.take_snapshots(), rating_ids),
         PLAYER_MATCHUPS: lambda: rating_rows.player_matchup_rows(ledger, rating_ids),
-        CHARACTER_MATCHUPS: lambda: rating_rows.character_matchup_rows(ledger),
     }
     # The connection only lends psycopg's adapters to the encoder; nothing is executed.
     with psycopg.connect(**connection_params) as connection, connection.cursor() as cursor:

@@ -1,5 +1,5 @@
-"""The table rows a MatchupLedger's state becomes: player matchups, character matchups
-and daily snapshots.
+"""The table rows a MatchupLedger's state becomes: player matchup sums and daily
+snapshots.
 
 Free of Django on purpose: the rating service writes these rows itself, and a
 recompute's matchup process (matches.services.matchup_process) encodes the same rows
@@ -18,18 +18,8 @@ PLAYER_MATCHUP_COLUMNS = (
     "opponent_character_id",
     "wins",
     "losses",
-    "value",
-    "deviation",
-    "last_decay_at",
-)
-CHARACTER_MATCHUP_COLUMNS = (
-    "bracket",
-    "character_id",
-    "opponent_id",
-    "wins",
-    "losses",
-    "value",
-    "deviation",
+    "expected_wins",
+    "information",
 )
 SNAPSHOT_COLUMNS = ("rating_id", "day", "value", "deviation")
 
@@ -49,23 +39,7 @@ def player_matchup_rows(
     for key in ledger.touched_player_matchups:
         rating_key, opponent = key
         m = matchups[key]
-        yield (
-            rating_ids[rating_key],
-            opponent,
-            m.wins,
-            m.losses,
-            m.value,
-            m.deviation,
-            moment(m.last_decay_at),
-        )
-
-
-def character_matchup_rows(ledger: MatchupLedger) -> Iterator[tuple]:
-    """Rows of CHARACTER_MATCHUP_COLUMNS for the character matchups changed since the last write."""
-    matchups = ledger.character_matchups
-    for key in ledger.touched_character_matchups:
-        m = matchups[key]
-        yield (*key, m.wins, m.losses, m.value, m.deviation)
+        yield (rating_ids[rating_key], opponent, m.wins, m.losses, m.expected_wins, m.information)
 
 
 def snapshot_rows(

@@ -16,6 +16,7 @@ from django.db.models.functions import Floor, TruncDate
 from django.utils import timezone
 
 from matches.models import Match, MatchRating
+from matches.services.character_matchups import rebuild_character_matchups
 from matches.services.rating.decay import decay_all_ratings
 from matches.services.site_statistic import store_statistic
 from players.models import Character, Player, Rating
@@ -61,7 +62,16 @@ def _games_per_day(now: datetime) -> list[dict[str, Any]]:
         .annotate(games=Count("id"))
         .order_by("day")
     )
-    return [{"day": row["day"].isoformat(), "games": row["games"]} for row in rows]
+    games = {row["day"]: row["games"] for row in rows}
+    if not games:
+        return []
+    # Every day from the first with games to today, quiet ones at zero, so that the bars
+    # are evenly spaced in time and the chart ends today.
+    first, last = min(games), max(now.date(), *games)
+    return [
+        {"day": day.isoformat(), "games": games.get(day, 0)}
+        for day in (first + timedelta(days=i) for i in range((last - first).days + 1))
+    ]
 
 
 def _rating_distribution() -> dict[str, Any]:
@@ -217,9 +227,11 @@ def _popularity(now: datetime) -> dict[str, Any]:
 
 
 def refresh_statistics(now: datetime | None = None) -> None:
-    """The hourly refresh: decay idle ratings, recompute every site statistic."""
+    """The hourly refresh: decay idle ratings, rebuild the character matchups, recompute
+    every site statistic."""
     now = now or timezone.now()
     decay_all_ratings(now)
+    rebuild_character_matchups()
     with transaction.atomic():
         store_statistic("totals", _totals(now))
         store_statistic("games_per_day", _games_per_day(now))

@@ -14,14 +14,26 @@ from web.partials import render_partial
 def cell_text(row: MatchupRow, cell: MatchupCell) -> dict[str, str]:
     """What a matrix cell shows, as a flat dict of texts for its partial (web.partials)."""
     pair = f"{row.character.name} vs {cell.opponent.name}"
-    if cell.probability is None:
+    if cell.mirror:
+        return {"css": "heat-5", "sort": "0.5", "title": f"{pair}: 50% (a mirror)", "label": "50"}
+    estimate = cell.estimate
+    if estimate.offset is None:
         return {"css": "heat-none", "sort": "-1", "title": f"{pair}: no games", "label": "·"}
-    games = f"{cell.games} game{'' if cell.games == 1 else 's'}, {cell.wins}\u2013{cell.losses}"
+    low, high = estimate.interval
+    games = estimate.games
+    title = (
+        f"{pair}: {percent(estimate.probability)} at equal skill "
+        f"(95% interval {percent(low)}\u2013{percent(high)}); "
+        f"{games} game{'' if games == 1 else 's'}, {estimate.wins}\u2013{estimate.losses}, "
+        f"{estimate.expected_wins:.1f} wins expected from ratings alone"
+    )
+    if estimate.uncertain:
+        title += "; uncertain: too few games"
     return {
-        "css": heat(cell.probability),
-        "sort": str(cell.probability),
-        "title": f"{pair}: {percent(cell.probability)} ({games})",
-        "label": percent_number(cell.probability, 0),
+        "css": "heat-none uncertain" if estimate.uncertain else heat(estimate.probability),
+        "sort": str(estimate.probability),
+        "title": title,
+        "label": percent_number(estimate.probability, 0),
     }
 
 

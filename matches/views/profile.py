@@ -6,6 +6,7 @@ from __future__ import annotations
 from django.conf import settings
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.utils import timezone
 
 from matches import charts
 from matches.selectors.profile import HISTORY_RANGES, GameCursor, rating_profile
@@ -33,11 +34,19 @@ def profile(request: HttpRequest, player_id: str, code: str) -> HttpResponse:
         )
     except (ValueError, OverflowError, OSError):
         raise Http404("This page of match history does not exist.") from None
-    found = rating_profile(player_id, code, history_range=history_range, before=before, after=after)
+    now = timezone.now()
+    found = rating_profile(
+        player_id, code, history_range=history_range, before=before, after=after, now=now
+    )
     if found is None:
         raise Http404("We know no rated games of this player with this character.")
+    span = HISTORY_RANGES[history_range]
     chart = charts.rating_chart(
-        "rating-history", found.history, title=f"Rating history ({history_range})"
+        "rating-history",
+        found.history,
+        title=f"Rating history ({history_range})",
+        start=now - span if span else None,
+        end=now,
     )
     return render(
         request,

@@ -80,15 +80,6 @@ RATING = {
     },
 }
 
-RATING_MATCHUPS = {
-    "player": PLAYER,
-    "character": SOL,
-    "matchups": [
-        {"opponent_character": SOL, "wins": 40, "losses": 33, "rating": rating(1851.0, 92.4)},
-        {"opponent_character": KY, "wins": 25, "losses": 31, "rating": rating(1790.7, 101.3)},
-    ],
-}
-
 RANKING_ROW = {
     "rank": 1,
     "player": PLAYER,

@@ -184,24 +184,6 @@ class RatingDetailSerializer(RatingSummarySerializer):
         return None if rating.best_win_value is None else BestWinSerializer(rating).data
 
 
-class PlayerMatchupSerializer(serializers.Serializer):
-    opponent_character = CharacterSerializer(help_text="The opposing character.")
-    wins = serializers.IntegerField(help_text="Counted games won against this character.")
-    losses = serializers.IntegerField(help_text="Counted games lost against this character.")
-    rating = RatingField(
-        help_text="A Glicko rating of this player against this character only: it starts at "
-        "the player's rating with deviation 350 and moves with each counted game."
-    )
-
-
-class RatingMatchupsSerializer(serializers.Serializer):
-    player = PlayerSummarySerializer(source="rating.player", help_text="Whose matchups.")
-    character = CharacterSerializer(source="rating.character", help_text="Played as.")
-    matchups = PlayerMatchupSerializer(
-        many=True, help_text="One row per opposing character met, by character id."
-    )
-
-
 class RankingRowSerializer(serializers.Serializer):
     rank = serializers.IntegerField(
         help_text="The position in this list (over its pages): overall in `rankings/`, within "

@@ -7,7 +7,7 @@ from typing import Any
 
 from django import template
 
-from players.formatting import heat, percent, percent_number, rating_text
+from players.formatting import heat, offset_text, percent, percent_number, rating_text
 from players.models import Player
 
 register = template.Library()
@@ -20,6 +20,8 @@ register.filter("rating", rating_text)
 register.filter("percent_number", percent_number)
 register.filter("percent", percent)
 register.filter("heat", heat)
+# `{{ e.offset.value|offset:e.half_width }}` → '+35 ±40' (a matchup, in rating points).
+register.filter("offset", offset_text)
 
 
 @register.filter

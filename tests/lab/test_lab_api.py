@@ -83,6 +83,7 @@ def test_opponents_are_the_fair_opponents_of_the_rating(api, settings):
             },
             "tier": row["tier"],
             "win_probability": row["win_probability"],
+            "model_win_probability": row["model_win_probability"],
             "quality": row["quality"],
         }
         for row in expected

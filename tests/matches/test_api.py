@@ -1,4 +1,5 @@
-"""Contract tests: rating history, match lists, the matchup matrix, probability, statistics."""
+"""Contract tests: rating history, match lists, player matchups, the matchup matrix,
+probability, statistics."""
 
 from __future__ import annotations
 
@@ -8,8 +9,9 @@ import pytest
 
 from matches.models import CharacterMatchup, Match, SiteStatistic
 from matches.ratings.glicko import rate_game, win_probability
+from matches.ratings.matchup_offset import Offset, OffsetEvidence, one_step_offset
 from matches.selectors.calibration import current_calibration
-from players.models import Rating, RatingSnapshot
+from players.models import PlayerMatchup, Rating, RatingSnapshot
 from tests.factories import BASE_TIME
 from tests.fixtures.api_league import ALICE, BOB, GHOST, LAST_GAME_AT
 
@@ -138,19 +140,76 @@ def test_matchup_matrix(api, bracket):
     assert [cell["opponent"] for cell in sol["cells"]] == codes
     ky = next(cell for cell in sol["cells"] if cell["opponent"] == "KY")
     mine = CharacterMatchup.objects.get(bracket=bracket, character__code="SO", opponent__code="KY")
-    theirs = CharacterMatchup.objects.get(
-        bracket=bracket, character__code="KY", opponent__code="SO"
-    )
-    assert (ky["wins"], ky["losses"], ky["games"]) == (
-        mine.wins,
-        mine.losses,
-        mine.wins + mine.losses,
-    )
-    assert ky["probability"] == pytest.approx(
-        win_probability(mine.value, mine.deviation, theirs.value, theirs.deviation)
-    )
+    assert ky == estimate_body(
+        Offset(mine.offset, mine.standard_error), mine.wins, mine.losses, mine.expected_wins
+    ) | {"opponent": "KY", "mirror": False}
+    itself = next(cell for cell in sol["cells"] if cell["opponent"] == "SO")
+    assert (itself["mirror"], itself["probability"], itself["games"]) == (True, 0.5, 0)
     unplayed = next(cell for cell in sol["cells"] if cell["opponent"] == "AB")
-    assert unplayed == {"opponent": "AB", "probability": None, "wins": 0, "losses": 0, "games": 0}
+    assert unplayed == {
+        "opponent": "AB",
+        "mirror": False,
+        "offset": None,
+        "standard_error": None,
+        "probability": None,
+        "interval_low": None,
+        "interval_high": None,
+        "uncertain": False,
+        "games": 0,
+        "wins": 0,
+        "losses": 0,
+        "expected_wins": 0.0,
+    }
+
+
+def estimate_body(offset: Offset, wins: int, losses: int, expected_wins: float) -> dict:
+    """What the API says of an estimate, computed here from its parts."""
+    low, high = offset.interval()
+    return {
+        "offset": pytest.approx(offset.value),
+        "standard_error": pytest.approx(offset.standard_error),
+        "probability": pytest.approx(offset.probability),
+        "interval_low": pytest.approx(low),
+        "interval_high": pytest.approx(high),
+        "uncertain": 1.959964 * offset.standard_error > 50,
+        "games": wins + losses,
+        "wins": wins,
+        "losses": losses,
+        "expected_wins": pytest.approx(expected_wins),
+    }
+
+
+def test_player_matchups(api):
+    body = api.get(f"{V1}/players/{ALICE.id}/SO/matchups/").json()
+
+    rows = PlayerMatchup.objects.filter(rating__player_id=ALICE.id, rating__character__code="SO")
+    assert body["player"]["id"] == ALICE.id
+    assert body["character"]["code"] == "SO"
+    assert [m["opponent_character"]["id"] for m in body["matchups"]] == sorted(
+        row.opponent_character_id for row in rows
+    )
+    overall = OffsetEvidence()
+    for row in rows:
+        evidence = OffsetEvidence(
+            row.wins + row.losses, row.wins, row.expected_wins, row.information
+        )
+        overall += evidence
+        listed = next(
+            m
+            for m in body["matchups"]
+            if m["opponent_character"]["id"] == row.opponent_character_id
+        )
+        assert listed == estimate_body(
+            one_step_offset(evidence, 100.0), row.wins, row.losses, row.expected_wins
+        ) | {"opponent_character": listed["opponent_character"]}
+    assert body["matchups"][0]["opponent_character"].keys() == {"id", "code", "name"}
+    assert body["overall"] == estimate_body(
+        one_step_offset(overall, 100.0),
+        overall.wins,
+        overall.games - overall.wins,
+        overall.expected_wins,
+    )
+    assert body["overall"]["games"] == sum(row.wins + row.losses for row in rows) > 0
 
 
 def test_matchup_matrix_rejects_unknown_bracket(api):

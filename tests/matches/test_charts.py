@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
@@ -14,6 +15,7 @@ from matches.charts import (
     calibration_chart,
     nice_ticks,
     rating_chart,
+    time_ticks,
 )
 
 
@@ -27,11 +29,64 @@ class Point:
 START = datetime(2026, 11, 1, tzinfo=UTC)
 
 
-def test_nice_ticks_are_round_and_cover_the_range():
-    assert nice_ticks(1213, 1788) == [1300, 1400, 1500, 1600, 1700]
-    assert nice_ticks(0, 7) == [0, 2, 4, 6]
+def test_nice_ticks_are_round_and_enclose_the_range():
+    assert nice_ticks(1213, 1788) == [1200, 1300, 1400, 1500, 1600, 1700, 1800]
+    assert nice_ticks(0, 7) == [0, 2, 4, 6, 8]
     assert nice_ticks(0, 1000) == [0, 200, 400, 600, 800, 1000]
+    assert nice_ticks(0, 11_792) == [0, 2000, 4000, 6000, 8000, 10_000, 12_000]
     assert nice_ticks(5, 5) == [5.0, 5.2, 5.4, 5.6, 5.8, 6.0]
+
+
+def _bar_tops(svg: str) -> list[float]:
+    return [float(top) for top in re.findall(r'class="chart-bar" x="[\d.]+" y="([\d.-]+)"', svg)]
+
+
+def _gridlines(svg: str) -> list[float]:
+    return [
+        float(y) for y in re.findall(r'class="chart-grid" x1="\d+" x2="\d+" y1="([\d.]+)"', svg)
+    ]
+
+
+def test_no_bar_rises_above_the_top_gridline():
+    bars = [Bar("d", games, f"{games} games") for games in (10_600, 11_792, 3_000)]
+    svg = bar_chart("per-day", bars, title="Games per day")
+    top_gridline = min(_gridlines(svg))
+    assert len(_bar_tops(svg)) == 3
+    assert min(_bar_tops(svg)) >= top_gridline
+    assert ">12000</text>" in svg  # the gridline above 11,792 is labelled
+
+
+def test_time_ticks_are_evenly_spaced_dates_with_times_only_inside_one_day():
+    end = datetime(2026, 11, 23, 12, 40, tzinfo=UTC)
+    month = time_ticks(end - timedelta(days=30), end)
+    assert month.label_format == "%b %d"
+    assert month.moments == [datetime(2026, 10, d, tzinfo=UTC) for d in (26,)] + [
+        datetime(2026, 11, d, tzinfo=UTC) for d in (2, 9, 16, 23)
+    ]  # Mondays, a week apart
+    hours = time_ticks(end - timedelta(hours=5), end)
+    assert hours.label_format == "%H:%M"
+    assert [m.hour for m in hours.moments] == [8, 9, 10, 11, 12]
+    days = time_ticks(end - timedelta(hours=30), end)
+    assert days.label_format == "%b %d" and days.moments == [datetime(2026, 11, 23, tzinfo=UTC)]
+    year = time_ticks(end - timedelta(days=400), end)
+    assert year.moments == [datetime(2026, m, 1, tzinfo=UTC) for m in (1, 4, 7, 10)]
+    for ticks in (month, hours, year):
+        steps = {b - a for a, b in zip(ticks.moments, ticks.moments[1:], strict=False)}
+        assert len(steps) == 1 or ticks is year  # months differ in length, by days
+
+
+def test_rating_chart_range_ends_today_with_the_rating_carried_on():
+    today = datetime(2026, 11, 23, 12, 0, tzinfo=UTC)
+    points = [Point(START + timedelta(days=i), 1500 + 10 * i, 80) for i in range(5)]
+    svg = rating_chart("h", points, title="t", start=today - timedelta(days=30), end=today)
+    labels = re.findall(r'text-anchor="(?:middle|end)">([A-Z][a-z]{2} \d+)</text>', svg)
+    assert labels == ["Oct 26", "Nov 2", "Nov 9", "Nov 16", "Nov 23"]
+    # The dashed line from the last game runs to the right edge of the plot.
+    assert '<line class="chart-idle" x1="' in svg
+    assert re.search(r'class="chart-idle" x1="[\d.]+" x2="616.0"', svg)
+    assert "up to 2026-11-23." in svg
+    assert svg.count('<clipPath id="h-clip">') == 1
+    assert '<g clip-path="url(#h-clip)"><polygon class="chart-band"' in svg
 
 
 def test_rating_chart_draws_line_band_and_tooltips():
@@ -43,7 +98,10 @@ def test_rating_chart_draws_line_band_and_tooltips():
     assert svg.count("<circle") == 10
     assert "<title>2026-11-01 09:00 UTC: 1590 ±182</title>" in svg
     assert svg.count("<polyline") == 1 and svg.count("<polygon") == 1
-    assert "From 1500 ±200 on 2026-11-01 to 1590 ±182 on 2026-11-01, 10 points." in svg
+    assert (
+        "From 1500 ±200 on 2026-11-01 to 1590 ±182 on 2026-11-01, 10 points, up to 2026-11-01."
+        in svg
+    )
 
 
 def test_rating_chart_drops_dots_for_long_histories_and_handles_empty_ranges():
@@ -54,11 +112,23 @@ def test_rating_chart_drops_dots_for_long_histories_and_handles_empty_ranges():
     assert single.count("<circle") == 1
 
 
+def test_one_game_history_is_a_point_on_its_band():
+    # The rating before the lone game and after it, at the same moment.
+    points = [Point(START, 1500, 350), Point(START, 1580, 300)]
+    svg = rating_chart("h", points, title="t", end=START + timedelta(days=3))
+    assert svg.count("<circle") == 1 and "1580 ±600" in svg
+    assert "<polyline" not in svg and "<polygon" not in svg
+    band = re.search(
+        r'<rect class="chart-band" x="[\d.]+" y="([\d.-]+)" width="14" height="([\d.]+)"', svg
+    )
+    assert band and float(band[2]) > 100  # ±600 is most of the plot's height
+
+
 def test_bar_chart_escapes_labels_and_thins_them():
     bars = [Bar(f"<{i}>", i, f"bar <{i}>") for i in range(1, 41)]
     svg = bar_chart("bars", bars, title="Bars", labels=8)
     assert svg.count('class="chart-bar"') == 40
-    assert svg.count('class="chart-label"') - svg.count('text-anchor="end"') == 8
+    assert svg.count('y="264" text-anchor') == 8  # the x labels
     assert "<title>bar &lt;40&gt;</title>" in svg
     assert "<4>" not in svg
 

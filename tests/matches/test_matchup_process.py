@@ -13,7 +13,6 @@ from pathlib import Path
 
 import pytest
 
-from matches.ratings.glicko import DEFAULT_PARAMS
 from matches.ratings.ledger import Game, GameResult, MatchupLedger
 from matches.replays.readers import iter_replay_payloads
 from matches.services.ingest import file_import_source, store_replays
@@ -26,10 +25,6 @@ from tests.factories import random_league
 ROOT = Path(__file__).resolve().parents[2]
 GAME = Game(1, 86_400.0, "1", 1, "2", 2, True)
 RESULT = GameResult(1, 1500.0, 350.0, 1500.0, 350.0, 1662.2, 290.2, 1337.8, 290.2, True)
-
-
-def _ledger() -> MatchupLedger:
-    return MatchupLedger(params=DEFAULT_PARAMS, character_matchup_params=DEFAULT_PARAMS)
 
 
 def _table_state() -> tuple:
@@ -60,7 +55,7 @@ def test_a_failing_matchup_process_fails_the_recompute_and_keeps_the_old_ratings
 
 
 def test_a_matchup_process_that_dies_is_reported_within_seconds():
-    with MatchupProcess(_ledger(), {}, {}) as process:
+    with MatchupProcess(MatchupLedger(), {}, {}) as process:
         process.record([GAME], [RESULT])
         (child,) = multiprocessing.active_children()
         child.kill()
@@ -83,11 +78,10 @@ def _state(pid: int) -> str:
 def test_the_matchup_process_exits_when_the_recompute_is_killed():
     script = (
         "import multiprocessing, time\n"
-        "from matches.ratings.glicko import DEFAULT_PARAMS\n"
         "from matches.ratings.ledger import MatchupLedger\n"
         "from matches.services.matchup_process import MatchupProcess\n"
         "if __name__ == '__main__':\n"
-        "    ledger = MatchupLedger(DEFAULT_PARAMS, DEFAULT_PARAMS)\n"
+        "    ledger = MatchupLedger()\n"
         "    with MatchupProcess(ledger, {}, {}):\n"
         "        print(multiprocessing.active_children()[0].pid, flush=True)\n"
         "        time.sleep(60)\n"

@@ -12,7 +12,9 @@ from matches.models import Match, MatchRating
 from matches.params import glicko_params
 from matches.ratings.calibration import calibrated
 from matches.ratings.glicko import update, win_probability
+from matches.ratings.matchup_offset import OffsetEvidence, one_step_offset
 from matches.selectors.profile import GameCursor, match_sets, rating_history, rating_profile
+from players.formatting import offset_text
 from players.models import Player, PlayerName, Rating
 from players.selectors.rankings import ranked_ratings
 from tests.factories import BASE_TIME, replay, store_calibration
@@ -117,12 +119,13 @@ def test_all_range_reads_daily_snapshots(history):
 
 def test_profile_page_shows_the_rating_card_and_history(client, history):
     rating = sol()
-    html = client.get(f"/player/{A}/SO").content.decode()
+    # The whole history (one day played: a point on its band) does not age out like 30 days.
+    html = client.get(f"/player/{A}/SO?range=all").content.decode()
     assert f"{rating.value:.0f} ±{2 * rating.deviation:.0f}" in html
     assert f"{rating.wins}\u2013{rating.losses}" in html
     assert "Unranked" in html  # six games leave the ± far above 150
     assert html.count("<tr>\n        <td><time") == 4  # four sets
-    assert '<svg class="chart"' in html and "<polyline" in html
+    assert '<svg class="chart"' in html and html.count('class="chart-dot"') == 1
     assert f'href="/player/{A}/KY"' not in html  # A has no other character
     assert "Past names" in html
 
@@ -192,9 +195,29 @@ def test_ranked_profile_shows_ranks_percentile_peak_and_best_win(
     assert f"{rating.peak_value:.0f} ±{2 * rating.peak_deviation:.0f}" in html
     assert f"{rating.best_win_value:.0f} ±{2 * rating.best_win_deviation:.0f}" in html
     assert f'href="/player/{rating.best_win_opponent_id}/{rating.best_win_character.code}"' in html
-    assert len(profile.overview.matchups) == rating.matchups.count() > 3
-    for matchup in profile.overview.matchups:
-        assert f"{matchup.value:.0f} ±{2 * matchup.deviation:.0f}" in html
+    assert len(profile.matchups.rows) == rating.matchups.count() > 3
+    body = html
+    assert [offset_text(35.4, 40.2), offset_text(-12.0, 61), offset_text(-0.4, 9)] == [
+        "+35 ±40",
+        "\u221212 ±61",
+        "0 ±9",
+    ]
+    overall = OffsetEvidence()
+    for stored in rating.matchups.all():
+        evidence = OffsetEvidence(
+            stored.wins + stored.losses, stored.wins, stored.expected_wins, stored.information
+        )
+        overall += evidence
+        offset = one_step_offset(evidence, 100.0)
+        assert f">{offset_text(offset.value, offset.half_width())}</td>" in body
+    # The Overall row sums every opposing character's games.
+    footer = body[body.index("<tfoot>") : body.index("</tfoot>")]
+    offset = one_step_offset(overall, 100.0)
+    assert '<th scope="row">Overall</th>' in footer
+    assert f'<td class="num">{overall.games}</td>' in footer
+    assert f">{overall.wins}\u2013{overall.games - overall.wins}<" in footer
+    assert f">{overall.expected_wins:.1f}<" in footer
+    assert f">{offset_text(offset.value, offset.half_width())}</td>" in footer
 
 
 def test_history_pages_are_bounded_and_linked(client, league, django_assert_max_num_queries):

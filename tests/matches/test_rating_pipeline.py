@@ -10,8 +10,10 @@ import pytest
 from django.db import IntegrityError, transaction
 
 from matches.models import CharacterMatchup, Match, MatchRating, PendingMatch
+from matches.ratings.matchup_offset import expected
 from matches.replays.readers import iter_replay_payloads
 from matches.services import bulk
+from matches.services.character_matchups import rebuild_character_matchups
 from matches.services.ingest import file_import_source, store_replays
 from matches.services.rating.decay import decay_all_ratings
 from matches.services.rating.incremental import rate_pending_matches
@@ -160,6 +162,21 @@ def test_snapshots_and_matchups_follow_counted_games():
     assert snapshots[-1].value == pytest.approx(a.value)
     matchup = PlayerMatchup.objects.get(rating=a, opponent_character__code="KY")
     assert (matchup.wins, matchup.losses) == (2, 1)
+    # Sums over the counted games of A's pre-game probabilities from the ratings alone.
+    before = list(
+        MatchRating.objects.order_by("match__played_at").values_list("value_a", "value_b")
+    )
+    probabilities = [expected(value_a - value_b) for value_a, value_b in before]
+    assert probabilities[0] == 0.5 and probabilities[1] > 0.5
+    assert matchup.expected_wins == pytest.approx(sum(probabilities))
+    assert matchup.information == pytest.approx(sum(p * (1 - p) for p in probabilities))
+    theirs = PlayerMatchup.objects.get(rating=rating(B, "KY"), opponent_character__code="SO")
+    assert (theirs.wins, theirs.losses) == (1, 2)
+    assert theirs.expected_wins == pytest.approx(3 - matchup.expected_wins)
+    assert theirs.information == pytest.approx(matchup.information)
+    # Character matchups are rebuilt by the refresh, not per game.
+    assert not CharacterMatchup.objects.exists()
+    rebuild_character_matchups()
     sol_vs_ky = CharacterMatchup.objects.get(
         bracket="all", character__code="SO", opponent__code="KY"
     )
@@ -167,10 +184,8 @@ def test_snapshots_and_matchups_follow_counted_games():
         bracket="all", character__code="KY", opponent__code="SO"
     )
     assert (sol_vs_ky.wins, sol_vs_ky.losses, ky_vs_sol.wins, ky_vs_sol.losses) == (2, 1, 1, 2)
-    # Both sides start equal and move in step, so their changes mirror each other.
-    assert sol_vs_ky.value - 1500 == pytest.approx(1500 - ky_vs_sol.value)
-    assert sol_vs_ky.deviation == pytest.approx(ky_vs_sol.deviation)
-    assert sol_vs_ky.deviation < 350
+    assert sol_vs_ky.expected_wins == pytest.approx(matchup.expected_wins)
+    assert sol_vs_ky.offset == pytest.approx(-ky_vs_sol.offset)
     assert not CharacterMatchup.objects.exclude(bracket="all").exists()  # nobody is ranked yet
 
 
@@ -214,12 +229,21 @@ def state() -> dict:
                 "rating__character_id",
                 "opponent_character_id",
                 "wins",
-                "value",
+                "losses",
+                "expected_wins",
+                "information",
             )
         ),
         "character_matchups": sorted(
-            CharacterMatchup.objects.filter(bracket="all").values_list(
-                "character_id", "opponent_id", "wins", "losses", "value"
+            CharacterMatchup.objects.values_list(
+                "bracket",
+                "character_id",
+                "opponent_id",
+                "wins",
+                "losses",
+                "expected_wins",
+                "offset",
+                "standard_error",
             )
         ),
     }
@@ -241,6 +265,7 @@ def assert_same_state(left: dict, right: dict) -> None:
 def test_recompute_equals_incremental_rating_in_any_batch_size(batch_size):
     store(random_league(120))
     rate_pending_matches(batch_size=batch_size)
+    rebuild_character_matchups()  # as a recompute does after the ratings
     incremental = state()
     recompute_all_ratings(chunk_size=50)
     assert_same_state(incremental, state())
@@ -253,6 +278,7 @@ def test_recompute_reading_ahead_on_a_second_connection_equals_incremental_ratin
 
     store(random_league(120))
     rate_pending_matches(batch_size=5)
+    rebuild_character_matchups()  # as a recompute does after the ratings
     incremental = state()
     chunks_read = []
     real_chunks_read_ahead = read_ahead.chunks_read_ahead

@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import re
+from datetime import UTC, datetime, timedelta
 
 import pytest
 from django.utils import timezone
 
 from matches.models import SiteStatistic
+from matches.services.statistics import refresh_statistics
 from players.models import Rating
 from players.selectors.rankings import ranked_ratings
+from tests.factories import replay
+from tests.fixtures.league import rate_replays
 from tests.fixtures.pages import QUERY_LIMIT
 from web.generation import bump_generation
 
@@ -134,3 +138,16 @@ def test_redirects_are_cached_too_but_not_errors(client, league, django_assert_n
     assert client.get("/player/999").status_code == 404
     with django_assert_num_queries(1):
         assert client.get("/player/999").status_code == 404
+
+
+def test_games_per_day_run_up_to_today_with_quiet_days_at_zero(db):
+    played = datetime(2026, 11, 20, 15, 0, tzinfo=UTC)
+    rate_replays([replay(1, "1" * 18, "2" * 18, played_at=played)])
+    refresh_statistics(now=played + timedelta(days=3))
+    per_day = SiteStatistic.objects.get(key="games_per_day").data
+    assert per_day == [
+        {"day": "2026-11-20", "games": 1},
+        {"day": "2026-11-21", "games": 0},
+        {"day": "2026-11-22", "games": 0},
+        {"day": "2026-11-23", "games": 0},
+    ]

@@ -1,10 +1,10 @@
-"""Contract tests: characters, player search and detail, ratings, player matchups, rankings."""
+"""Contract tests: characters, player search and detail, ratings, rankings."""
 
 from __future__ import annotations
 
 import pytest
 
-from players.models import Character, Player, PlayerMatchup, Rating
+from players.models import Character, Player, Rating
 from players.roster import ROSTER
 from players.selectors.rankings import ranked_ratings
 from tests.factories import PlayerFactory, RatingFactory
@@ -156,24 +156,6 @@ def test_hidden_and_unknown_are_404_in_the_error_shape(api, path):
     error = response.json()["error"]
     assert (error["status"], error["code"]) == (404, "not_found")
     assert error["detail"]
-
-
-def test_player_matchups(api):
-    body = api.get(f"{V1}/players/{ALICE.id}/SO/matchups/").json()
-
-    rows = PlayerMatchup.objects.filter(rating__player_id=ALICE.id, rating__character__code="SO")
-    assert body["player"]["id"] == ALICE.id
-    assert body["character"]["code"] == "SO"
-    assert [m["opponent_character"]["id"] for m in body["matchups"]] == sorted(
-        row.opponent_character_id for row in rows
-    )
-    ky = rows.get(opponent_character__code="KY")
-    assert {
-        "opponent_character": {"id": 1, "code": "KY", "name": "Ky"},
-        "wins": ky.wins,
-        "losses": ky.losses,
-        "rating": rating_numbers(ky),
-    } in body["matchups"]
 
 
 def test_rankings_overall_paged(api):

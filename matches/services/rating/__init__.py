@@ -2,7 +2,6 @@
 
 - incremental: one writer at a time rates the pending matches, a batch per transaction.
 - recompute: forget every rating and rebuild all of them from the stored matches.
-- brackets: the top-N character matchup brackets, rebuilt from current ranks.
 - decay: the periodic growth of idle ratings' deviations.
 - storage: what they share: loading the states a batch touches into the in-memory
   ledgers (matches.ratings.ledger) and writing them back with bulk statements.

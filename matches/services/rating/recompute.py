@@ -14,24 +14,12 @@ from django.utils import timezone
 
 from matches.dbfunctions import EpochSeconds
 from matches.models import CharacterMatchup, Match, MatchRating, PendingMatch
-from matches.ratings.ledger import (
-    BRACKETS,
-    Game,
-    GameResult,
-    MatchupLedger,
-    RatingKey,
-    RatingLedger,
-)
+from matches.ratings.ledger import Game, GameResult, MatchupLedger, RatingKey, RatingLedger
 from matches.services import bulk
+from matches.services.character_matchups import rebuild_character_matchups
 from matches.services.locks import RATING_WRITER_LOCK, acquire_transaction_lock
-from matches.services.matchup_process import (
-    CHARACTER_MATCHUPS,
-    PLAYER_MATCHUPS,
-    SNAPSHOTS,
-    MatchupProcess,
-)
+from matches.services.matchup_process import PLAYER_MATCHUPS, SNAPSHOTS, MatchupProcess
 from matches.services.memory import paused_garbage_collection
-from matches.services.rating.brackets import rebuild_bracket_matchups
 from matches.services.rating.storage import (
     MATCH_RATING_COLUMNS,
     LocalMatchups,
@@ -40,16 +28,11 @@ from matches.services.rating.storage import (
     games_of,
     insert_numbered_ratings,
     matches_in_order,
-    new_matchup_ledger,
     new_rating_ledger,
     number_ratings,
     result_rows,
 )
-from matches.services.rating_rows import (
-    CHARACTER_MATCHUP_COLUMNS,
-    PLAYER_MATCHUP_COLUMNS,
-    SNAPSHOT_COLUMNS,
-)
+from matches.services.rating_rows import PLAYER_MATCHUP_COLUMNS, SNAPSHOT_COLUMNS
 from matches.services.read_ahead import chunks_read_ahead
 from players.models import Player, PlayerMatchup, Rating, RatingSnapshot
 from web.generation import bump_generation
@@ -62,7 +45,6 @@ class _MatchupsInChildProcess:
 
     TABLES = {
         PLAYER_MATCHUPS: (PlayerMatchup, PLAYER_MATCHUP_COLUMNS),
-        CHARACTER_MATCHUPS: (CharacterMatchup, CHARACTER_MATCHUP_COLUMNS),
         SNAPSHOTS: (RatingSnapshot, SNAPSHOT_COLUMNS),
     }
 
@@ -165,8 +147,8 @@ def recompute_all_ratings(
     matches.services.matchup_process). Match results are written a chunk at a time and
     ratings, matchups and snapshots once at the end, into tables whose indexes are
     built after the load. The tables are emptied with TRUNCATE, so their readers wait
-    for the commit (cached pages are still served). Ranks and the top-N matchup
-    brackets are rebuilt afterwards from the new ratings.
+    for the commit (cached pages are still served). Ranks and the character matchups
+    are rebuilt afterwards from the new ratings.
     """
     with paused_garbage_collection(), transaction.atomic():
         acquire_transaction_lock(RATING_WRITER_LOCK, wait=True)
@@ -176,22 +158,21 @@ def recompute_all_ratings(
         )
         with (
             bulk.indexes_built_after((RatingSnapshot, PlayerMatchup)),
-            _recompute_matchups(new_matchup_ledger({}, BRACKETS[:1])) as matchups,
+            _recompute_matchups(MatchupLedger()) as matchups,
         ):
             with bulk.indexes_built_after((MatchRating,)):
-                rated, batches, counted_games = _replay_history(
-                    ledger, matchups, chunk_size, progress
-                )
+                rated, batches, counted = _replay_history(ledger, matchups, chunk_size, progress)
                 # On PostgreSQL the matchup process now encodes its rows while this one
                 # builds indexes and writes the ratings.
                 matchups.close(number_ratings(ledger))
             with bulk.indexes_built_after((Rating,)):
                 insert_numbered_ratings(ledger)
-            rebuild_bracket_matchups(counted_games)
+            # On PostgreSQL, while the matchup process is still encoding.
+            rebuild_character_matchups()
             matchups.write(fresh=True)
     bulk.analyze(_DERIVED_MODELS)
     bump_generation()
-    return RatingRun(rated, len(counted_games), batches)
+    return RatingRun(rated, counted, batches)
 
 
 def _replay_history(
@@ -199,22 +180,19 @@ def _replay_history(
     matchups: LocalMatchups | _MatchupsInChildProcess,
     chunk_size: int,
     progress: Callable[[int], None] | None,
-) -> tuple[int, int, list[Game]]:
+) -> tuple[int, int, int]:
     """Rate every match in order a chunk at a time, handing each chunk's results to the
-    matchups and storing them; returns (games rated, chunks, the counted games)."""
-    rated = batches = 0
+    matchups and storing them; returns (games rated, chunks, games counted)."""
+    rated = batches = counted = 0
     rated_at = timezone.now()
-    # Kept for the top-N brackets, which need the final ranks: cheaper in memory than
-    # reading a million games back from the database.
-    counted_games: list[Game] = []
     with _matches_in_results_out(chunk_size) as (chunks, write_results):
         for games in chunks:
             results = [ledger.apply(game) for game in games]
             matchups.record(games, results)
             write_results(result_rows(results, rated_at))
-            counted_games += [g for g, r in zip(games, results, strict=True) if r.counted]
+            counted += sum(r.counted for r in results)
             rated += len(results)
             batches += 1
             if progress is not None:
                 progress(rated)
-    return rated, batches, counted_games
+    return rated, batches, counted

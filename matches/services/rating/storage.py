@@ -13,31 +13,27 @@ from django.db import connection
 from django.db.models import Q, QuerySet
 
 from matches.dbfunctions import EpochSeconds
-from matches.models import CharacterMatchup, Match
-from matches.params import character_matchup_params, glicko_params
+from matches.models import Match
+from matches.params import glicko_params
 from matches.ratings.ledger import (
-    BRACKETS,
     RATING_FIELDS,
     Game,
     GameResult,
     MatchupLedger,
-    MatchupState,
+    MatchupSums,
     RatingKey,
     RatingLedger,
     RatingState,
 )
 from matches.services import bulk
 from matches.services.rating_rows import (
-    CHARACTER_MATCHUP_COLUMNS,
     PLAYER_MATCHUP_COLUMNS,
     SNAPSHOT_COLUMNS,
-    character_matchup_rows,
     moment,
     player_matchup_rows,
     snapshot_rows,
 )
 from players.models import Player, PlayerMatchup, Rating, RatingSnapshot
-from players.selectors.rankings import top_rated_keys
 
 # Keeps IN (...) lists under SQLite's limit on bound variables.
 _IN_CHUNK = 10_000
@@ -93,23 +89,8 @@ def chunks(values: list, size: int = _IN_CHUNK) -> Iterator[list]:
         yield values[start : start + size]
 
 
-# The deepest top-N bracket: how many character ranks the matchup ledger needs.
-LARGEST_BRACKET = max(limit for _, limit in BRACKETS if limit is not None)
-
-
 def new_rating_ledger(excluded: Iterable[str]) -> RatingLedger:
     return RatingLedger(params=glicko_params(), excluded_players=frozenset(excluded))
-
-
-def new_matchup_ledger(
-    ranks: dict[RatingKey, int], brackets: tuple[tuple[str, int | None], ...] = BRACKETS
-) -> MatchupLedger:
-    return MatchupLedger(
-        params=glicko_params(),
-        character_matchup_params=character_matchup_params(),
-        character_ranks=ranks,
-        brackets=brackets,
-    )
 
 
 def load_ledgers(games: list[Game]) -> tuple[RatingLedger, MatchupLedger]:
@@ -127,34 +108,13 @@ def load_ledgers(games: list[Game]) -> tuple[RatingLedger, MatchupLedger]:
             ratings[(row[1], row[2])] = _rating_state(row[0], row[3:])
     ledger = new_rating_ledger(excluded)
     ledger.ratings = ratings
-    # The top-N brackets file a game by the character ranks of the moment.
-    matchups = new_matchup_ledger(top_rated_keys(LARGEST_BRACKET))
+    matchups = MatchupLedger()
     by_id = {state.rating_id: key for key, state in ratings.items()}
     for chunk in chunks(list(by_id)):
-        for (
-            rating_id,
-            opponent,
-            wins,
-            losses,
-            value,
-            deviation,
-            last_decay,
-        ) in PlayerMatchup.objects.filter(rating_id__in=chunk).values_list(*PLAYER_MATCHUP_COLUMNS):
-            matchups.player_matchups[(by_id[rating_id], opponent)] = MatchupState(
-                value, deviation, wins, losses, last_decay.timestamp()
-            )
-    for (
-        bracket,
-        character,
-        opponent,
-        wins,
-        losses,
-        value,
-        deviation,
-    ) in CharacterMatchup.objects.values_list(*CHARACTER_MATCHUP_COLUMNS):
-        matchups.character_matchups[(bracket, character, opponent)] = MatchupState(
-            value, deviation, wins, losses
-        )
+        for rating_id, opponent, *sums in PlayerMatchup.objects.filter(
+            rating_id__in=chunk
+        ).values_list(*PLAYER_MATCHUP_COLUMNS):
+            matchups.player_matchups[(by_id[rating_id], opponent)] = MatchupSums(*sums)
     return ledger, matchups
 
 
@@ -242,15 +202,7 @@ def write_matchups(
         ("rating_id", "opponent_character_id"),
         fresh=fresh,
     )
-    _save(
-        CharacterMatchup,
-        CHARACTER_MATCHUP_COLUMNS,
-        character_matchup_rows(matchups),
-        ("bracket", "character_id", "opponent_id"),
-        fresh=fresh,
-    )
     matchups.touched_player_matchups.clear()
-    matchups.touched_character_matchups.clear()
     _save(
         RatingSnapshot,
         SNAPSHOT_COLUMNS,

@@ -5,7 +5,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("players", "0008_derived_keys_kept_by_rating_service"),
+        ("players", "0009_matchup_evidence_sums"),
     ]
 
     operations = [
