@@ -64,6 +64,7 @@ def test_every_page_fits_a_phone(live_server, phone, browser):
         "/stats",
         "/about",
         "/lab",
+        "/supporters",
         "/admin/login/",
     ]
     body_text = 16.0
