@@ -214,7 +214,7 @@ def test_ranked_profile_shows_ranks_percentile_peak_and_best_win(
     footer = body[body.index("<tfoot>") : body.index("</tfoot>")]
     offset = one_step_offset(overall, 100.0)
     assert '<th scope="row">Overall</th>' in footer
-    assert f'<td class="num">{overall.games}</td>' in footer
+    assert f'<td class="num hide-narrow">{overall.games}</td>' in footer
     assert f">{overall.wins}\u2013{overall.games - overall.wins}<" in footer
     assert f">{overall.expected_wins:.1f}<" in footer
     assert f">{offset_text(offset.value, offset.half_width())}</td>" in footer
