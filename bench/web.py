@@ -47,7 +47,10 @@ def __getattr__(name: str) -> list:
 
 
 def players_for(games: int) -> int:
-    return min(100_000, max(500, games // 10))
+    """About 50 games a player, so that at both sizes most players are still ranked when
+    the league ends and every list (top 100, a character's, page 10) is full: a page that
+    shows 5 rows at one size and 100 at the other would measure rows, not data size."""
+    return min(100_000, max(200, games // 50))
 
 
 def _manage(arguments: list[str], database_url: str) -> None:
