@@ -3,12 +3,20 @@ and the API (players.api.fields): plain functions, no Django."""
 
 from __future__ import annotations
 
+import math
+
+
+def uncertainty_text(deviation: float) -> str:
+    """The shown ± (two deviations, 95%), rounded down: a rating is ranked below ±150, and
+    a ranked ±149.8 shown as "±150" would read as contradicting that."""
+    return f"±{math.floor(2 * deviation)}"
+
 
 def rating_text(value: float | None, deviation: float | None) -> str:
-    """'1623 ±120': the value and two deviations (95%), rounded; '' without a value."""
+    """'1623 ±120': the value rounded and its ± (uncertainty_text); '' without a value."""
     if value is None or deviation is None:
         return ""
-    return f"{value:.0f} ±{2 * deviation:.0f}"
+    return f"{value:.0f} {uncertainty_text(deviation)}"
 
 
 def offset_text(value: float | None, half_width: float | None) -> str:

@@ -5,6 +5,8 @@ from __future__ import annotations
 from django.db import models
 from django.db.models import F, Q
 
+from players.formatting import rating_text
+
 # The deviation below which the ranking indexes hold a rating (settings.RATING_LOW_DEVIATION's
 # default; a changed condition is a new migration).
 RANKED_INDEX_DEVIATION = 75.0
@@ -160,7 +162,7 @@ class Rating(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"{self.player_id}/{self.character_id} {self.value:.0f} ±{2 * self.deviation:.0f}"
+        return f"{self.player_id}/{self.character_id} {rating_text(self.value, self.deviation)}"
 
     @property
     def games(self) -> int:

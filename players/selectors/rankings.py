@@ -31,6 +31,7 @@ from django.db.models import (
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
+from players.formatting import uncertainty_text
 from players.models import Character, Player, Rating
 from players.selectors.ratings import characters
 
@@ -146,7 +147,7 @@ def unranked_reason(rating: Rating) -> str | None:
         return "cheater"
     if rating.deviation >= settings.RATING_LOW_DEVIATION:
         return (
-            f"± too wide: ±{2 * rating.deviation:.0f}, ranks need ± below "
+            f"± too wide: {uncertainty_text(rating.deviation)}, ranks need ± below "
             f"{2 * settings.RATING_LOW_DEVIATION:.0f}"
         )
     return None
@@ -276,7 +277,7 @@ def why_nothing_is_ranked(
             days = (now - seen["newest"]).days
             return f"No rating is ranked yet: the newest game is {days} days old, so {wide}."
         return (
-            f"No rating is ranked yet: the narrowest ± is ±{2 * seen['narrowest']:.0f}, "
+            f"No rating is ranked yet: the narrowest ± is {uncertainty_text(seen['narrowest'])}, "
             f"ranks need ± below {2 * low:.0f}, which comes with more games."
         )
     if not ranked_count(character):

@@ -57,7 +57,8 @@
   // --- How numbers read (players/formatting.py, players.templatetags.ratings) ------------
 
   function ratingText(rating) {
-    return rating.value.toFixed(0) + " \u00b1" + (2 * rating.deviation).toFixed(0);
+    // players.formatting.uncertainty_text: the ± rounded down.
+    return rating.value.toFixed(0) + " \u00b1" + Math.floor(2 * rating.deviation);
   }
 
   function percent(share) {

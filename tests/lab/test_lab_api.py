@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from datetime import datetime, timedelta
 
 import pytest
@@ -62,7 +63,7 @@ def test_opponents_are_the_fair_opponents_of_the_rating(api, settings):
     assert body["rating"] == {
         "value": rating.value,
         "deviation": rating.deviation,
-        "display": f"{round(rating.value)} ±{round(2 * rating.deviation)}",
+        "display": f"{round(rating.value)} ±{math.floor(2 * rating.deviation)}",
     }
     assert body["tier"] == "Gold"
     assert body["active_days"] == settings.FAIR_OPPONENT_DAYS
@@ -79,7 +80,7 @@ def test_opponents_are_the_fair_opponents_of_the_rating(api, settings):
             "rating": {
                 "value": row["value"],
                 "deviation": row["deviation"],
-                "display": f"{round(row['value'])} ±{round(2 * row['deviation'])}",
+                "display": f"{round(row['value'])} ±{math.floor(2 * row['deviation'])}",
             },
             "tier": row["tier"],
             "win_probability": row["win_probability"],

@@ -14,7 +14,7 @@ from matches.ratings.calibration import calibrated
 from matches.ratings.glicko import update, win_probability
 from matches.ratings.matchup_offset import OffsetEvidence, one_step_offset
 from matches.selectors.profile import GameCursor, match_sets, rating_history, rating_profile
-from players.formatting import offset_text
+from players.formatting import offset_text, rating_text
 from players.models import Player, PlayerName, Rating
 from players.selectors.rankings import ranked_ratings
 from tests.factories import BASE_TIME, replay, store_calibration
@@ -121,7 +121,7 @@ def test_profile_page_shows_the_rating_card_and_history(client, history):
     rating = sol()
     # The whole history (one day played: a point on its band) does not age out like 30 days.
     html = client.get(f"/player/{A}/SO?range=all").content.decode()
-    assert f"{rating.value:.0f} ±{2 * rating.deviation:.0f}" in html
+    assert rating_text(rating.value, rating.deviation) in html
     assert f"{rating.wins}\u2013{rating.losses}" in html
     assert "Unranked" in html  # six games leave the ± far above 150
     assert html.count("<tr>\n        <td><time") == 4  # four sets
@@ -192,8 +192,8 @@ def test_ranked_profile_shows_ranks_percentile_peak_and_best_win(
     profile = rating_profile(rating.player_id, rating.character.code)
     assert profile.ranks.top_percent == pytest.approx(100 * overall / ranked)
     assert f"of {ranked} ranked ratings" in html
-    assert f"{rating.peak_value:.0f} ±{2 * rating.peak_deviation:.0f}" in html
-    assert f"{rating.best_win_value:.0f} ±{2 * rating.best_win_deviation:.0f}" in html
+    assert rating_text(rating.peak_value, rating.peak_deviation) in html
+    assert rating_text(rating.best_win_value, rating.best_win_deviation) in html
     assert f'href="/player/{rating.best_win_opponent_id}/{rating.best_win_character.code}"' in html
     assert len(profile.matchups.rows) == rating.matchups.count() > 3
     body = html

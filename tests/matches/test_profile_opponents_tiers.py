@@ -8,6 +8,7 @@ import pytest
 from django.utils.html import escape
 
 from matches.selectors.opponents import fair_opponents
+from players.formatting import rating_text
 from players.models import Player, Rating
 from players.roster import ROSTER
 from players.selectors.rankings import ranked_ratings
@@ -64,7 +65,7 @@ def test_good_matches_are_the_fair_opponents_fairest_first(
             o["character"],
             escape(o["name"]),
             escape(NAMES[o["character"]]),
-            f'{o["value"]:.0f} ±{2 * o["deviation"]:.0f} <span class="tier">{o["tier"]}</span>',
+            f'{rating_text(o["value"], o["deviation"])} <span class="tier">{o["tier"]}</span>',
             f"{100 * o['win_probability']:.0f}%",
         )
         for o in expected
@@ -119,7 +120,7 @@ def test_tiers_beside_ratings_on_the_profile_and_in_the_rankings(client, league,
     settings.RATING_TIERS = ["0:Low", "1500:High"]
     best = ranked_ratings().first()
     html = client.get(url_of(best)).content.decode()
-    card = f"{best.value:.0f} ±{2 * best.deviation:.0f}"
+    card = rating_text(best.value, best.deviation)
     badge = '<span class="tier">High</span>'
     assert f'<p class="big">{card} {badge}</p>' in html
     for url, rows in (("/", 30), ("/?per=player", 20), (f"/top/{best.character.code}", 1)):

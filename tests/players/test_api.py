@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import pytest
 
 from players.models import Character, Player, Rating
@@ -18,7 +20,7 @@ def rating_numbers(rating: Rating) -> dict:
     return {
         "value": rating.value,
         "deviation": rating.deviation,
-        "display": f"{round(rating.value)} ±{round(2 * rating.deviation)}",
+        "display": f"{round(rating.value)} ±{math.floor(2 * rating.deviation)}",
     }
 
 

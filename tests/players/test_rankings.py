@@ -14,6 +14,7 @@ from matches.replays.readers import iter_replay_payloads
 from matches.services.ingest import file_import_source, store_replays
 from matches.services.rating.incremental import rate_pending_matches
 from matches.simulation.league import LeagueSimulator
+from players.formatting import rating_text
 from players.models import Character, Player, Rating
 from players.selectors.rankings import top_rated_keys
 from tests.factories import PlayerFactory, RatingFactory
@@ -66,7 +67,7 @@ def test_overall_lists_ranked_ratings_by_value(client, league, django_assert_max
     assert len(expected) > 30
     assert profile_links(html) == keys(expected[:100])
     assert_in_order(html)
-    assert f"{expected[0].value:.0f} ±{2 * expected[0].deviation:.0f}" in html
+    assert rating_text(expected[0].value, expected[0].deviation) in html
 
 
 def test_one_row_per_player_keeps_each_players_best_rating(
@@ -255,7 +256,8 @@ def test_a_flag_leaves_every_list_on_the_next_request(
 def test_profile_says_a_wide_rating_is_unranked_with_its_width(client):
     rating = RatingFactory(deviation=80.4)
     html = client.get(f"/player/{rating.player_id}/SO").content.decode()
-    assert "Unranked: ± too wide: ±161, ranks need ± below 150." in html
+    # ±160.8 is shown rounded down, as every ± is: ±160.
+    assert "Unranked: ± too wide: ±160, ranks need ± below 150." in html
 
 
 def test_empty_site_says_there_are_no_games(client, db):

@@ -7,6 +7,7 @@ from datetime import timedelta
 
 import pytest
 
+from players.formatting import rating_text
 from players.models import Player
 from players.selectors.search import search_players
 from tests.factories import BASE_TIME, replay
@@ -86,7 +87,7 @@ def test_results_show_each_characters_rating(client, named):
     html = client.get("/search?name=So").content.decode()
     for rating in a.ratings:
         assert f'href="/player/{A}/{rating.character.code}"' in html
-        assert f"{rating.value:.0f} ±{2 * rating.deviation:.0f}" in html
+        assert rating_text(rating.value, rating.deviation) in html
 
 
 def test_hidden_players_are_not_found_by_any_name(client, named):
