@@ -128,3 +128,21 @@ def store_calibration(temperature: float) -> None:
             "fitted_at": "2026-11-20T04:00:00+00:00",
         },
     )
+
+
+def rate_match(match, value_a: float, value_b: float, *, counted: bool = True):
+    """A stored rating result for `match`: side A rated `value_a` before it and B `value_b`,
+    both at deviation 60, changes 0 (what matchup and statistics aggregates read)."""
+    from matches.models import MatchRating
+
+    return MatchRating.objects.create(
+        match=match,
+        rated_at=match.played_at,
+        counted=counted,
+        value_a=value_a,
+        deviation_a=60.0,
+        change_a=0.0,
+        value_b=value_b,
+        deviation_b=60.0,
+        change_b=0.0,
+    )

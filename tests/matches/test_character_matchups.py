@@ -7,14 +7,14 @@ import random
 
 import pytest
 
-from matches.models import CharacterMatchup, Match, MatchRating
+from matches.models import CharacterMatchup, Match
 from matches.ratings.ledger import Game, GameResult, MatchupLedger
 from matches.ratings.matchup_offset import DifferenceBin, expected, fit_offset
 from matches.selectors.matchups import matchup_matrix
 from matches.services.character_matchups import rebuild_character_matchups
 from players.models import Character, Player
 from players.selectors.rankings import top_rated_keys
-from tests.factories import BASE_TIME, MatchFactory, PlayerFactory, RatingFactory
+from tests.factories import MatchFactory, PlayerFactory, RatingFactory, rate_match
 
 pytestmark = pytest.mark.django_db
 
@@ -43,17 +43,7 @@ def counted_game(
         character_b=Character.objects.get(code=characters[1]),
         winner=Match.Winner.A if a_won else Match.Winner.B,
     )
-    MatchRating.objects.create(
-        match=match,
-        rated_at=BASE_TIME,
-        counted=counted,
-        value_a=value_a,
-        deviation_a=60.0,
-        change_a=0.0,
-        value_b=value_b,
-        deviation_b=60.0,
-        change_b=0.0,
-    )
+    rate_match(match, value_a, value_b, counted=counted)
     return match
 
 

@@ -23,6 +23,7 @@ from players.models import Character, Player, PlayerMatchup, Rating, RatingSnaps
 from players.selectors.rankings import ranked_count, rating_ranks, top_rated_keys
 from tests import databases
 from tests.factories import BASE_TIME, PlayerFactory, RatingFactory, random_league, replay
+from tests.matches.test_character_matchups import character_matchup_rows
 from tests.ratings.reference import COUNTED
 
 pytestmark = pytest.mark.django_db
@@ -234,18 +235,7 @@ def state() -> dict:
                 "information",
             )
         ),
-        "character_matchups": sorted(
-            CharacterMatchup.objects.values_list(
-                "bracket",
-                "character_id",
-                "opponent_id",
-                "wins",
-                "losses",
-                "expected_wins",
-                "offset",
-                "standard_error",
-            )
-        ),
+        "character_matchups": character_matchup_rows(),
     }
 
 

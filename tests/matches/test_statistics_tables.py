@@ -7,11 +7,11 @@ from datetime import timedelta
 
 import pytest
 
-from matches.models import MatchRating, SiteStatistic
+from matches.models import SiteStatistic
 from matches.services.statistics import refresh_statistics
 from matches.views.statistics import every
 from players.models import Character
-from tests.factories import BASE_TIME, MatchFactory, PlayerFactory, RatingFactory
+from tests.factories import BASE_TIME, MatchFactory, PlayerFactory, RatingFactory, rate_match
 
 pytestmark = pytest.mark.django_db
 
@@ -89,17 +89,7 @@ def rated_game(played_at, code_a: str, value_a: float, code_b: str, value_b: flo
         character_b=Character.objects.get(code=code_b),
         **kw,
     )
-    MatchRating.objects.create(
-        match=match,
-        rated_at=played_at,
-        counted=True,
-        value_a=value_a,
-        deviation_a=60.0,
-        change_a=0.0,
-        value_b=value_b,
-        deviation_b=60.0,
-        change_b=0.0,
-    )
+    rate_match(match, value_a, value_b)
 
 
 def test_popularity_is_the_latest_weeks_share_with_its_change_from_the_week_before(client):
