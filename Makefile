@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 PG_URL ?= postgres://postgres@127.0.0.1:5432/test
 
-.PHONY: install run test test-sqlite test-postgres lint check migrate bench bench-live bench-web bench-api bench-faults browser-deps clean
+.PHONY: install run test test-sqlite test-postgres lint check migrate bench bench-live bench-web bench-api bench-faults bench-predictions browser-deps clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -64,6 +64,10 @@ bench-web: install
 
 bench-api: install
 	$(BIN)/python -m bench.api
+
+# Every rating system tuned on a realistic simulated league; the site's chances calibrated.
+bench-predictions: install
+	$(BIN)/python -m bench.predictions
 
 # Workers SIGKILLed and cut off while pulling a hostile feed: nothing lost, doubled or stuck.
 bench-faults: install

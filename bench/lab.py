@@ -34,12 +34,12 @@ START = datetime(2026, 1, 5, tzinfo=UTC)
 SEASON_DAYS = 90
 
 
-def fresh_database() -> str:
+def fresh_database(database: str = DATABASE) -> str:
     """Drop and create the bench database, migrate it, and point this process at it."""
     from django.db import connections
 
     connections.close_all()
-    url = postgres.recreate(DATABASE)
+    url = postgres.recreate(database)
     run_step(["migrate", "--no-input", "-v0"], url)
     return url
 
@@ -63,14 +63,16 @@ def _oracle(games: Iterable[dict], league, overall, established) -> Iterator[dic
         yield game
 
 
-def store_league(players: int, games: int, seed: int) -> tuple[float, float, float]:
+def store_league(
+    players: int, games: int, seed: int, days: float = SEASON_DAYS
+) -> tuple[float, float, float]:
     """Store a league through store_replays: (seconds, oracle log loss overall, established)."""
     from matches.ratings.metrics import PredictionMetrics
     from matches.replays.readers import iter_replay_payloads
     from matches.services.ingest import file_import_source, store_replays
     from matches.simulation.league import LeagueSimulator
 
-    league = LeagueSimulator(players, seed, START, rate=games / (SEASON_DAYS * 86400))
+    league = LeagueSimulator(players, seed, START, rate=games / (days * 86400))
     overall, established = PredictionMetrics(), PredictionMetrics()
     started = time.perf_counter()
     result = store_replays(

@@ -30,7 +30,12 @@ _HALF_LN10 = math.log(10) / 2
 
 
 class RatingSystem(Protocol[StateT]):
-    """What the lab needs from a rating system; `at` is the game's time in epoch seconds."""
+    """What the lab needs from a rating system; `at` is the game's time in epoch seconds.
+
+    A system whose prediction and update share work (both decay the states to the
+    game's time) may also offer `predict_and_update(a, b, score_a, at)`, returning
+    (expected_score, *update) in one call; the tuner's hot loop uses it when present.
+    """
 
     @property
     def name(self) -> str:
@@ -134,8 +139,21 @@ class ContinuousGlicko:
     def update(
         self, a: GlickoState, b: GlickoState, score_a: float, at: float
     ) -> tuple[GlickoState, GlickoState]:
+        return self._rate(self.decayed(a, at), self.decayed(b, at), score_a)
+
+    def predict_and_update(
+        self, a: GlickoState, b: GlickoState, score_a: float, at: float
+    ) -> tuple[float, GlickoState, GlickoState]:
+        """expected_score, then update, decaying each side once (the tuner's hot loop)."""
         a = self.decayed(a, at)
         b = self.decayed(b, at)
+        probability = glicko.win_probability(a.rating, a.deviation, b.rating, b.deviation)
+        return (probability, *self._rate(a, b, score_a))
+
+    def _rate(
+        self, a: GlickoState, b: GlickoState, score_a: float
+    ) -> tuple[GlickoState, GlickoState]:
+        """Both sides after a game, from states already decayed to its time."""
         if self.apply_counting_rule and not glicko.game_counts(
             a.rating, a.deviation, b.rating, b.deviation, score_a > 0.5, self.params
         ):

@@ -98,6 +98,11 @@ def _log_loss(bins: list[LogitBin], scale: float) -> float:
     return total / games if games else math.nan
 
 
+def log_loss(bins: Iterable[LogitBin], temperature: float = 1.0) -> float:
+    """The log loss of these predictions as shown under `temperature`."""
+    return _log_loss(list(bins), 1.0 / temperature)
+
+
 def fit_temperature(bins: Iterable[LogitBin], *, steps: int = 50) -> TemperatureFit:
     """The temperature with the lowest log loss on these predictions (Newton on 1/T).
 

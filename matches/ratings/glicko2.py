@@ -190,5 +190,16 @@ class Glicko2:
             _rate_one(b, a, 1.0 - score_a, self.params),
         )
 
+    def predict_and_update(
+        self, a: Glicko2State, b: Glicko2State, score_a: float, at: float
+    ) -> tuple[float, Glicko2State, Glicko2State]:
+        """expected_score, then update, growing each side's idle deviation once."""
+        a, b = self.idle_to(a, at), self.idle_to(b, at)
+        return (
+            glicko.win_probability(a.rating, a.deviation, b.rating, b.deviation),
+            _rate_one(a, b, score_a, self.params),
+            _rate_one(b, a, 1.0 - score_a, self.params),
+        )
+
     def display(self, state: Glicko2State) -> float:
         return state.rating

@@ -30,6 +30,14 @@ class Dimension:
             return math.exp(math.log(self.low) + unit * (math.log(self.high) - math.log(self.low)))
         return self.low + unit * (self.high - self.low)
 
+    def to_unit(self, value: float) -> float:
+        """Where `value` lies in the range, on the dimension's scale (clipped to [0, 1])."""
+        if self.log:
+            unit = math.log(value / self.low) / math.log(self.high / self.low) if value > 0 else 0.0
+        else:
+            unit = (value - self.low) / (self.high - self.low)
+        return min(max(unit, 0.0), 1.0)
+
 
 def golden_section(
     loss: Callable[[float], float], low: float, high: float, *, evaluations: int
@@ -68,9 +76,16 @@ def coordinate_search(
     rounds: int = 3,
     line_evaluations: int = 10,
     tolerance: float = 1e-5,
+    refine_width: float = 1.0,
+    refine_evaluations: int | None = None,
 ) -> SearchResult:
     """The best parameters found from `start`: a golden-section search per dimension in
-    turn (its range on the dimension's scale), kept only where it lowers the loss."""
+    turn (its range on the dimension's scale), kept only where it lowers the loss.
+
+    The first round searches each whole range. Later rounds only refine: each searches
+    a bracket `refine_width` wide (as a share of the range) around the current value,
+    with `refine_evaluations` calls (default `line_evaluations`), which saves passes
+    once the first round has found the right region."""
     evaluations = 0
 
     def counted(point: Mapping[str, float]) -> float:
@@ -86,11 +101,17 @@ def coordinate_search(
         round_start = best_loss
         for dimension in dimensions:
             held = dict(best)
+            low, high, calls = 0.0, 1.0, line_evaluations
+            if rounds_run > 1 and refine_width < 1.0:
+                centre = dimension.to_unit(held[dimension.name])
+                low = min(max(centre - refine_width / 2, 0.0), 1.0 - refine_width)
+                high = low + refine_width
+                calls = refine_evaluations or line_evaluations
             unit, value = golden_section(
                 lambda u, d=dimension, held=held: counted({**held, d.name: d.from_unit(u)}),
-                0.0,
-                1.0,
-                evaluations=line_evaluations,
+                low,
+                high,
+                evaluations=calls,
             )
             if value < best_loss:
                 best, best_loss = {**held, dimension.name: dimension.from_unit(unit)}, value

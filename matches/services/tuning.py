@@ -14,6 +14,7 @@ histories the systems are tuned side by side in forked processes, one per core.
 
 from __future__ import annotations
 
+import math
 import multiprocessing
 import os
 from collections.abc import Callable, Mapping, Sequence
@@ -24,15 +25,29 @@ from typing import Any
 from matches.models import Match
 from matches.params import glicko_params
 from matches.ratings.base import ContinuousGlicko, RatingSystem
+from matches.ratings.calibration import (
+    LogitBin,
+    LogitHistogram,
+    TemperatureFit,
+    fit_temperature,
+    log_loss,
+    reliability,
+)
 from matches.ratings.elo import Elo
 from matches.ratings.glicko2 import Glicko2, Glicko2Params
+from matches.ratings.metrics import CalibrationBin, PredictionMetrics
 from matches.ratings.search import Dimension, SearchResult, coordinate_search
 from matches.ratings.trueskill import TrueSkill, TrueSkillParams
-from matches.services.evaluation import SystemScore, history_chunks
+from matches.services.evaluation import history_chunks
 
 DEFAULT_HELD_OUT = 0.5
+EPSILON = PredictionMetrics().epsilon  # the lab's floor on a predicted chance
 DEFAULT_ROUNDS = 3
-LINE_EVALUATIONS = 8  # per parameter and round: the bracket shrinks to 0.618^6 = 5%
+LINE_EVALUATIONS = 8  # per parameter in the first round: the bracket shrinks to 0.618^6 = 5%
+# Later rounds refine around the current value: a quarter of the range, 5 passes per
+# parameter (to 0.25 * 0.618^3 = 6% again), so a round costs 5/8 of the first.
+REFINE_WIDTH = 0.25
+REFINE_EVALUATIONS = 5
 # Elo's tiered variant: its second K applies from this rating up.
 ELO_TIER_THRESHOLD = 1700.0
 
@@ -136,10 +151,30 @@ def load_history(*, held_out: float = DEFAULT_HELD_OUT, since: datetime | None =
 
 
 def held_out_log_loss(system: RatingSystem[Any], history: History) -> float:
-    """One pass: the system learns every game and is scored on the held-out ones."""
-    score = SystemScore(system)
-    score.play(history.rows, history.ratings)
-    return score.overall.log_loss
+    """One pass: the system learns every game and is scored on the held-out ones.
+
+    The tuner's hot loop: it sums only the log loss (as PredictionMetrics does, with
+    the same floor), not the lab's other scores, since it runs a hundred times or more.
+    """
+    states = [system.initial()] * history.ratings
+    update = system.update
+    predict_and_update = getattr(system, "predict_and_update", None)
+    if predict_and_update is None:
+        expected = system.expected_score
+
+        def predict_and_update(a: Any, b: Any, score: float, at: float) -> tuple[float, Any, Any]:
+            return (expected(a, b, at), *update(a, b, score, at))
+
+    log = math.log
+    total, scored = 0.0, 0
+    for a, b, score, at, kind in history.rows:
+        if kind:
+            p, states[a], states[b] = predict_and_update(states[a], states[b], score, at)
+            total -= score * log(max(p, EPSILON)) + (1.0 - score) * log(max(1.0 - p, EPSILON))
+            scored += 1
+        else:
+            states[a], states[b] = update(states[a], states[b], score, at)
+    return total / scored if scored else math.nan
 
 
 @dataclass(frozen=True)
@@ -159,6 +194,8 @@ def tune_system(
         system.dimensions,
         rounds=rounds,
         line_evaluations=LINE_EVALUATIONS,
+        refine_width=REFINE_WIDTH,
+        refine_evaluations=REFINE_EVALUATIONS,
     )
     return SystemTuning(system.name, start, search)
 
@@ -217,3 +254,29 @@ def tune(
 def glicko_settings(point: Mapping[str, float]) -> dict[str, float]:
     """The settings (environment variables) that make the site run `point`."""
     return {GLICKO_SETTINGS[name]: value for name, value in point.items()}
+
+
+@dataclass(frozen=True)
+class HeldOutCalibration:
+    """A temperature fitted on the earlier games' predictions, judged on the later ones."""
+
+    fit: TemperatureFit  # on the earlier (warm-up) games only
+    later: list[LogitBin]  # the held-out games' predictions, by logit
+
+    def log_loss(self, temperature: float = 1.0) -> float:
+        return log_loss(self.later, temperature)
+
+    def deciles(self, temperature: float = 1.0) -> list[CalibrationBin]:
+        return reliability(self.later, temperature)
+
+
+def held_out_calibration(system: RatingSystem[Any], history: History) -> HeldOutCalibration:
+    """One pass predicting every game before it is learned: the calibration is fitted on
+    the earlier games' predictions only, so it never sees the games it is scored on."""
+    earlier, later = LogitHistogram(), LogitHistogram()
+    states = [system.initial()] * history.ratings
+    for a, b, score, at, kind in history.rows:
+        state_a, state_b = states[a], states[b]
+        (later if kind else earlier).add(system.expected_score(state_a, state_b, at), score)
+        states[a], states[b] = system.update(state_a, state_b, score, at)
+    return HeldOutCalibration(fit_temperature(earlier.bins()), later.bins())

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import re
 from datetime import UTC, datetime, timedelta
 
@@ -76,7 +77,9 @@ def test_stats_page_with_a_real_refresh(client, league):
 
 def test_about_explains_with_the_settings_in_force(client, db, settings):
     html = client.get("/about").content.decode()
-    assert "comes back at about ±194" in html  # DESIGN 4.3: ±100 idle 30 days
+    # ±100 (deviation 50) idle 30 days: ±194 with DESIGN 4.3's c = 3.1; from the settings.
+    idle = 2 * math.sqrt(50**2 + 720 * settings.RATING_DECAY_CONSTANT**2)
+    assert f"comes back at about ±{idle:.0f}" in html
     assert "below 150" in html
     assert "1500 ±700" in html
     settings.RATING_DECAY_CONSTANT = 6.2

@@ -1,0 +1,274 @@
+"""`python -m bench.predictions` (`make bench-predictions`): does the site's Glicko, tuned,
+predict as well as the best tuned alternative, and are the chances it shows calibrated?
+
+1. Tuning: a realistic simulated league (default 200,000 games among 2,000 players over
+   a 90-day season: skills drift, players arrive and take breaks, hidden matchups) is
+   stored with the ingestion service in a fresh database, and every system is tuned on
+   its earlier half and scored on its later half (matches.services.tuning.tune): per
+   system the tuned parameters and held-out log loss, the tuning time, and the site's
+   Glicko under DESIGN's constants (before) and under the current settings (after),
+   on this league and on a league of a second seed.
+2. Calibration, on that league and on a one-day league like `make run`'s live simulator
+   (2,000 players, 0.2 games a second): a temperature fitted on the predictions of the
+   earlier half only, the later half's deciles before and after it, and whether every
+   decile with at least 200 games is within 0.02 of what happened.
+3. With --big-database, `tune_ratings` on a stored (e.g. 1,000,000-game) database as its
+   own process: wall time (that database is only read).
+
+The bench database (default `bench_predictions`) is dropped and created for each league.
+A dated section with the machine is appended to BENCHMARKS.md.
+
+    python -m bench.predictions [--games N] [--players N] [--seed N] [--second-seed N]
+        [--database NAME] [--big-database NAME] [--print-only]
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import time
+from typing import Any
+
+from bench import postgres
+from bench.import_recompute import run_step
+from bench.lab import fresh_database, store_league
+from bench.report import append_section, machine_description
+
+DATABASE = "bench_predictions"
+LIVE_PLAYERS, LIVE_RATE = 2_000, 0.2  # the simulator source's defaults (make run)
+CALIBRATION_TOLERANCE = 0.02
+CALIBRATION_MIN_GAMES = 200  # deciles with fewer games are too noisy to judge
+
+
+def _site_glicko(**overrides: float) -> Any:
+    from dataclasses import replace
+
+    from matches.params import glicko_params
+    from matches.ratings.base import ContinuousGlicko
+
+    return ContinuousGlicko(replace(glicko_params(), **overrides), apply_counting_rule=True)
+
+
+def _design_overrides() -> dict[str, float]:
+    """DESIGN's constants (GlickoParams' defaults) for the settings the tuner chooses."""
+    from matches.ratings.glicko import DEFAULT_PARAMS
+    from matches.services.tuning import GLICKO_SETTINGS
+
+    return {name: getattr(DEFAULT_PARAMS, name) for name in GLICKO_SETTINGS}
+
+
+def defaults_row(label: str) -> str:
+    """The site's Glicko on the stored league: DESIGN's constants against the settings."""
+    from matches.services.tuning import held_out_log_loss, load_history
+
+    history = load_history()
+    before = held_out_log_loss(_site_glicko(**_design_overrides()), history)
+    after = held_out_log_loss(_site_glicko(), history)
+    return f"| {label} | {before:.5f} | {after:.5f} | {before - after:+.5f} |"
+
+
+def tuning_section(players: int, games: int, seed: int, second_seed: int, database: str):
+    from matches.params import glicko_params
+    from matches.services.tuning import GLICKO_SETTINGS, glicko_settings, tune
+
+    fresh_database(database)
+    print(f"[tune] storing {games:,} games among {players:,} players (seed {seed}) ...", flush=True)
+    store_league(players, games, seed)
+    started = time.perf_counter()
+    history, results = tune()
+    seconds = time.perf_counter() - started
+    rows = [
+        f"| {r.name} | {r.search.loss:.5f} | {r.search.start_loss:.5f} | "
+        + " ".join(f"{name}={value:.4g}" for name, value in r.search.best.items())
+        + f" | {r.search.evaluations} |"
+        for r in sorted(results, key=lambda r: r.search.loss)
+    ]
+    site = next(r for r in results if r.name == "glicko")
+    best_other = min((r for r in results if r.name != "glicko"), key=lambda r: r.search.loss)
+    verdict = "≤" if site.search.loss <= best_other.search.loss else "> (NOT met)"
+    design = _design_overrides()
+    current = glicko_params()
+    settings_rows = [
+        f"| `{setting}` | {design[name]:g} | {getattr(current, name):g} | "
+        f"{glicko_settings(site.search.best)[setting]:.4g} |"
+        for name, setting in GLICKO_SETTINGS.items()
+    ]
+    defaults = [defaults_row(f"seed {seed}")]
+    fresh_database(database)
+    print(f"[tune] second seed {second_seed}: the site's defaults before and after ...", flush=True)
+    store_league(players, games, second_seed)
+    defaults.append(defaults_row(f"seed {second_seed}"))
+    return history, [
+        f"### Tuning on a simulated league: {games:,} games, {players:,} players, 90 days "
+        f"(seed {seed})",
+        "",
+        f"Each system tuned on the first {history.training:,} games and scored on the next "
+        f"{history.held_out:,} (held-out log loss; coordinate search with golden-section "
+        f"steps, `matches.services.tuning.tune`, in {seconds:.0f} s including reading the "
+        "history).",
+        "",
+        "| system | held-out log loss, tuned | with its defaults | tuned parameters | passes |",
+        "|---|---:|---:|---|---:|",
+        *rows,
+        "",
+        f"The tuned site Glicko ({site.search.loss:.5f}) {verdict} the best tuned alternative "
+        f"({best_other.name}, {best_other.search.loss:.5f}).",
+        "",
+        "The site's Glicko settings: DESIGN's constants, the site's defaults now, and the "
+        "tuned values:",
+        "",
+        "| setting | DESIGN | site default | tuned |",
+        "|---|---:|---:|---:|",
+        *settings_rows,
+        "",
+        "Held-out log loss of the site's Glicko with DESIGN's constants (before) and the "
+        "site's default settings (after), on this league and one of another seed:",
+        "",
+        "| league | before | after | gain |",
+        "|---|---:|---:|---:|",
+        *defaults,
+        "",
+    ]
+
+
+def _decile_rows(before: list, after: list) -> tuple[list[str], float]:
+    """The decile table's Markdown rows, and the largest |predicted - observed| after
+    calibration over the deciles with enough games."""
+    rows, worst = [], 0.0
+    for old, new in zip(before, after, strict=True):
+        cells = []
+        for bin_ in (old, new):
+            if bin_.count:
+                gap = bin_.mean_predicted - bin_.observed
+                cells.append(
+                    f"{bin_.count:,} | {bin_.mean_predicted:.3f} | {bin_.observed:.3f} | {gap:+.3f}"
+                )
+            else:
+                cells.append("0 | | |")
+        if new.count >= CALIBRATION_MIN_GAMES:
+            worst = max(worst, abs(new.mean_predicted - new.observed))
+        rows.append(f"| {old.low:.1f}-{old.high:.1f} | {' | '.join(cells)} |")
+    return rows, worst
+
+
+def calibration_lines(title: str, history) -> list[str]:
+    """The calibration fitted on the earlier half's predictions, judged on the later half."""
+    from matches.ratings.calibration import fit_temperature
+    from matches.services.tuning import held_out_calibration
+
+    result = held_out_calibration(_site_glicko(), history)
+    temperature = result.fit.temperature
+    rows, worst = _decile_rows(result.deciles(), result.deciles(temperature))
+    hindsight = fit_temperature(result.later).temperature
+    verdict = "met" if worst <= CALIBRATION_TOLERANCE else "NOT met"
+    return [
+        f"#### {title}",
+        "",
+        f"Temperature fitted on the {result.fit.games:,} earlier games' predictions: "
+        f"**{temperature:.3f}**. Later half ({sum(b.games for b in result.later):,} games): "
+        f"log loss {result.log_loss():.5f} as the model says, {result.log_loss(temperature):.5f} "
+        f"as shown (a coin flip: {math.log(2):.5f}). Worst decile with at least "
+        f"{CALIBRATION_MIN_GAMES} games after calibration: {worst:.3f} "
+        f"(target ≤ {CALIBRATION_TOLERANCE}: {verdict}). In hindsight the later half "
+        f"itself would have wanted {hindsight:.3f}.",
+        "",
+        "| decile | games | predicted | observed | gap | games (shown) | predicted | observed "
+        "| gap |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+        *rows,
+        "",
+    ]
+
+
+def live_day_history(seed: int, database: str):
+    from matches.services.tuning import load_history
+
+    fresh_database(database)
+    games = int(LIVE_RATE * 86400)
+    print(f"[calibration] a one-day league: {games:,} games, {LIVE_PLAYERS:,} players", flush=True)
+    store_league(LIVE_PLAYERS, games, seed, days=1.0)
+    return load_history()
+
+
+def big_section(database: str) -> list[str]:
+    from matches.services.tuning import SYSTEM_NAMES
+
+    url = postgres.url(database)
+    games = postgres.psql(database, "SELECT count(*) FROM matches_match")
+    print(f"[big] tune_ratings on {database} ({games} games) ...", flush=True)
+    load = os.getloadavg()[0]
+    step = run_step(["tune_ratings"], url)
+    print(step.output, flush=True)
+    verdict = "within" if step.seconds <= 600 else "OVER"
+    return [
+        f"### `tune_ratings` on {int(games):,} stored games ({database})",
+        "",
+        f"All {len(SYSTEM_NAMES)} systems ({', '.join(SYSTEM_NAMES)}), held-out half, as its "
+        f"own `manage.py` process: wall time {step.seconds:.0f} s ({verdict} the 10-minute "
+        f"target), peak memory {step.peak_mb:,.0f} MB; load average (1 min) when it "
+        f"started: {load:.1f}.",
+        "",
+        "```",
+        step.output,
+        "```",
+        "",
+    ]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--games", type=int, default=200_000)
+    parser.add_argument("--players", type=int, default=2_000)
+    parser.add_argument("--seed", type=int, default=2026)
+    parser.add_argument("--second-seed", type=int, default=2027)
+    parser.add_argument("--database", default=DATABASE, help="dropped and created per league")
+    parser.add_argument("--big-database", help="a stored league to time tune_ratings on")
+    parser.add_argument(
+        "--print-only", action="store_true", help="print the section, leave BENCHMARKS.md alone"
+    )
+    options = parser.parse_args()
+
+    os.environ["DATABASE_URL"] = postgres.url(options.database)
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "ratingsite.settings")
+    import django
+
+    django.setup()
+
+    load_before = os.getloadavg()[0]
+    history, sections = tuning_section(
+        options.players, options.games, options.seed, options.second_seed, options.database
+    )
+    sections += [
+        "### Calibration of the chances the site shows",
+        "",
+        "The site's Glicko (default settings) predicts every game before it learns it; the "
+        "temperature is fitted on the earlier half's predictions only and the later half is "
+        "scored, so the fit never sees a game it is judged on. Deciles of the predicted "
+        "P(A wins), before and after calibration (gap = predicted - observed).",
+        "",
+        *calibration_lines(f"The {options.games:,}-game league (seed {options.seed})", history),
+        *calibration_lines(
+            f"A one-day live league ({LIVE_PLAYERS:,} players, {LIVE_RATE} games/s)",
+            live_day_history(options.seed, options.database),
+        ),
+    ]
+    if options.big_database:
+        sections += big_section(options.big_database)
+    lines = [
+        machine_description(),
+        f"Load average (1 min): {load_before:.1f} at the start, "
+        f"{os.getloadavg()[0]:.1f} at the end (the machine may be shared).",
+        "",
+        *sections,
+    ]
+    title = "Predictions: tuned systems and calibrated chances (`make bench-predictions`)"
+    if options.print_only:
+        print("\n".join([f"## {title}", "", *lines]))
+    else:
+        append_section(title, lines)
+        print("appended to BENCHMARKS.md")
+
+
+if __name__ == "__main__":
+    main()
