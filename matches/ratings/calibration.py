@@ -20,6 +20,12 @@ from matches.ratings.metrics import CalibrationBin
 
 BIN_WIDTH = 0.01
 MAX_LOGIT = 15.0  # about 1 in 3 million: more certain predictions count as this certain
+# The fit uses only the latest games' predictions: the model's overconfidence shrinks
+# as ratings settle (on a simulated season the best temperature falls from 2.2 in its
+# first quarter to 1.1 in its last), and the chances shown are those of today's ratings.
+# The latest 10% of the games, and never fewer than 2,000 when there are that many.
+RECENT_SHARE = 0.1
+RECENT_MIN_GAMES = 2_000
 # The fitted temperature stays within these. Below, the data are degenerate (every
 # favourite won), not evidence of a timid model; above, the model knows nothing (a
 # young site) and its chances are shown as near coin flips, as they deserve.
@@ -43,6 +49,11 @@ def calibrated(probability: float, temperature: float) -> float:
     if temperature == 1.0:
         return probability
     return sigmoid(logit(probability) / temperature)
+
+
+def recent_games(games: int) -> int:
+    """How many of the latest of `games` predictions the calibration is fitted on."""
+    return min(games, max(round(games * RECENT_SHARE), RECENT_MIN_GAMES))
 
 
 class LogitBin(NamedTuple):

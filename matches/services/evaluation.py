@@ -27,7 +27,12 @@ from django.utils import timezone
 from matches.models import Match
 from matches.params import glicko_params
 from matches.ratings.base import RatingSystem
-from matches.ratings.calibration import LogitHistogram, fit_temperature, reliability
+from matches.ratings.calibration import (
+    LogitHistogram,
+    fit_temperature,
+    recent_games,
+    reliability,
+)
 from matches.ratings.ledger import RatingKey
 from matches.ratings.metrics import CalibrationBin, PredictionMetrics
 from matches.ratings.registry import FACTORIES, create
@@ -76,11 +81,19 @@ class SystemScore:
     overall: PredictionMetrics = field(default_factory=PredictionMetrics)
     established: PredictionMetrics = field(default_factory=PredictionMetrics)
     states: list[Any] = field(default_factory=list)
-    # Every scored prediction by logit, for fitting the shown probabilities' calibration.
+    # The latest scored predictions by logit, for fitting the shown probabilities'
+    # calibration: collected once `uncalibrated` more games have been played.
     logits: LogitHistogram | None = None
+    uncalibrated: int = 0
 
     def play(self, rows: list[_Row], ratings: int) -> None:
         """Predict each scored game, then learn from every game (the hot loop)."""
+        if self.logits is not None and self.uncalibrated:
+            before = rows[: self.uncalibrated]
+            logits, self.logits = self.logits, None
+            self.play(before, ratings)
+            self.logits, self.uncalibrated = logits, self.uncalibrated - len(before)
+            rows = rows[len(before) :]
         states = self.states
         if len(states) < ratings:
             states.extend([self.system.initial()] * (ratings - len(states)))
@@ -174,14 +187,23 @@ def replay(
     tuning on a held-out later part of the history); every later game is predicted
     and scored before the systems learn its result.
     """
+    matches = Match.objects.all() if matches is None else matches
+    # The calibration is fitted on the latest games only (calibration.recent_games).
+    total = matches.count() if any(s.name == SITE_SYSTEM for s in systems) else 0
     result = Replay(
         [
-            SystemScore(system, logits=LogitHistogram() if system.name == SITE_SYSTEM else None)
+            SystemScore(
+                system,
+                logits=LogitHistogram(),
+                uncalibrated=max(score_from, total - recent_games(total)),
+            )
+            if system.name == SITE_SYSTEM
+            else SystemScore(system)
             for system in systems
         ]
     )
     chunks = history_chunks(
-        Match.objects.all() if matches is None else matches,
+        matches,
         score_from=score_from,
         established_games=established_games,
         chunk_size=chunk_size,

@@ -31,6 +31,7 @@ from matches.ratings.calibration import (
     TemperatureFit,
     fit_temperature,
     log_loss,
+    recent_games,
     reliability,
 )
 from matches.ratings.elo import Elo
@@ -271,12 +272,16 @@ class HeldOutCalibration:
 
 
 def held_out_calibration(system: RatingSystem[Any], history: History) -> HeldOutCalibration:
-    """One pass predicting every game before it is learned: the calibration is fitted on
-    the earlier games' predictions only, so it never sees the games it is scored on."""
+    """One pass predicting every game before it is learned: the calibration is fitted as
+    the lab fits it, on the latest of the earlier games' predictions (recent_games of
+    them), so it never sees the games it is scored on."""
+    fitted_from = history.training - recent_games(history.training)
     earlier, later = LogitHistogram(), LogitHistogram()
     states = [system.initial()] * history.ratings
-    for a, b, score, at, kind in history.rows:
+    for index, (a, b, score, at, kind) in enumerate(history.rows):
         state_a, state_b = states[a], states[b]
-        (later if kind else earlier).add(system.expected_score(state_a, state_b, at), score)
+        if kind or index >= fitted_from:
+            probability = system.expected_score(state_a, state_b, at)
+            (later if kind else earlier).add(probability, score)
         states[a], states[b] = system.update(state_a, state_b, score, at)
     return HeldOutCalibration(fit_temperature(earlier.bins()), later.bins())

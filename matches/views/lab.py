@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import math
+
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.utils.safestring import SafeString
 
 from matches import charts
 from matches.selectors.lab import LabReport, lab_report
+from matches.services.evaluation import SITE_SYSTEM
 
 # The lab's headline scores: (key, heading, True when a lower score is better).
 LAB_SCORES = (
@@ -16,6 +19,7 @@ LAB_SCORES = (
     ("accuracy", "Accuracy", False),
 )
 LAB_SCOPES = (("overall", "All games"), ("established", "Established"))
+COIN_FLIP_LOG_LOSS = math.log(2)  # what always saying 50% scores
 
 
 def _best_systems(report: LabReport) -> dict[str, dict[str, set[str]]]:
@@ -129,6 +133,24 @@ def _shown_calibration(report: LabReport) -> dict[str, object] | None:
     }
 
 
+def _settling(report: LabReport) -> dict[str, object] | None:
+    """When the site's own system predicted worse than a coin flip over all games (a
+    young site: most ratings have few games), what it scored and what the shown,
+    calibrated chances scored, for the notice that says why."""
+    site = next((s for s in report.systems if s.name == SITE_SYSTEM), None)
+    if site is None or site.overall["log_loss"] is None:
+        return None
+    if site.overall["log_loss"] <= COIN_FLIP_LOG_LOSS:
+        return None
+    fit = site.calibration_fit or {}
+    return {
+        "system": site,
+        "log_loss": site.overall["log_loss"],
+        "coin_flip": COIN_FLIP_LOG_LOSS,
+        "shown_log_loss": fit.get("log_loss_after") if fit.get("games") else None,
+    }
+
+
 def lab(request: HttpRequest) -> HttpResponse:
     """The rating systems lab: how well each system predicted the stored games."""
     report = lab_report()
@@ -140,6 +162,7 @@ def lab(request: HttpRequest) -> HttpResponse:
             "tables": _lab_tables(report, best),
             "charts": _calibration_charts(report),
             "shown": _shown_calibration(report),
+            "settling": _settling(report),
             "best_overall": sorted(labels[n] for n in best["overall"].get("log_loss", ())),
             "best_established": sorted(labels[n] for n in best["established"].get("log_loss", ())),
         }

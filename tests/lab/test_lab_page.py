@@ -176,3 +176,25 @@ def test_the_page_is_cached_until_a_new_report_is_saved(client, db, django_asser
 def test_about_links_to_the_lab(client, db):
     html = client.get("/about").content.decode()
     assert '<a href="/lab">rating systems lab</a>' in html
+
+
+def test_a_site_worse_than_a_coin_flip_says_why_and_what_the_shown_chances_score(client, db):
+    glicko = {"name": "glicko", "note": "", "established": metrics(0.66, 0.23, 0.6, 300)}
+    fit = {"temperature": 3.4, "games": 2000, "log_loss_before": 0.7340, "log_loss_after": 0.6832}
+    before, after = metrics(0.7, 0.25, 0.5, 2000), metrics(0.69, 0.25, 0.5, 2000)
+    young = {**glicko, "overall": metrics(0.7429, 0.26, 0.55, 5000)}
+    young["calibration_fit"] = {
+        **fit,
+        "before": before["calibration"],
+        "after": after["calibration"],
+    }
+    save_lab_report(report([young]))
+    text = " ".join(client.get("/lab").content.decode().split())
+    assert "The site's ratings are still settling." in text
+    assert "scored a log loss of 0.7429, worse than a coin flip (0.6931)" in text
+    assert "which as shown scored 0.6832" in text
+
+    settled = {**glicko, "overall": metrics(0.6431, 0.22, 0.6, 5000)}
+    save_lab_report(report([settled]))
+    html = client.get("/lab").content.decode()
+    assert "still settling" not in html and "0.6431" in html

@@ -6,13 +6,23 @@ from __future__ import annotations
 import math
 import random
 from dataclasses import replace
+from datetime import UTC, datetime
 
 import pytest
 
-from matches.services.tuning import SYSTEMS, History, held_out_log_loss, tune_system
+from matches.ratings.calibration import recent_games
+from matches.services.tuning import (
+    SYSTEMS,
+    History,
+    held_out_calibration,
+    held_out_log_loss,
+    tune_system,
+)
+from matches.simulation.league import LeagueSimulator
 
 GLICKO = next(system for system in SYSTEMS if system.name == "glicko")
 HOUR = 3600.0
+LEAGUE_START = datetime(2026, 3, 2, tzinfo=UTC)
 
 
 def drifting_history(drift_per_hour: float, *, seed: int = 5) -> History:
@@ -70,3 +80,43 @@ def test_only_the_held_out_games_are_scored_each_predicted_before_it_is_learned(
     assert held_out_log_loss(elo.build({"k": 24.0}), history) == pytest.approx(
         loss / history.held_out, rel=1e-12
     )
+
+
+def simulated_history(players: int, games: int, days: float, *, seed: int = 3) -> History:
+    """A league from the simulator (drift, arrivals, hidden matchups) as the tuner reads
+    it: one rating per (player, character), the later half held out."""
+    league = LeagueSimulator(players, seed, LEAGUE_START, rate=games / (days * 86400))
+    keys: dict[tuple[str, str], int] = {}
+    rows = []
+    for n, game in enumerate(league.games(games)):
+        a, b = (keys.setdefault((s["id"], s["character"]), len(keys)) for s in game["players"])
+        at = datetime.fromisoformat(game["played_at"]).timestamp()
+        rows.append((a, b, 1.0 if game["winner"] == 1 else 0.0, at, int(n >= games // 2)))
+    return History(rows, len(keys), games // 2, games - games // 2)
+
+
+def test_on_a_young_league_the_calibrated_chances_beat_a_coin_flip_on_later_games():
+    # 3,000 games among 1,000 players in a day: 6 games per player, fewer per rating.
+    history = simulated_history(1_000, 3_000, 1.0)
+    result = held_out_calibration(GLICKO.build(GLICKO.start()), history)
+    # The model itself is worse than a coin flip on the later games: its ratings are
+    # still settling and it is far too sure of them...
+    assert result.log_loss() > math.log(2)
+    assert result.fit.temperature > 1.5
+    # ...while the chances shown, through the temperature fitted on earlier games only,
+    # beat a coin flip on the later ones.
+    assert result.log_loss(result.fit.temperature) < math.log(2)
+
+
+def test_the_calibration_is_fitted_only_on_games_before_those_it_is_scored_on():
+    history = simulated_history(300, 4_000, 10.0)
+    flipped = replace(
+        history,
+        rows=[(a, b, 1.0 - s if kind else s, at, kind) for a, b, s, at, kind in history.rows],
+    )
+    # Results the fit could not have seen change nothing about it...
+    system = GLICKO.build(GLICKO.start())
+    assert held_out_calibration(system, flipped).fit == held_out_calibration(system, history).fit
+    # ...and it is fitted on the latest earlier games (recent_games of them).
+    fit = held_out_calibration(system, history).fit
+    assert fit.games == recent_games(history.training) == 2_000

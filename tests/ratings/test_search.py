@@ -45,3 +45,35 @@ def test_the_start_is_kept_when_nothing_beats_it():
         lambda point: abs(point["x"] - 0.5), {"x": 0.5}, [Dimension("x", 0.0, 1.0)]
     )
     assert result.best == {"x": 0.5} and result.loss == 0.0 and result.rounds == 1
+
+
+def test_later_rounds_refine_a_narrow_bracket_around_the_current_value():
+    calls = []
+
+    def loss(point) -> float:
+        calls.append(dict(point))
+        return (point["x"] - 0.37) ** 2 + (point["y"] - 0.62) ** 2 + point["x"] * point["y"]
+
+    result = coordinate_search(
+        loss,
+        {"x": 0.5, "y": 0.5},
+        [Dimension("x", 0.0, 1.0), Dimension("y", 0.0, 1.0)],
+        rounds=3,
+        line_evaluations=12,
+        refine_width=0.2,
+        refine_evaluations=8,
+        tolerance=0.0,
+    )
+    first_round, refinements = calls[1:25], calls[25:]
+    assert len(refinements) == 2 * 2 * 8
+    # The first round brackets the whole range (its first calls at 0.382 and 0.618)...
+    assert [c["x"] for c in first_round[:2]] == pytest.approx([0.382, 0.618], abs=1e-3)
+    # ...and each later line search stays within a bracket 0.2 wide.
+    for line in range(4):
+        name = "xy"[line % 2]
+        values = [c[name] for c in refinements[8 * line : 8 * line + 8]]
+        assert max(values) - min(values) <= 0.2
+    # The minimum of this coupled bowl: x = (2 * 0.37 - 0.62) / 1.5, y = 0.62 - x / 2.
+    assert result.best["x"] == pytest.approx(0.08, abs=0.01)
+    assert result.best["y"] == pytest.approx(0.58, abs=0.01)
+    assert result.evaluations == 1 + 2 * 12 + 2 * 2 * 8
