@@ -93,7 +93,7 @@ SYSTEMS: tuple[TunableSystem, ...] = (
     TunableSystem(
         "glicko",
         (
-            Dimension("initial_deviation", 100.0, 500.0),
+            Dimension("initial_deviation", 100.0, 700.0),
             Dimension("minimum_deviation", 5.0, 120.0, log=True),
             Dimension("decay_constant", 0.2, 30.0, log=True),
             Dimension("update_damping", 0.0, 0.5),
@@ -113,7 +113,8 @@ SYSTEMS: tuple[TunableSystem, ...] = (
     ),
     TunableSystem(
         "glicko2",
-        (Dimension("tau", 0.05, 1.5), Dimension("period_hours", 0.25, 24.0 * 30, log=True)),
+        # Periods up to a season: on a league whose skills drift slowly the best is long.
+        (Dimension("tau", 0.05, 1.5), Dimension("period_hours", 0.25, 24.0 * 90, log=True)),
         lambda: {"tau": Glicko2Params().tau, "period_hours": 24.0},
         _glicko2,
     ),
