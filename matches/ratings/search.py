@@ -85,22 +85,31 @@ def coordinate_search(
     The first round searches each whole range. Later rounds only refine: each searches
     a bracket `refine_width` wide (as a share of the range) around the current value,
     with `refine_evaluations` calls (default `line_evaluations`), which saves passes
-    once the first round has found the right region."""
+    once the first round has found the right region. A dimension along whose whole
+    first line the loss moved by less than `tolerance` makes no difference to these
+    data and is left where it is in later rounds."""
     evaluations = 0
+    seen: list[float] = []  # the losses of the current line search
 
     def counted(point: Mapping[str, float]) -> float:
         nonlocal evaluations
         evaluations += 1
-        return loss(point)
+        value = loss(point)
+        seen.append(value)
+        return value
 
     best = dict(start)
     best_loss = start_loss = counted(best)
+    flat: set[str] = set()
     rounds_run = 0
     while rounds_run < rounds:
         rounds_run += 1
         round_start = best_loss
         for dimension in dimensions:
+            if dimension.name in flat:
+                continue
             held = dict(best)
+            seen[:] = [best_loss]
             low, high, calls = 0.0, 1.0, line_evaluations
             if rounds_run > 1 and refine_width < 1.0:
                 centre = dimension.to_unit(held[dimension.name])
@@ -113,6 +122,8 @@ def coordinate_search(
                 high,
                 evaluations=calls,
             )
+            if rounds_run == 1 and max(seen) - min(seen) < tolerance:
+                flat.add(dimension.name)
             if value < best_loss:
                 best, best_loss = {**held, dimension.name: dimension.from_unit(unit)}, value
         if round_start - best_loss < tolerance:

@@ -93,7 +93,7 @@ SYSTEMS: tuple[TunableSystem, ...] = (
     TunableSystem(
         "glicko",
         (
-            Dimension("initial_deviation", 100.0, 700.0),
+            Dimension("initial_deviation", 30.0, 700.0, log=True),
             Dimension("minimum_deviation", 5.0, 120.0, log=True),
             Dimension("decay_constant", 0.2, 30.0, log=True),
             Dimension("update_damping", 0.0, 0.5),

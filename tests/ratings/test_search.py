@@ -77,3 +77,17 @@ def test_later_rounds_refine_a_narrow_bracket_around_the_current_value():
     assert result.best["x"] == pytest.approx(0.08, abs=0.01)
     assert result.best["y"] == pytest.approx(0.58, abs=0.01)
     assert result.evaluations == 1 + 2 * 12 + 2 * 2 * 8
+
+
+def test_a_dimension_that_changes_nothing_is_searched_once():
+    result = coordinate_search(
+        lambda point: (point["x"] - 0.3) ** 2 + 1e-9 * point["flat"],
+        {"x": 0.5, "flat": 0.5},
+        [Dimension("x", 0.0, 1.0), Dimension("flat", 0.0, 1.0)],
+        rounds=3,
+        line_evaluations=10,
+        tolerance=1e-6,
+    )
+    assert result.rounds == 2  # the second round gains less than the tolerance
+    assert result.evaluations == 1 + 2 * 10 + 10  # "flat" only in the first round
+    assert result.best["x"] == pytest.approx(0.3, abs=0.02)
