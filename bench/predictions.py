@@ -216,6 +216,29 @@ def big_section(database: str) -> list[str]:
     ]
 
 
+def league_sections(options: argparse.Namespace) -> list[str]:
+    """Tuning on the simulated league, then calibration on it and on a one-day league."""
+    history, sections = tuning_section(
+        options.players, options.games, options.seed, options.second_seed, options.database
+    )
+    return [
+        *sections,
+        "### Calibration of the chances the site shows",
+        "",
+        "The site's Glicko (default settings) predicts every game before it learns it; the "
+        "temperature is fitted as the lab fits it, on the latest predictions (10%, at least "
+        "2,000 games), here of the earlier half only, and the later half is scored, so the "
+        "fit never sees a game it is judged on. Deciles of the predicted P(A wins), before "
+        "and after calibration (gap = predicted - observed).",
+        "",
+        *calibration_lines(f"The {options.games:,}-game league (seed {options.seed})", history),
+        *calibration_lines(
+            f"A one-day live league ({LIVE_PLAYERS:,} players, {LIVE_RATE} games/s)",
+            live_day_history(options.seed, options.database),
+        ),
+    ]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--games", type=int, default=200_000)
@@ -224,6 +247,9 @@ def main() -> None:
     parser.add_argument("--second-seed", type=int, default=2027)
     parser.add_argument("--database", default=DATABASE, help="dropped and created per league")
     parser.add_argument("--big-database", help="a stored league to time tune_ratings on")
+    parser.add_argument(
+        "--big-only", action="store_true", help="only time tune_ratings on --big-database"
+    )
     parser.add_argument(
         "--print-only", action="store_true", help="print the section, leave BENCHMARKS.md alone"
     )
@@ -236,25 +262,14 @@ def main() -> None:
     django.setup()
 
     load_before = os.getloadavg()[0]
-    history, sections = tuning_section(
-        options.players, options.games, options.seed, options.second_seed, options.database
-    )
-    sections += [
-        "### Calibration of the chances the site shows",
-        "",
-        "The site's Glicko (default settings) predicts every game before it learns it; the "
-        "temperature is fitted on the earlier half's predictions only and the later half is "
-        "scored, so the fit never sees a game it is judged on. Deciles of the predicted "
-        "P(A wins), before and after calibration (gap = predicted - observed).",
-        "",
-        *calibration_lines(f"The {options.games:,}-game league (seed {options.seed})", history),
-        *calibration_lines(
-            f"A one-day live league ({LIVE_PLAYERS:,} players, {LIVE_RATE} games/s)",
-            live_day_history(options.seed, options.database),
-        ),
-    ]
-    if options.big_database:
-        sections += big_section(options.big_database)
+    if options.big_only:
+        if not options.big_database:
+            parser.error("--big-only needs --big-database")
+        sections = big_section(options.big_database)
+    else:
+        sections = league_sections(options)
+        if options.big_database:
+            sections += big_section(options.big_database)
     lines = [
         machine_description(),
         f"Load average (1 min): {load_before:.1f} at the start, "
