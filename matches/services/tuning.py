@@ -120,7 +120,7 @@ SYSTEMS: tuple[TunableSystem, ...] = (
     ),
     TunableSystem(
         "trueskill",
-        (Dimension("beta", 0.3, 20.0, log=True), Dimension("tau", 0.001, 2.0, log=True)),
+        (Dimension("beta", 0.3, 60.0, log=True), Dimension("tau", 0.001, 2.0, log=True)),
         lambda: {"beta": TrueSkillParams().beta, "tau": TrueSkillParams().tau},
         _trueskill,
     ),
