@@ -27,7 +27,7 @@ from datetime import UTC, datetime
 from bench import postgres
 from bench.import_recompute import Step, run_step
 from bench.ratings_speed import measure
-from bench.report import append_section, machine_description
+from bench.report import machine_description, publish
 
 DATABASE = "bench_lab"
 START = datetime(2026, 1, 5, tzinfo=UTC)
@@ -288,11 +288,7 @@ def main() -> None:
         *sections,
     ]
     title = "Rating systems lab (`python -m bench.lab`)"
-    if options.print_only:
-        print("\n".join([f"## {title}", "", *lines]))
-    else:
-        append_section(title, lines)
-        print("appended to BENCHMARKS.md")
+    publish(title, lines, print_only=options.print_only)
 
 
 if __name__ == "__main__":

@@ -33,7 +33,7 @@ from typing import Any
 from bench import postgres
 from bench.import_recompute import run_step
 from bench.lab import fresh_database, store_league
-from bench.report import append_section, machine_description
+from bench.report import machine_description, publish
 
 DATABASE = "bench_predictions"
 LIVE_PLAYERS, LIVE_RATE = 2_000, 0.2  # the simulator source's defaults (make run)
@@ -278,11 +278,7 @@ def main() -> None:
         *sections,
     ]
     title = "Predictions: tuned systems and calibrated chances (`make bench-predictions`)"
-    if options.print_only:
-        print("\n".join([f"## {title}", "", *lines]))
-    else:
-        append_section(title, lines)
-        print("appended to BENCHMARKS.md")
+    publish(title, lines, print_only=options.print_only)
 
 
 if __name__ == "__main__":

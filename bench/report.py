@@ -36,3 +36,12 @@ def append_section(title: str, lines: list[str]) -> None:
         )
     with BENCHMARKS.open("a") as out:
         out.write(f"\n## {title}\n\n" + "\n".join(lines) + "\n")
+
+
+def publish(title: str, lines: list[str], *, print_only: bool = False) -> None:
+    """Print the section (a trial run) or append it to BENCHMARKS.md."""
+    if print_only:
+        print("\n".join([f"## {title}", "", *lines]))
+    else:
+        append_section(title, lines)
+        print("appended to BENCHMARKS.md")

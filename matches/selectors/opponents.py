@@ -22,7 +22,7 @@ from django.utils import timezone
 
 from matches.ratings.glicko import win_probability
 from matches.ratings.matchmaking import best_opponents, match_quality_glicko
-from matches.selectors.calibration import current_calibration
+from matches.selectors.calibration import Calibration, current_calibration
 from players.models import Rating
 from players.tiers import rank_tier
 
@@ -43,11 +43,16 @@ _COLUMNS = ("value", "deviation", "player_id", "player__name", "character__code"
 
 
 def fair_opponents(
-    player_id: str, character_id: int, limit: int = 10, *, now: datetime | None = None
+    player_id: str,
+    character_id: int,
+    limit: int = 10,
+    *,
+    now: datetime | None = None,
+    calibration: Calibration | None = None,
 ) -> list[dict[str, Any]]:
     """The `limit` fairest opponents for a rating, fairest first; [] for an unknown or
-    hidden rating.  Four queries whatever the size of the table (one reads the calibration
-    its shown probabilities go through)."""
+    hidden rating.  Three queries whatever the size of the table, and one more for the
+    calibration its shown probabilities go through unless given."""
     row = (
         Rating.objects.filter(player_id=player_id, character_id=character_id, player__hidden=False)
         .values_list("value", "deviation")
@@ -68,7 +73,7 @@ def fair_opponents(
         for queryset in (above, below)
         for values in queryset.values_list(*_COLUMNS)[:size]
     ]
-    calibration = current_calibration()
+    calibration = calibration or current_calibration()
     suggestions = []
     for opponent in best_opponents(target, candidates, limit):
         model = win_probability(

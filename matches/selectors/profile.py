@@ -175,7 +175,12 @@ def _sides(rating: Rating) -> tuple[tuple[str, str, Q], tuple[str, str, Q]]:
 
 
 def _rating_games(
-    rating: Rating, condition: Q, limit: int, *, newest_first: bool = True
+    rating: Rating,
+    condition: Q,
+    limit: int,
+    *,
+    newest_first: bool = True,
+    calibration: Calibration | None = None,
 ) -> list[RatedGame]:
     """The rating's visible games meeting `condition`, at most `limit`, newest first
     (or the oldest ones, oldest first).
@@ -200,7 +205,7 @@ def _rating_games(
             setattr(match, f"character_{mine}", rating.character)
             matches.append(match)
     matches.sort(key=lambda match: (match.played_at, match.id), reverse=newest_first)
-    calibration = current_calibration()
+    calibration = calibration or current_calibration()
     return [
         _rated_game(m, rating.player_id, rating.character_id, calibration) for m in matches[:limit]
     ]
@@ -355,18 +360,21 @@ def match_sets(
     before: GameCursor | None = None,
     after: GameCursor | None = None,
     games: int = GAMES_PER_PAGE,
+    calibration: Calibration | None = None,
 ) -> MatchSetPage:
-    """A page of the rating's match history grouped in sets, newest first; two queries.
+    """A page of the rating's match history grouped in sets, newest first; two queries,
+    and one more for the calibration its chances are shown through unless given.
 
     The page holds about `games` games older than `before` (the newest games without a
     cursor) or, going back up, newer than `after`. It never cuts a set in two (unless
     one set alone is longer than a page); the next page (older) starts after its last
     game, the previous one (newer) before its first.
     """
+    calibration = calibration or current_calibration()
     if after is not None and before is None:
-        return _newer_sets(rating, after, games)
+        return _newer_sets(rating, after, games, calibration)
     condition = Q() if before is None else _older_than(before)
-    rows = _rating_games(rating, condition, games + 1)
+    rows = _rating_games(rating, condition, games + 1, calibration=calibration)
     sets = _group_sets(rows)
     newer = _cursor(rows[0]) if before is not None and rows else None
     if len(rows) <= games:
@@ -378,11 +386,15 @@ def match_sets(
     return MatchSetPage(sets, _cursor(sets[-1].games[-1]), newer)
 
 
-def _newer_sets(rating: Rating, after: GameCursor, games: int) -> MatchSetPage:
+def _newer_sets(
+    rating: Rating, after: GameCursor, games: int, calibration: Calibration
+) -> MatchSetPage:
     """The page of sets just newer than `after` (the mirror of a page older than a cursor)."""
-    rows = _rating_games(rating, _newer_than(after), games + 1, newest_first=False)
+    rows = _rating_games(
+        rating, _newer_than(after), games + 1, newest_first=False, calibration=calibration
+    )
     if not rows:  # nothing newer (any more): the newest page
-        return match_sets(rating, games=games)
+        return match_sets(rating, games=games, calibration=calibration)
     rows.reverse()
     sets = _group_sets(rows)
     if len(rows) > games:
@@ -412,7 +424,9 @@ class GoodMatch(NamedTuple):
 GOOD_MATCHES = 10
 
 
-def good_matches(rating: Rating, limit: int = GOOD_MATCHES) -> list[GoodMatch]:
+def good_matches(
+    rating: Rating, limit: int = GOOD_MATCHES, *, calibration: Calibration | None = None
+) -> list[GoodMatch]:
     """The fairest recently active opponents for `rating`, fairest first
     (matches.selectors.opponents: three queries, never hidden players or cheaters).
     A player flagged for cheating gets none, without a query: their games move nobody."""
@@ -430,7 +444,9 @@ def good_matches(rating: Rating, limit: int = GOOD_MATCHES) -> list[GoodMatch]:
             row["tier"],
             row["win_probability"],
         )
-        for row in fair_opponents(rating.player_id, rating.character_id, limit)
+        for row in fair_opponents(
+            rating.player_id, rating.character_id, limit, calibration=calibration
+        )
     ]
 
 
@@ -461,17 +477,18 @@ def rating_profile(
 ) -> RatingProfile | None:
     """Everything the profile page shows (None if the player or rating is unknown or hidden),
     its history range ending `now`; the fair opponents take three of its queries, the
-    ranks one."""
+    ranks one, and the calibration both its history and its opponents go through one."""
     overview = rating_overview(player_id, character_code)
     if overview is None:
         return None
     rating = overview.rating
+    calibration = current_calibration()
     return RatingProfile(
         overview,
         history_range,
         rating_history(rating, history_range, until=now or timezone.now()),
-        match_sets(rating, before=before, after=after),
-        good_matches(rating),
+        match_sets(rating, before=before, after=after, calibration=calibration),
+        good_matches(rating, calibration=calibration),
         player_matchups(overview.matchups),
         rating_ranks(rating),
         unranked_reason(rating),
