@@ -13,10 +13,9 @@ from __future__ import annotations
 
 from celery import shared_task
 
-from matches.selectors.lab import lab_has_scored_games
 from matches.services.evaluation import refresh_lab as refresh_lab_service
 from matches.services.rating.incremental import ClaimLost, rate_pending_matches
-from matches.services.statistics import refresh_statistics as refresh_statistics_service
+from matches.services.refresh import refresh_site
 from matches.sources.pulling import DATABASE_UNAVAILABLE, pull_enabled_sources
 
 # The database restarting or a concurrent writer: worth another try a little later.
@@ -43,9 +42,7 @@ def refresh_statistics() -> None:
     """Decay idle ratings, re-rank, rebuild character matchups, recompute the site
     statistics; on a new site, also evaluate the lab, whose own (daily) beat entry would
     first run a day later."""
-    refresh_statistics_service()
-    if not lab_has_scored_games():
-        refresh_lab.delay()
+    refresh_site(evaluate_lab=refresh_lab.delay)
 
 
 @shared_task(autoretry_for=DATABASE_UNAVAILABLE, **_RETRY)

@@ -158,3 +158,14 @@ def test_a_simulated_league_imports_rates_and_exports(tmp_path):
     call_command("export_ratings", format="csv", out=table, stderr=io.StringIO())
     with table.open() as handle:
         assert len(list(csv.DictReader(handle))) == len(rows)
+
+
+def test_a_command_line_refresh_fills_the_lab_on_a_new_site(tmp_path, client):
+    """Without a worker, the first refresh also evaluates the lab, as the task does."""
+    league = tmp_path / "league.jsonl"
+    simulate(league, "--players", "40", "--games", "600", "--days", "2")
+    assert "No evaluation yet." in client.get("/lab").content.decode()
+    call_command("import_replays", str(league), "--rate", stdout=io.StringIO())
+    lab = client.get("/lab").content.decode()
+    assert "No evaluation yet." not in lab
+    assert "on 600 games" in lab

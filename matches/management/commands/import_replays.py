@@ -13,7 +13,7 @@ from matches.services.ingest import (
     store_replays,
 )
 from matches.services.rating.incremental import rate_pending_matches
-from matches.services.statistics import refresh_statistics
+from matches.services.refresh import refresh_site
 from players.models import Player, PlayerName
 
 
@@ -58,5 +58,5 @@ class Command(BaseCommand):
         if rate:
             run = rate_pending_matches(batch_size=50_000)
             self.stdout.write(f"rated {run.rated} matches, {run.counted} counted")
-            refresh_statistics()
+            refresh_site()
             self.stdout.write("refreshed ratings, ranks and statistics")

@@ -1,7 +1,7 @@
 from django.core.management.base import BaseCommand, CommandParser
 
 from matches.services.rating.incremental import rate_pending_matches
-from matches.services.statistics import refresh_statistics
+from matches.services.refresh import refresh_site
 
 
 class Command(BaseCommand):
@@ -20,5 +20,5 @@ class Command(BaseCommand):
         self.stdout.write(
             f"rated {run.rated} matches in {run.batches} batches, {run.counted} counted"
         )
-        refresh_statistics()
+        refresh_site()
         self.stdout.write("refreshed ratings, ranks and statistics")
