@@ -9,9 +9,10 @@ predict as well as the best tuned alternative, and are the chances it shows cali
    Glicko under DESIGN's constants (before) and under the current settings (after),
    on this league and on a league of a second seed.
 2. Calibration, on that league and on a one-day league like `make run`'s live simulator
-   (2,000 players, 0.2 games a second): a temperature fitted on the predictions of the
-   earlier half only, the later half's deciles before and after it, and whether every
-   decile with at least 200 games is within 0.02 of what happened.
+   (2,000 players, 0.2 games a second): the later half's deciles as the model says and
+   as shown, through the temperature the site would have had at each game (refitted at
+   every refresh on earlier predictions only), and whether every decile with at least
+   200 games is within 0.02 of what happened.
 3. With --big-database, `tune_ratings` on a stored (e.g. 1,000,000-game) database as its
    own process: wall time (that database is only read).
 
@@ -19,7 +20,7 @@ The bench database (default `bench_predictions`) is dropped and created for each
 A dated section with the machine is appended to BENCHMARKS.md.
 
     python -m bench.predictions [--games N] [--players N] [--seed N] [--second-seed N]
-        [--database NAME] [--big-database NAME] [--print-only]
+        [--database NAME] [--big-database NAME] [--calibration-only] [--print-only]
 """
 
 from __future__ import annotations
@@ -153,25 +154,27 @@ def _decile_rows(before: list, after: list) -> tuple[list[str], float]:
 
 
 def calibration_lines(title: str, history) -> list[str]:
-    """The calibration fitted on the earlier half's predictions, judged on the later half."""
-    from matches.ratings.calibration import fit_temperature
+    """The shown chances of the later half, each calibrated as the site would have shown
+    it: the temperature refitted at every refresh on the latest earlier predictions."""
+    from django.conf import settings
+
     from matches.services.tuning import held_out_calibration
 
-    result = held_out_calibration(_site_glicko(), history)
-    temperature = result.fit.temperature
-    rows, worst = _decile_rows(result.deciles(), result.deciles(temperature))
-    hindsight = fit_temperature(result.later).temperature
+    refit_every = settings.CELERY_REFRESH_SECONDS
+    result = held_out_calibration(_site_glicko(), history, refit_every=refit_every)
+    rows, worst = _decile_rows(result.model.calibration(), result.shown.calibration())
     verdict = "met" if worst <= CALIBRATION_TOLERANCE else "NOT met"
+    first, last = result.temperatures
     return [
         f"#### {title}",
         "",
-        f"Temperature fitted on the {result.fit.games:,} earlier games' predictions: "
-        f"**{temperature:.3f}**. Later half ({sum(b.games for b in result.later):,} games): "
-        f"log loss {result.log_loss():.5f} as the model says, {result.log_loss(temperature):.5f} "
-        f"as shown (a coin flip: {math.log(2):.5f}). Worst decile with at least "
-        f"{CALIBRATION_MIN_GAMES} games after calibration: {worst:.3f} "
-        f"(target ≤ {CALIBRATION_TOLERANCE}: {verdict}). In hindsight the later half "
-        f"itself would have wanted {hindsight:.3f}.",
+        f"Temperature refitted every {refit_every:g} s: {first:.3f} at the first later game, "
+        f"{last:.3f} at the last. Later half ({result.model.count:,} games): log loss "
+        f"{result.model.log_loss:.5f} as the model says, {result.shown.log_loss:.5f} as shown "
+        f"(a coin flip: {math.log(2):.5f}). Worst decile with at least "
+        f"{CALIBRATION_MIN_GAMES} games as shown: {worst:.3f} (target ≤ "
+        f"{CALIBRATION_TOLERANCE}: {verdict}). One temperature for the whole later half, "
+        f"chosen in hindsight, would be {result.hindsight.temperature:.3f}.",
         "",
         "| decile | games | predicted | observed | gap | games (shown) | predicted | observed "
         "| gap |",
@@ -218,18 +221,27 @@ def big_section(database: str) -> list[str]:
 
 def league_sections(options: argparse.Namespace) -> list[str]:
     """Tuning on the simulated league, then calibration on it and on a one-day league."""
-    history, sections = tuning_section(
-        options.players, options.games, options.seed, options.second_seed, options.database
-    )
+    from matches.services.tuning import load_history
+
+    if options.calibration_only:
+        fresh_database(options.database)
+        print(f"[calibration] {options.games:,} games (seed {options.seed}) ...", flush=True)
+        store_league(options.players, options.games, options.seed)
+        history, sections = load_history(), []
+    else:
+        history, sections = tuning_section(
+            options.players, options.games, options.seed, options.second_seed, options.database
+        )
     return [
         *sections,
         "### Calibration of the chances the site shows",
         "",
-        "The site's Glicko (default settings) predicts every game before it learns it; the "
-        "temperature is fitted as the lab fits it, on the latest predictions (10%, at least "
-        "2,000 games), here of the earlier half only, and the later half is scored, so the "
-        "fit never sees a game it is judged on. Deciles of the predicted P(A wins), before "
-        "and after calibration (gap = predicted - observed).",
+        "The site's Glicko (default settings) predicts every game before it learns it. As on "
+        "the site, the temperature is refitted at every refresh (`CELERY_REFRESH_SECONDS`) on "
+        "the latest predictions so far (10%, at least 2,000 games: "
+        "`matches.ratings.calibration.RollingCalibration`), so no game is shown through a fit "
+        "that saw it. The later half is scored: deciles of the predicted P(A wins) as the "
+        "model says and as shown (gap = predicted - observed).",
         "",
         *calibration_lines(f"The {options.games:,}-game league (seed {options.seed})", history),
         *calibration_lines(
@@ -249,6 +261,9 @@ def main() -> None:
     parser.add_argument("--big-database", help="a stored league to time tune_ratings on")
     parser.add_argument(
         "--big-only", action="store_true", help="only time tune_ratings on --big-database"
+    )
+    parser.add_argument(
+        "--calibration-only", action="store_true", help="skip the tuning: only the calibration"
     )
     parser.add_argument(
         "--print-only", action="store_true", help="print the section, leave BENCHMARKS.md alone"

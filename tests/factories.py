@@ -113,19 +113,36 @@ def random_league(games: int, seed: int = 7) -> list[dict]:
     return out
 
 
-def store_calibration(temperature: float) -> None:
-    """A fitted calibration, as the lab stores it, for pages and the API to show through."""
+def store_calibration(
+    temperature: float, *, log_loss_before: float = 0.66, log_loss_after: float = 0.65
+) -> None:
+    """A fitted calibration, as each refresh stores it (matches.services.calibration), for
+    pages and the API to show through."""
     from matches.selectors.calibration import CALIBRATION_STATISTIC
     from matches.services.site_statistic import store_statistic
+
+    def bins(observed_shift: float) -> list[dict]:
+        return [
+            {
+                "low": i / 10,
+                "high": (i + 1) / 10,
+                "games": 100,
+                "predicted": (i + 0.5) / 10,
+                "observed": (i + 0.5) / 10 + observed_shift,
+            }
+            for i in range(10)
+        ]
 
     store_statistic(
         CALIBRATION_STATISTIC,
         {
             "temperature": temperature,
             "games": 1000,
-            "log_loss_before": 0.66,
-            "log_loss_after": 0.65,
+            "log_loss_before": log_loss_before,
+            "log_loss_after": log_loss_after,
             "fitted_at": "2026-11-20T04:00:00+00:00",
+            "before": bins(-0.02),
+            "after": bins(0.0),
         },
     )
 

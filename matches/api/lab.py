@@ -9,6 +9,7 @@ from rest_framework.views import APIView
 
 from matches.api import examples
 from matches.api.serializers import LabReportSerializer
+from matches.selectors.calibration import calibration_report
 from matches.selectors.lab import latest_lab_report
 from web.api import documented
 from web.caching import cached_get
@@ -28,7 +29,8 @@ class LabView(APIView):
         "as the site runs it, Glicko-2, Elo, TrueSkill, Moonstone): each game in time order is "
         "predicted before the systems learn its result; log loss, Brier score, accuracy and a "
         "calibration table per system, over all games and over games between established "
-        "ratings. Refreshed by a periodic task; 404 until the first evaluation has run.",
+        "ratings, and the calibration the site's shown chances go through. Refreshed by a "
+        "periodic task; 404 until the first evaluation has run.",
         response=LabReportSerializer,
         example=examples.LAB,
         errors=[404],
@@ -39,4 +41,4 @@ class LabView(APIView):
         report = latest_lab_report()
         if report is None:
             raise NotFound(NO_LAB_REPORT)
-        return Response(LabReportSerializer(report).data)
+        return Response(LabReportSerializer(report | {"calibration": calibration_report()}).data)

@@ -503,10 +503,12 @@ class LabScoresSerializer(serializers.Serializer):
 class CalibrationFitSerializer(serializers.Serializer):
     temperature = serializers.FloatField(
         help_text="T in shown P = 1 / (1 + exp(-logit(p) / T)), p the model's P(win): fitted "
-        "by maximum likelihood on every game predicted before it was learned. Above 1 the model "
-        "was too sure of its favourites. Every `win_probability` the API serves goes through it."
+        "by maximum likelihood at every refresh on the latest games, each predicted from the "
+        "ratings as they were before it was played. Above 1 the model was too sure of its "
+        "favourites. Every `win_probability` the API serves goes through it."
     )
-    games = serializers.IntegerField(help_text="Predictions it was fitted on.")
+    fitted_at = StoredDateTimeField(help_text="When it was fitted (UTC).")
+    games = serializers.IntegerField(help_text="The latest games it was fitted on.")
     log_loss_before = serializers.FloatField(allow_null=True, help_text="Their log loss as is.")
     log_loss_after = serializers.FloatField(
         allow_null=True, help_text="Their log loss through the calibration."
@@ -524,10 +526,6 @@ class LabSystemSerializer(serializers.Serializer):
     established = LabScoresSerializer(
         help_text="Scores over the games where both ratings had at least "
         "`established_min_games` earlier games."
-    )
-    calibration_fit = CalibrationFitSerializer(
-        required=False,
-        help_text="The site's system only: the calibration of the probabilities it shows.",
     )
 
 
@@ -551,6 +549,11 @@ class LabReportSerializer(serializers.Serializer):
     )
     seconds = serializers.FloatField(help_text="How long the evaluation took.")
     systems = LabSystemSerializer(many=True, help_text="One entry per rating system.")
+    calibration = CalibrationFitSerializer(
+        allow_null=True,
+        help_text="The calibration of the chances the site shows (its own schedule: every "
+        "refresh); null before the first fit.",
+    )
 
 
 class PlayerMatchupSerializer(MatchupEstimateSerializer):

@@ -11,7 +11,8 @@ import math
 from dataclasses import dataclass
 
 Q = math.log(10) / 400
-_3Q2_OVER_PI2 = 3 * Q * Q / (math.pi * math.pi)
+# g(d) = 1 / sqrt(1 + G_FACTOR d²); public for the database-side win probability.
+G_FACTOR = 3 * Q * Q / (math.pi * math.pi)
 _Q2 = Q * Q
 
 
@@ -40,7 +41,7 @@ DEFAULT_PARAMS = GlickoParams()
 
 def g(deviation: float) -> float:
     """Glicko's attenuation of a rating difference by the opponent's uncertainty."""
-    return 1.0 / math.sqrt(1.0 + _3Q2_OVER_PI2 * deviation * deviation)
+    return 1.0 / math.sqrt(1.0 + G_FACTOR * deviation * deviation)
 
 
 def expected_score(
@@ -70,7 +71,7 @@ def update(
     """One side's (rating, deviation) after one game; score is 1 win, 0 loss, 0.5 draw."""
     # g and E are written out here rather than called: this runs several times per game
     # in every rating loop, and the calls cost more than the arithmetic.
-    g_o = 1.0 / math.sqrt(1.0 + _3Q2_OVER_PI2 * opponent_deviation * opponent_deviation)
+    g_o = 1.0 / math.sqrt(1.0 + G_FACTOR * opponent_deviation * opponent_deviation)
     e = 1.0 / (
         1.0 + 10.0 ** (-g_o * (rating - opponent_rating) / 400.0 * (1.0 - params.update_damping))
     )

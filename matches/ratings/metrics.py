@@ -13,7 +13,8 @@ a history is replayed, and can be read at any point:
 from __future__ import annotations
 
 import math
-from typing import NamedTuple
+from collections.abc import Iterable
+from typing import Any, NamedTuple
 
 
 class CalibrationBin(NamedTuple):
@@ -24,6 +25,25 @@ class CalibrationBin(NamedTuple):
     count: int
     mean_predicted: float
     observed: float
+
+
+def json_number(value: float) -> float | None:
+    """JSON (and PostgreSQL's jsonb) has no NaN: an empty bin or table reads as null."""
+    return None if math.isnan(value) else value
+
+
+def calibration_rows(bins: Iterable[CalibrationBin]) -> list[dict[str, Any]]:
+    """Calibration bins as JSON-ready rows, as the lab and the calibration store them."""
+    return [
+        {
+            "low": bin_.low,
+            "high": bin_.high,
+            "games": bin_.count,
+            "predicted": json_number(bin_.mean_predicted),
+            "observed": json_number(bin_.observed),
+        }
+        for bin_ in bins
+    ]
 
 
 class PredictionMetrics:

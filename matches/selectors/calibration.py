@@ -3,15 +3,16 @@ every page and API field that shows a probability takes it from `Calibration.sho
 read once per page or response; the raw model probability stays available in the API
 as `model_win_probability` (static/js/calculator-1.0.js mirrors `shown`).
 
-The lab fits it on the site's own history (matches.services.evaluation) and stores it
-as the SiteStatistic "calibration"; until then the model's probabilities are shown
-as they are.
+Every refresh fits it again on the site's latest predictions (matches.services.calibration)
+and stores it as the SiteStatistic "calibration"; until the first fit the model's
+probabilities are shown as they are.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 from matches.models import SiteStatistic
 from matches.ratings.calibration import calibrated
@@ -37,10 +38,16 @@ class Calibration:
 NO_CALIBRATION = Calibration()
 
 
+def calibration_report() -> dict[str, Any] | None:
+    """The latest fit as stored: {temperature, games, log_loss_before, log_loss_after,
+    fitted_at, before: [bins], after: [bins]} (None before the first fit); one query."""
+    data = SiteStatistic.objects.filter(key=CALIBRATION_STATISTIC).values_list("data", flat=True)
+    return data.first() or None
+
+
 def current_calibration() -> Calibration:
     """The latest fitted calibration (one query); read it once per page or response."""
-    data = SiteStatistic.objects.filter(key=CALIBRATION_STATISTIC).values_list("data", flat=True)
-    stored = data.first()
+    stored = calibration_report()
     if not stored:
         return Calibration()
     return Calibration(

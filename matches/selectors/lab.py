@@ -44,9 +44,6 @@ class LabSystem:
     # observed}]}, scores None without games (matches.services.evaluation.metrics_report)
     overall: dict[str, Any]
     established: dict[str, Any]
-    # The site's system only: {temperature, games, log_loss_before, log_loss_after,
-    # before: [bins], after: [bins]} (matches.services.evaluation.calibration_report)
-    calibration_fit: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True)
@@ -82,7 +79,6 @@ def lab_report() -> LabReport | None:
                 note=system.get("note", ""),
                 overall=system["overall"],
                 established=system["established"],
-                calibration_fit=system.get("calibration_fit"),
             )
             for system in data["systems"]
         ],

@@ -14,7 +14,6 @@ never with the number of games.  The latest report is stored as the SiteStatisti
 
 from __future__ import annotations
 
-import math
 import time
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -27,16 +26,9 @@ from django.utils import timezone
 from matches.models import Match
 from matches.params import glicko_params
 from matches.ratings.base import RatingSystem
-from matches.ratings.calibration import (
-    LogitHistogram,
-    fit_temperature,
-    recent_games,
-    reliability,
-)
 from matches.ratings.ledger import RatingKey
-from matches.ratings.metrics import CalibrationBin, PredictionMetrics
+from matches.ratings.metrics import PredictionMetrics, calibration_rows, json_number
 from matches.ratings.registry import FACTORIES, create
-from matches.selectors.calibration import CALIBRATION_STATISTIC
 from matches.selectors.lab import LAB_STATISTIC
 from matches.services.rating.storage import matches_in_order
 from matches.services.site_statistic import store_statistic
@@ -81,19 +73,9 @@ class SystemScore:
     overall: PredictionMetrics = field(default_factory=PredictionMetrics)
     established: PredictionMetrics = field(default_factory=PredictionMetrics)
     states: list[Any] = field(default_factory=list)
-    # The latest scored predictions by logit, for fitting the shown probabilities'
-    # calibration: collected once `uncalibrated` more games have been played.
-    logits: LogitHistogram | None = None
-    uncalibrated: int = 0
 
     def play(self, rows: list[_Row], ratings: int) -> None:
         """Predict each scored game, then learn from every game (the hot loop)."""
-        if self.logits is not None and self.uncalibrated:
-            before = rows[: self.uncalibrated]
-            logits, self.logits = self.logits, None
-            self.play(before, ratings)
-            self.logits, self.uncalibrated = logits, self.uncalibrated - len(before)
-            rows = rows[len(before) :]
         states = self.states
         if len(states) < ratings:
             states.extend([self.system.initial()] * (ratings - len(states)))
@@ -101,15 +83,12 @@ class SystemScore:
         update = self.system.update
         add = self.overall.add
         add_established = self.established.add
-        add_logit = self.logits.add if self.logits is not None else None
         for a, b, score, at, kind in rows:
             state_a = states[a]
             state_b = states[b]
             if kind:
                 probability = expected(state_a, state_b, at)
                 add(probability, score)
-                if add_logit is not None:
-                    add_logit(probability, score)
                 if kind == _ESTABLISHED:
                     add_established(probability, score)
             states[a], states[b] = update(state_a, state_b, score, at)
@@ -188,20 +167,7 @@ def replay(
     and scored before the systems learn its result.
     """
     matches = Match.objects.all() if matches is None else matches
-    # The calibration is fitted on the latest games only (calibration.recent_games).
-    total = matches.count() if any(s.name == SITE_SYSTEM for s in systems) else 0
-    result = Replay(
-        [
-            SystemScore(
-                system,
-                logits=LogitHistogram(),
-                uncalibrated=max(score_from, total - recent_games(total)),
-            )
-            if system.name == SITE_SYSTEM
-            else SystemScore(system)
-            for system in systems
-        ]
-    )
+    result = Replay([SystemScore(system) for system in systems])
     chunks = history_chunks(
         matches,
         score_from=score_from,
@@ -216,33 +182,15 @@ def replay(
     return result
 
 
-def _finite(value: float) -> float | None:
-    # JSON (and PostgreSQL's jsonb) has no NaN: an empty bin or table reads as null.
-    return None if math.isnan(value) else value
-
-
 def metrics_report(metrics: PredictionMetrics) -> dict[str, Any]:
     """The headline scores and the calibration table, as JSON-ready values."""
     return {
         "games": metrics.count,
-        "log_loss": _finite(metrics.log_loss),
-        "brier": _finite(metrics.brier),
-        "accuracy": _finite(metrics.accuracy),
-        "calibration": _bins_report(metrics.calibration()),
+        "log_loss": json_number(metrics.log_loss),
+        "brier": json_number(metrics.brier),
+        "accuracy": json_number(metrics.accuracy),
+        "calibration": calibration_rows(metrics.calibration()),
     }
-
-
-def _bins_report(bins: Iterable[CalibrationBin]) -> list[dict[str, Any]]:
-    return [
-        {
-            "low": bin_.low,
-            "high": bin_.high,
-            "games": bin_.count,
-            "predicted": _finite(bin_.mean_predicted),
-            "observed": _finite(bin_.observed),
-        }
-        for bin_ in bins
-    ]
 
 
 def evaluate(
@@ -269,37 +217,15 @@ def evaluate(
                 "note": NOTES.get(score.system.name, ""),
                 "overall": metrics_report(score.overall),
                 "established": metrics_report(score.established),
-                **({"calibration_fit": calibration_report(score.logits)} if score.logits else {}),
             }
             for score in result.systems
         ],
     }
 
 
-def calibration_report(logits: LogitHistogram) -> dict[str, Any]:
-    """The temperature that calibrates these predictions, with the reliability diagram
-    before and after it (as `metrics_report` gives its bins)."""
-    fit = fit_temperature(logits.bins())
-    return {
-        "temperature": fit.temperature,
-        "games": fit.games,
-        "log_loss_before": _finite(fit.log_loss_before),
-        "log_loss_after": _finite(fit.log_loss_after),
-        "before": _bins_report(reliability(logits.bins())),
-        "after": _bins_report(reliability(logits.bins(), fit.temperature)),
-    }
-
-
 def save_lab_report(report: dict[str, Any]) -> None:
-    """Store the report and, when it scored the site's system, the calibration every
-    shown probability goes through from now on."""
+    """Store the report as the latest."""
     store_statistic(LAB_STATISTIC, report)
-    site = next((s for s in report["systems"] if s["name"] == SITE_SYSTEM), {})
-    fit = site.get("calibration_fit")
-    if fit and fit["games"]:
-        kept = ("temperature", "games", "log_loss_before", "log_loss_after")
-        calibration = {key: fit[key] for key in kept} | {"fitted_at": report["computed_at"]}
-        store_statistic(CALIBRATION_STATISTIC, calibration)
     bump_generation()  # cached pages and API responses show the new report
 
 

@@ -26,17 +26,14 @@ from matches.models import Match
 from matches.params import glicko_params
 from matches.ratings.base import ContinuousGlicko, RatingSystem
 from matches.ratings.calibration import (
-    LogitBin,
     LogitHistogram,
+    RollingCalibration,
     TemperatureFit,
     fit_temperature,
-    log_loss,
-    recent_games,
-    reliability,
 )
 from matches.ratings.elo import Elo
 from matches.ratings.glicko2 import Glicko2, Glicko2Params
-from matches.ratings.metrics import CalibrationBin, PredictionMetrics
+from matches.ratings.metrics import PredictionMetrics
 from matches.ratings.search import Dimension, SearchResult, coordinate_search
 from matches.ratings.trueskill import TrueSkill, TrueSkillParams
 from matches.services.evaluation import history_chunks
@@ -260,29 +257,36 @@ def glicko_settings(point: Mapping[str, float]) -> dict[str, float]:
 
 @dataclass(frozen=True)
 class HeldOutCalibration:
-    """A temperature fitted on the earlier games' predictions, judged on the later ones."""
+    """The held-out games' predictions as the model gives them and as the site would
+    have shown them: calibrated by a temperature refitted at every refresh on the
+    latest predictions before it (RollingCalibration), never on a game it shows."""
 
-    fit: TemperatureFit  # on the earlier (warm-up) games only
-    later: list[LogitBin]  # the held-out games' predictions, by logit
-
-    def log_loss(self, temperature: float = 1.0) -> float:
-        return log_loss(self.later, temperature)
-
-    def deciles(self, temperature: float = 1.0) -> list[CalibrationBin]:
-        return reliability(self.later, temperature)
+    model: PredictionMetrics
+    shown: PredictionMetrics
+    temperatures: tuple[float, float]  # in force at the first and the last held-out game
+    hindsight: TemperatureFit  # what the held-out games alone would have wanted
 
 
-def held_out_calibration(system: RatingSystem[Any], history: History) -> HeldOutCalibration:
-    """One pass predicting every game before it is learned: the calibration is fitted as
-    the lab fits it, on the latest of the earlier games' predictions (recent_games of
-    them), so it never sees the games it is scored on."""
-    fitted_from = history.training - recent_games(history.training)
-    earlier, later = LogitHistogram(), LogitHistogram()
+def held_out_calibration(
+    system: RatingSystem[Any], history: History, *, refit_every: float
+) -> HeldOutCalibration:
+    """One pass predicting every game before it is learned, with the calibration the
+    site would have had at each game's time (refitted every `refit_every` seconds)."""
+    rolling = RollingCalibration(refit_every)
+    model, shown, later = PredictionMetrics(), PredictionMetrics(), LogitHistogram()
+    first = last = None
     states = [system.initial()] * history.ratings
-    for index, (a, b, score, at, kind) in enumerate(history.rows):
+    for a, b, score, at, kind in history.rows:
+        temperature = rolling.at(at)
         state_a, state_b = states[a], states[b]
-        if kind or index >= fitted_from:
-            probability = system.expected_score(state_a, state_b, at)
-            (later if kind else earlier).add(probability, score)
+        probability = system.expected_score(state_a, state_b, at)
+        if kind:
+            first, last = first or temperature, temperature
+            model.add(probability, score)
+            shown.add(rolling.shown(probability), score)
+            later.add(probability, score)
+        rolling.learn(probability, score)
         states[a], states[b] = system.update(state_a, state_b, score, at)
-    return HeldOutCalibration(fit_temperature(earlier.bins()), later.bins())
+    return HeldOutCalibration(
+        model, shown, (first or 1.0, last or 1.0), fit_temperature(later.bins())
+    )

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import math
+from datetime import datetime
+from typing import Any
 
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.utils.safestring import SafeString
 
 from matches import charts
+from matches.selectors.calibration import calibration_report
 from matches.selectors.lab import LabReport, lab_report
 from matches.services.evaluation import SITE_SYSTEM
 
@@ -107,13 +110,11 @@ def _calibration_charts(report: LabReport) -> dict[str, SafeString]:
     return charts_by_scope
 
 
-def _shown_calibration(report: LabReport) -> dict[str, object] | None:
+def _shown_calibration(fit: dict[str, Any] | None) -> dict[str, object] | None:
     """The site's probabilities before and after the calibration that pages show them
-    through: the fit and its reliability chart."""
-    site = next((s for s in report.systems if s.calibration_fit), None)
-    if site is None or not site.calibration_fit["games"]:
+    through: the latest fit and its reliability chart."""
+    if not fit:
         return None
-    fit = site.calibration_fit
     series = [
         charts.CalibrationSeries(
             label,
@@ -127,13 +128,14 @@ def _shown_calibration(report: LabReport) -> dict[str, object] | None:
     ]
     return {
         "fit": fit,
+        "fitted_at": datetime.fromisoformat(fit["fitted_at"]),
         "chart": charts.calibration_chart(
             "calibration-shown", series, title="The site's chances before and after calibration"
         ),
     }
 
 
-def _settling(report: LabReport) -> dict[str, object] | None:
+def _settling(report: LabReport, fit: dict[str, Any] | None) -> dict[str, object] | None:
     """When the site's own system predicted worse than a coin flip over all games (a
     young site: most ratings have few games), what it scored and what the shown,
     calibrated chances scored, for the notice that says why."""
@@ -142,18 +144,18 @@ def _settling(report: LabReport) -> dict[str, object] | None:
         return None
     if site.overall["log_loss"] <= COIN_FLIP_LOG_LOSS:
         return None
-    fit = site.calibration_fit or {}
     return {
         "system": site,
         "log_loss": site.overall["log_loss"],
         "coin_flip": COIN_FLIP_LOG_LOSS,
-        "shown_log_loss": fit.get("log_loss_after") if fit.get("games") else None,
+        "shown_log_loss": fit["log_loss_after"] if fit else None,
     }
 
 
 def lab(request: HttpRequest) -> HttpResponse:
     """The rating systems lab: how well each system predicted the stored games."""
     report = lab_report()
+    fit = calibration_report()
     context: dict[str, object] = {"report": report, "scopes": LAB_SCOPES}
     if report is not None:
         best = _best_systems(report)
@@ -161,8 +163,8 @@ def lab(request: HttpRequest) -> HttpResponse:
         context |= {
             "tables": _lab_tables(report, best),
             "charts": _calibration_charts(report),
-            "shown": _shown_calibration(report),
-            "settling": _settling(report),
+            "shown": _shown_calibration(fit),
+            "settling": _settling(report, fit),
             "best_overall": sorted(labels[n] for n in best["overall"].get("log_loss", ())),
             "best_established": sorted(labels[n] for n in best["established"].get("log_loss", ())),
         }

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from django.contrib.auth.models import User
 
-from matches.services.evaluation import refresh_lab
+from matches.services.refresh import refresh_site
 from players.models import Rating
 from tests.browser.conftest import WIDTHS
 from tests.fixtures.league import seed_league
@@ -47,7 +47,7 @@ def phone(browser):
 
 def test_every_page_fits_a_phone(live_server, phone, browser):
     seed_league(players=60, games=1500)
-    refresh_lab()
+    refresh_site()  # the calibration, statistics and the lab
     rating = Rating.objects.select_related("character").order_by("-wins").first()
     profile = f"/player/{rating.player_id}/{rating.character.code}"
     paths = [

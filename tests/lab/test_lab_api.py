@@ -7,7 +7,8 @@ from datetime import datetime, timedelta
 
 import pytest
 
-from matches.models import Match, SiteStatistic
+from matches.models import Match, MatchRating, SiteStatistic
+from matches.selectors.calibration import calibration_report
 from matches.selectors.lab import LAB_STATISTIC, latest_lab_report
 from matches.selectors.opponents import fair_opponents
 from matches.services.evaluation import (
@@ -181,7 +182,22 @@ def test_lab_is_the_latest_report(api):
     body = api.get(f"{V1}/lab/").json()
 
     report = latest_lab_report()
-    assert body == {**report, "computed_at": iso(datetime.fromisoformat(report["computed_at"]))}
+    calibration = calibration_report()
+    assert body == {
+        **report,
+        "computed_at": iso(datetime.fromisoformat(report["computed_at"])),
+        "calibration": {
+            **calibration,
+            "fitted_at": iso(datetime.fromisoformat(calibration["fitted_at"])),
+        },
+    }
+    # The calibration the shown chances go through, fitted on the latest rated games.
+    assert (
+        body["calibration"]["games"]
+        == MatchRating.objects.exclude(match__player_a=GHOST.id)
+        .exclude(match__player_b=GHOST.id)
+        .count()
+    )
     assert body["computed_at"].endswith("Z")
     assert body["since"] is None
     assert [system["name"] for system in body["systems"]] == list(DEFAULT_SYSTEMS)

@@ -10,11 +10,9 @@ from itertools import pairwise
 import pytest
 from django.core.management import call_command
 
-from matches.models import Match
-from matches.ratings.calibration import LogitHistogram, fit_temperature, recent_games
 from matches.ratings.metrics import PredictionMetrics
 from matches.selectors.lab import latest_lab_report
-from matches.services.evaluation import DEFAULT_SYSTEMS, evaluate, history_chunks, replay
+from matches.services.evaluation import DEFAULT_SYSTEMS, evaluate, replay
 from matches.services.evaluation import lab_system as make_system
 from matches.services.tuning import GLICKO_SETTINGS, SYSTEM_NAMES
 from matches.simulation.league import LeagueSimulator
@@ -162,20 +160,3 @@ def test_tune_ratings_tunes_every_system_and_prints_the_site_settings(stored_lea
 
 def test_every_registered_system_is_in_the_default_report(report):
     assert [system["name"] for system in report["systems"]] == list(DEFAULT_SYSTEMS)
-
-
-def test_the_shown_chances_are_calibrated_on_the_latest_games_only(report):
-    # The site's Glicko predicts every game before learning it; only the latest
-    # recent_games(12,000) = 2,000 of those predictions fit the temperature.
-    system, states, predictions = make_system("glicko"), [], []
-    for rows, ratings, _ in history_chunks(Match.objects.all()):
-        states.extend([system.initial()] * (ratings - len(states)))
-        for a, b, score, at, _ in rows:
-            predictions.append((system.expected_score(states[a], states[b], at), score))
-            states[a], states[b] = system.update(states[a], states[b], score, at)
-    latest = LogitHistogram()
-    for probability, score in predictions[-recent_games(LEAGUE_GAMES) :]:
-        latest.add(probability, score)
-    fit = systems(report)["glicko"]["calibration_fit"]
-    assert fit["games"] == recent_games(LEAGUE_GAMES) == 2_000
-    assert fit["temperature"] == pytest.approx(fit_temperature(latest.bins()).temperature)

@@ -8,12 +8,14 @@ import pytest
 
 from matches.models import SiteStatistic
 from matches.selectors.lab import LAB_STATISTIC, SYSTEM_LABELS, latest_lab_report
+from matches.services.calibration import refit_calibration
 from matches.services.evaluation import (
     DEFAULT_SYSTEMS,
     NOTES,
     refresh_lab,
     save_lab_report,
 )
+from tests.factories import store_calibration
 from tests.fixtures.pages import QUERY_LIMIT
 
 pytestmark = pytest.mark.django_db
@@ -70,6 +72,7 @@ def test_the_latest_evaluation_per_system_with_notes_and_calibration(
     client, league, django_assert_max_num_queries
 ):
     refresh_lab()
+    refit_calibration()
     stored = latest_lab_report()
     with django_assert_max_num_queries(QUERY_LIMIT):
         html = client.get("/lab").content.decode()
@@ -180,14 +183,8 @@ def test_about_links_to_the_lab(client, db):
 
 def test_a_site_worse_than_a_coin_flip_says_why_and_what_the_shown_chances_score(client, db):
     glicko = {"name": "glicko", "note": "", "established": metrics(0.66, 0.23, 0.6, 300)}
-    fit = {"temperature": 3.4, "games": 2000, "log_loss_before": 0.7340, "log_loss_after": 0.6832}
-    before, after = metrics(0.7, 0.25, 0.5, 2000), metrics(0.69, 0.25, 0.5, 2000)
+    store_calibration(3.4, log_loss_before=0.7340, log_loss_after=0.6832)
     young = {**glicko, "overall": metrics(0.7429, 0.26, 0.55, 5000)}
-    young["calibration_fit"] = {
-        **fit,
-        "before": before["calibration"],
-        "after": after["calibration"],
-    }
     save_lab_report(report([young]))
     text = " ".join(client.get("/lab").content.decode().split())
     assert "The site's ratings are still settling." in text

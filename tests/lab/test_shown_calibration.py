@@ -1,42 +1,112 @@
-"""The calibration shown probabilities go through: fitted by the lab on predictions made
-before each game was learned, stored, and shown on /lab."""
+"""The calibration shown probabilities go through: refitted at every refresh on the site's
+latest predictions (each game's ratings before it was rated), stored, and shown on /lab
+and in the API."""
 
 from __future__ import annotations
 
+import random
+
 import pytest
 
+from matches.models import MatchRating
+from matches.ratings import calibration as calibration_math
 from matches.ratings.calibration import LogitHistogram, fit_temperature, logit, sigmoid
-from matches.ratings.glicko import rate_game, win_probability
+from matches.ratings.glicko import win_probability
+from matches.replays.readers import iter_replay_payloads
 from matches.selectors.calibration import Calibration, current_calibration
-from matches.services.evaluation import refresh_lab
-from tests.factories import PlayerFactory
-from tests.lab.test_evaluation import play
+from matches.services.calibration import refit_calibration
+from matches.services.ingest import file_import_source, store_replays
+from matches.services.rating.incremental import rate_pending_matches
+from matches.services.rating.recompute import recompute_all_ratings
+from matches.services.refresh import refresh_site
+from players.models import Player
+from players.services import ensure_roster
+from tests.factories import replay
 
 pytestmark = pytest.mark.django_db
 
+PLAYERS = [f"1000000000000000{n:02d}" for n in range(12)]
 
-def test_the_lab_fits_the_calibration_from_predictions_made_before_each_game(client):
-    a, b = PlayerFactory(), PlayerFactory()
-    for minutes, a_won in ((0, True), (10, True), (20, False), (30, True)):
-        play(a, b, a_won=a_won, minutes=minutes)
+
+def store_and_rate(games: int, seed: int = 5) -> None:
+    """A small league through ingestion and rating: strong players mostly win."""
+    ensure_roster()
+    rng = random.Random(seed)
+    replays = []
+    for n in range(games):
+        one, two = rng.sample(range(len(PLAYERS)), 2)
+        one_wins = rng.random() < sigmoid((one - two) / 3)
+        replays.append(replay(n, PLAYERS[one], PLAYERS[two], winner=1 if one_wins else 2))
+    store_replays(source=file_import_source(), replays=iter_replay_payloads(replays))
+    rate_pending_matches()
+
+
+def expected_fit(ratings: list[MatchRating]):
+    """The temperature fitted in Python on these stored predictions."""
+    predictions = LogitHistogram()
+    for row in ratings:
+        probability = win_probability(row.value_a, row.deviation_a, row.value_b, row.deviation_b)
+        predictions.add(probability, 1.0 if row.match.winner == "A" else 0.0)
+    return fit_temperature(predictions.bins())
+
+
+def test_each_refresh_fits_the_calibration_on_the_latest_stored_predictions(client, monkeypatch):
+    store_and_rate(400)
     assert current_calibration() == Calibration()  # before the first fit: shown as they are
     assert current_calibration().shown(0.3) == 0.3
+    # The latest 10% of the games, at least 150 of them (the site's floor is 2,000).
+    monkeypatch.setattr(calibration_math, "RECENT_MIN_GAMES", 150)
 
-    refresh_lab()
+    refresh_site()  # a new site: the lab's first evaluation runs too
 
-    # The site's Glicko predicts each game from the ratings after the games before it.
-    predictions, ratings = LogitHistogram(), (1500.0, 350.0, 1500.0, 350.0)
-    for score in (1.0, 1.0, 0.0, 1.0):
-        predictions.add(win_probability(*ratings), score)
-        ratings = rate_game(*ratings, score)
-    fit = fit_temperature(predictions.bins())
+    latest = list(MatchRating.objects.select_related("match").order_by("-match_id")[:150])
+    fit = expected_fit(latest)
     calibration = current_calibration()
-    assert calibration.temperature == pytest.approx(fit.temperature, rel=1e-9)
+    assert calibration.games == 150 and calibration.fitted_at is not None
+    assert calibration.temperature == pytest.approx(fit.temperature, rel=1e-6)
     assert calibration.temperature != 1.0
-    assert calibration.games == 4 and calibration.fitted_at is not None
     assert calibration.log_loss_after <= calibration.log_loss_before
     assert calibration.shown(0.8) == pytest.approx(sigmoid(logit(0.8) / fit.temperature))
+    # Every game predicted over all: a different fit, so the window is what was used.
+    everything = expected_fit(list(MatchRating.objects.select_related("match")))
+    assert everything.temperature != pytest.approx(fit.temperature, rel=1e-3)
 
-    page = client.get("/lab").content.decode()
+    page = " ".join(client.get("/lab").content.decode().split())
     assert "The chances this site shows" in page
-    assert f"{fit.temperature:.3f}" in page
+    assert f"temperature of <strong>{fit.temperature:.3f}</strong>" in page
+    assert "fitted on the latest 150 games" in page
+    lab = client.get("/api/v1/lab/").json()
+    assert lab["calibration"]["temperature"] == calibration.temperature
+    assert sum(row["games"] for row in lab["calibration"]["after"]) == 150
+
+
+def test_games_of_hidden_players_and_cheaters_are_left_out_of_the_fit():
+    store_and_rate(300)
+    everyone = refit_calibration()
+    cheater = Player.objects.get(id=PLAYERS[0])
+    cheater.cheater = True
+    cheater.save()
+    without = refit_calibration()
+    theirs = MatchRating.objects.filter(match__player_a=cheater).count()
+    theirs += MatchRating.objects.filter(match__player_b=cheater).count()
+    assert theirs > 0
+    assert without["games"] == everyone["games"] - theirs == 300 - theirs
+
+
+def test_too_few_games_fit_nothing_and_keep_what_is_stored():
+    store_and_rate(calibration_math.MIN_FIT_GAMES - 1)
+    assert refit_calibration() is None
+    assert current_calibration() == Calibration()
+
+
+def test_a_recompute_refits_the_calibration_on_the_new_predictions(settings):
+    store_and_rate(300)
+    refit_calibration()
+    before = current_calibration()
+    settings.RATING_INITIAL_DEVIATION = 200.0  # a new model: other predictions
+    recompute_all_ratings()
+    after = current_calibration()
+    assert after.fitted_at > before.fitted_at
+    fit = expected_fit(list(MatchRating.objects.select_related("match")))
+    assert after.temperature == pytest.approx(fit.temperature, rel=1e-6)
+    assert after.temperature != pytest.approx(before.temperature, rel=1e-3)

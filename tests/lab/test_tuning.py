@@ -10,7 +10,6 @@ from datetime import UTC, datetime
 
 import pytest
 
-from matches.ratings.calibration import recent_games
 from matches.services.tuning import (
     SYSTEMS,
     History,
@@ -98,25 +97,29 @@ def simulated_history(players: int, games: int, days: float, *, seed: int = 3) -
 def test_on_a_young_league_the_calibrated_chances_beat_a_coin_flip_on_later_games():
     # 3,000 games among 1,000 players in a day: 6 games per player, fewer per rating.
     history = simulated_history(1_000, 3_000, 1.0)
-    result = held_out_calibration(GLICKO.build(GLICKO.start()), history)
+    result = held_out_calibration(GLICKO.build(GLICKO.start()), history, refit_every=3600)
     # The model itself is worse than a coin flip on the later games: its ratings are
     # still settling and it is far too sure of them...
-    assert result.log_loss() > math.log(2)
-    assert result.fit.temperature > 1.5
-    # ...while the chances shown, through the temperature fitted on earlier games only,
+    assert result.model.log_loss > math.log(2)
+    assert min(result.temperatures) > 1.5
+    # ...while the chances shown, through temperatures fitted on earlier games only,
     # beat a coin flip on the later ones.
-    assert result.log_loss(result.fit.temperature) < math.log(2)
+    assert result.shown.log_loss < math.log(2)
+    assert result.model.count == result.shown.count == history.held_out
 
 
-def test_the_calibration_is_fitted_only_on_games_before_those_it_is_scored_on():
+def test_the_calibration_shows_each_game_through_a_fit_on_earlier_games_only():
     history = simulated_history(300, 4_000, 10.0)
+    system = GLICKO.build(GLICKO.start())
     flipped = replace(
         history,
         rows=[(a, b, 1.0 - s if kind else s, at, kind) for a, b, s, at, kind in history.rows],
     )
-    # Results the fit could not have seen change nothing about it...
-    system = GLICKO.build(GLICKO.start())
-    assert held_out_calibration(system, flipped).fit == held_out_calibration(system, history).fit
-    # ...and it is fitted on the latest earlier games (recent_games of them).
-    fit = held_out_calibration(system, history).fit
-    assert fit.games == recent_games(history.training) == 2_000
+    # The temperature in force at the first held-out game saw none of their results...
+    first = held_out_calibration(system, history, refit_every=3600).temperatures[0]
+    assert held_out_calibration(system, flipped, refit_every=3600).temperatures[0] == first
+    # ...and refitting only once (a refresh interval longer than the history) keeps the
+    # model's chances as they are: no fit ever ran.
+    never = held_out_calibration(system, history, refit_every=1e9)
+    assert never.temperatures == (1.0, 1.0)
+    assert never.shown.log_loss == never.model.log_loss

@@ -91,7 +91,7 @@ def test_matches_page_through_every_visible_game(api):
             "deviation": result.deviation_b if on_a else result.deviation_a,
             "display": seen[0]["opponent_rating"]["display"],
         },
-        # The league's lab run fitted a calibration: shown through it, the model's beside.
+        # The league's refresh fitted a calibration: shown through it, the model's beside.
         "win_probability": pytest.approx(
             current_calibration().shown(win_probability(*mine, *theirs)), abs=1e-12
         ),
@@ -224,7 +224,7 @@ def test_probability_of_two_typed_ratings(api):
 
     assert body["a"]["model_win_probability"] == pytest.approx(0.721200, abs=1e-6)
     assert body["b"]["model_win_probability"] == pytest.approx(1 - 0.721200, abs=1e-6)
-    calibration = current_calibration()  # fitted by the league's lab run
+    calibration = current_calibration()  # fitted by the league's refresh
     assert calibration.temperature != 1.0
     assert body["a"]["win_probability"] == pytest.approx(calibration.shown(0.7212), abs=1e-5)
     assert body["a"]["win_probability"] + body["b"]["win_probability"] == pytest.approx(1.0)

@@ -9,9 +9,11 @@ import pytest
 
 from matches.ratings.calibration import (
     LogitHistogram,
+    RollingCalibration,
     calibrated,
     fit_temperature,
     logit,
+    recent_games,
     reliability,
     sigmoid,
 )
@@ -79,3 +81,72 @@ def test_a_model_that_knows_nothing_is_shown_as_even_odds():
     assert fit.log_loss_before > math.log(2)
     assert fit.log_loss_after == pytest.approx(math.log(2), abs=1e-4)
     assert calibrated(0.8, fit.temperature) == pytest.approx(0.5, abs=0.01)
+
+
+def drifting_predictions(temperatures: list[float], per_hour: int, seed: int = 11):
+    """(time, model probability, score) with the model's overconfidence `temperatures[h]`
+    in hour h: the true chance is sigmoid(logit(p) / T)."""
+    rng = random.Random(seed)
+    games = []
+    for hour, temperature in enumerate(temperatures):
+        for n in range(per_hour):
+            p = rng.uniform(0.05, 0.95)
+            truth = sigmoid(logit(p) / temperature)
+            games.append((hour * 3600 + n * 3600 / per_hour, p, float(rng.random() < truth)))
+    return games
+
+
+def play_rolling(games, refit_every: float = 3600) -> list[float]:
+    """The temperature in force at each game."""
+    rolling = RollingCalibration(refit_every)
+    temperatures = []
+    for at, p, score in games:
+        temperatures.append(rolling.at(at))
+        rolling.learn(p, score)
+    return temperatures
+
+
+def test_the_rolling_calibration_follows_an_overconfidence_that_fades():
+    # Very overconfident for 10 hours, then barely: a temperature fitted once would be
+    # far off in the later hours; refitted hourly on the latest 10% (at least 2,000
+    # games), it follows.
+    games = drifting_predictions([3.0] * 10 + [1.2] * 30, per_hour=4_000)
+    temperatures = play_rolling(games)
+    assert temperatures[0] == 1.0  # nothing fitted before the first refresh
+    assert temperatures[4_000 * 10 - 1] == pytest.approx(3.0, rel=0.15)
+    assert temperatures[-1] == pytest.approx(1.2, rel=0.1)
+
+
+def test_the_rolling_calibration_never_sees_the_games_it_shows():
+    games = drifting_predictions([2.0] * 6, per_hour=500)
+    flipped = games[:1_700] + [(at, p, 1.0 - score) for at, p, score in games[1_700:]]
+    before, after = play_rolling(games), play_rolling(flipped)
+    # Every game up to the first refit after the flip is shown exactly as before...
+    first_refit_after = next(i for i in range(1_700, len(games)) if games[i][0] >= 4 * 3600)
+    assert before[:first_refit_after] == after[:first_refit_after]
+    # ...and the refits only change at refresh boundaries (each hour here).
+    changes = [i for i in range(1, len(games)) if before[i] != before[i - 1]]
+    assert changes == [500, 1_000, 1_500, 2_000, 2_500]
+
+
+def test_the_rolling_window_is_the_latest_recent_games():
+    rolling = RollingCalibration(3600)
+    games = drifting_predictions([1.0] * 3 + [2.5] * 3, per_hour=10_000)
+    for at, p, score in games[:30_000] + games[30_000:35_000]:
+        rolling.at(at)
+        rolling.learn(p, score)
+    rolling.at(10 * 3600)  # a refit over the latest recent_games(35,000) = 3,500
+    latest = LogitHistogram()
+    for _, p, score in games[31_500:35_000]:
+        latest.add(p, score)
+    assert recent_games(35_000) == 3_500
+    assert rolling.temperature == pytest.approx(fit_temperature(latest.bins()).temperature)
+
+
+def test_a_histogram_forgets_what_it_is_told_to():
+    histogram = LogitHistogram()
+    histogram.add(0.7, 1.0)
+    histogram.add_logit(logit(0.3), 0.0)
+    histogram.add_logit(logit(0.3), 0.0, -1)
+    assert histogram.games == 1
+    assert [(b.games, b.wins) for b in histogram.bins()] == [(1, 1.0)]

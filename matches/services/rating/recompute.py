@@ -16,6 +16,7 @@ from matches.dbfunctions import EpochSeconds
 from matches.models import CharacterMatchup, Match, MatchRating, PendingMatch
 from matches.ratings.ledger import Game, GameResult, MatchupLedger, RatingKey, RatingLedger
 from matches.services import bulk
+from matches.services.calibration import refit_calibration
 from matches.services.character_matchups import rebuild_character_matchups
 from matches.services.locks import RATING_WRITER_LOCK, acquire_transaction_lock
 from matches.services.matchup_process import PLAYER_MATCHUPS, SNAPSHOTS, MatchupProcess
@@ -147,8 +148,8 @@ def recompute_all_ratings(
     matches.services.matchup_process). Match results are written a chunk at a time and
     ratings, matchups and snapshots once at the end, into tables whose indexes are
     built after the load. The tables are emptied with TRUNCATE, so their readers wait
-    for the commit (cached pages are still served). Ranks and the character matchups
-    are rebuilt afterwards from the new ratings.
+    for the commit (cached pages are still served). The character matchups and the
+    calibration of shown chances are rebuilt afterwards from the new ratings.
     """
     with paused_garbage_collection(), transaction.atomic():
         acquire_transaction_lock(RATING_WRITER_LOCK, wait=True)
@@ -171,6 +172,8 @@ def recompute_all_ratings(
             rebuild_character_matchups()
             matchups.write(fresh=True)
     bulk.analyze(_DERIVED_MODELS)
+    # The shown chances go through a calibration fitted on the old ratings' predictions.
+    refit_calibration()
     bump_generation()
     return RatingRun(rated, counted, batches)
 

@@ -1,0 +1,92 @@
+"""Refitting the calibration every shown probability goes through (DESIGN.md 4.5).
+
+At every refresh the temperature is fitted again on the site's own latest predictions:
+each stored game's MatchRating holds both sides' ratings as they were when it was
+rated, so the model's P(A wins) for it is the one the site had before learning it.
+The database sums them by logit (matches.ratings.calibration's bins of 0.01), so the
+fit reads a few thousand rows whatever the size of the site.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db.models import Count, F, FloatField, Q, Sum, Value
+from django.db.models.functions import Cast, Round, Sqrt
+from django.utils import timezone
+
+from matches.models import Match, MatchRating
+from matches.ratings import glicko
+from matches.ratings.calibration import (
+    BIN_WIDTH,
+    MAX_LOGIT,
+    MIN_FIT_GAMES,
+    LogitBin,
+    fit_temperature,
+    recent_games,
+    reliability,
+)
+from matches.ratings.metrics import calibration_rows
+from matches.selectors.calibration import CALIBRATION_STATISTIC
+from matches.services.site_statistic import store_statistic
+from players.models import Player
+
+
+def recent_predictions() -> list[LogitBin]:
+    """The model's predictions of the latest rated games (recent_games of them, by
+    arrival), by logit; games of hidden or cheating players are left out, as the lab
+    leaves them out."""
+    rated = MatchRating.objects.count()
+    window = recent_games(rated)
+    if not window:
+        return []
+    first = MatchRating.objects.order_by("-match_id").values_list("match_id", flat=True)[window - 1]
+    flagged = Player.objects.filter(Q(hidden=True) | Q(cheater=True)).values("id")
+    # logit P(A wins) = ln 10 / 400 · g(sqrt(RD_a² + RD_b²)) · (r_a - r_b) (glicko.win_probability)
+    logit = Cast(
+        glicko.Q
+        * (F("value_a") - F("value_b"))
+        / Sqrt(
+            Value(1.0)
+            + glicko.G_FACTOR
+            * (F("deviation_a") * F("deviation_a") + F("deviation_b") * F("deviation_b"))
+        ),
+        FloatField(),
+    )
+    rows = (
+        MatchRating.objects.filter(match_id__gte=first)
+        .exclude(match__player_a__in=flagged)
+        .exclude(match__player_b__in=flagged)
+        .annotate(logit=logit)
+        .values(cell=Round(F("logit") / BIN_WIDTH))
+        .annotate(
+            games=Count("match_id"),
+            wins=Count("match_id", filter=Q(match__winner=Match.Winner.A)),
+            total=Sum("logit"),
+        )
+        .values_list("games", "wins", "total")
+    )
+    return [
+        LogitBin(max(-MAX_LOGIT, min(MAX_LOGIT, total / games)), games, float(wins))
+        for games, wins, total in rows
+    ]
+
+
+def refit_calibration() -> dict[str, Any] | None:
+    """Fit the temperature on the latest predictions and store it with its reliability
+    before and after; with fewer than MIN_FIT_GAMES predictions, keep what is stored."""
+    bins = recent_predictions()
+    fit = fit_temperature(bins)
+    if fit.games < MIN_FIT_GAMES:
+        return None
+    calibration = {
+        "temperature": fit.temperature,
+        "games": fit.games,
+        "log_loss_before": fit.log_loss_before,
+        "log_loss_after": fit.log_loss_after,
+        "fitted_at": timezone.now().isoformat(),
+        "before": calibration_rows(reliability(bins)),
+        "after": calibration_rows(reliability(bins, fit.temperature)),
+    }
+    store_statistic(CALIBRATION_STATISTIC, calibration)
+    return calibration
