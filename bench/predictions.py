@@ -38,6 +38,7 @@ from bench.report import machine_description, publish
 
 DATABASE = "bench_predictions"
 LIVE_PLAYERS, LIVE_RATE = 2_000, 0.2  # the simulator source's defaults (make run)
+LIVE_REFRESH_SECONDS = 120.0  # make run's CELERY_REFRESH_SECONDS (Makefile)
 CALIBRATION_TOLERANCE = 0.02
 CALIBRATION_MIN_GAMES = 200  # deciles with fewer games are too noisy to judge
 
@@ -153,14 +154,11 @@ def _decile_rows(before: list, after: list) -> tuple[list[str], float]:
     return rows, worst
 
 
-def calibration_lines(title: str, history) -> list[str]:
+def calibration_lines(title: str, history, refit_every: float) -> list[str]:
     """The shown chances of the later half, each calibrated as the site would have shown
     it: the temperature refitted at every refresh on the latest earlier predictions."""
-    from django.conf import settings
-
     from matches.services.tuning import held_out_calibration
 
-    refit_every = settings.CELERY_REFRESH_SECONDS
     result = held_out_calibration(_site_glicko(), history, refit_every=refit_every)
     rows, worst = _decile_rows(result.model.calibration(), result.shown.calibration())
     verdict = "met" if worst <= CALIBRATION_TOLERANCE else "NOT met"
@@ -221,6 +219,8 @@ def big_section(database: str) -> list[str]:
 
 def league_sections(options: argparse.Namespace) -> list[str]:
     """Tuning on the simulated league, then calibration on it and on a one-day league."""
+    from django.conf import settings
+
     from matches.services.tuning import load_history
 
     if options.calibration_only:
@@ -243,10 +243,16 @@ def league_sections(options: argparse.Namespace) -> list[str]:
         "that saw it. The later half is scored: deciles of the predicted P(A wins) as the "
         "model says and as shown (gap = predicted - observed).",
         "",
-        *calibration_lines(f"The {options.games:,}-game league (seed {options.seed})", history),
         *calibration_lines(
-            f"A one-day live league ({LIVE_PLAYERS:,} players, {LIVE_RATE} games/s)",
+            f"The {options.games:,}-game league (seed {options.seed})",
+            history,
+            settings.CELERY_REFRESH_SECONDS,
+        ),
+        *calibration_lines(
+            f"A one-day live league like `make run`'s ({LIVE_PLAYERS:,} players, {LIVE_RATE} "
+            f"games/s, a refresh every {LIVE_REFRESH_SECONDS:g} s)",
             live_day_history(options.seed, options.database),
+            LIVE_REFRESH_SECONDS,
         ),
     ]
 
