@@ -7,7 +7,8 @@ fresh PostgreSQL database with Redis as the broker. A game appears in the feed a
 of a game is ``rated_at - played_at``. After the run the games of the measured window
 must all be stored once and rated once. Results are appended to BENCHMARKS.md.
 
-    python -m bench.live [--rate 300] [--seconds 120] [--schedule 2] [--players 50000]
+    python -m bench.live [--rate 300] [--seconds 120] [--schedule 2] [--follow 0.2]
+                         [--players 50000]
 """
 
 from __future__ import annotations
@@ -23,15 +24,17 @@ import tempfile
 import time
 import urllib.request
 import uuid
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from bench import postgres
 
 ROOT = Path(__file__).resolve().parent.parent
 REDIS_URL = os.environ.get("BENCH_REDIS_URL", "redis://127.0.0.1:6379/14")
-DATABASE = "bench_live"
+# Its own database name when several checkouts share the server.
+DATABASE = os.environ.get("BENCH_LIVE_DATABASE", "bench_live")
 SEED = 20
+WARM_UP_SECONDS = 20
 
 
 def free_port() -> int:
@@ -92,6 +95,9 @@ def main() -> None:
     parser.add_argument("--rate", type=float, default=300.0, help="games per second")
     parser.add_argument("--seconds", type=int, default=120, help="how long the feed is measured")
     parser.add_argument("--schedule", type=float, default=2.0, help="pull and rate every N s")
+    parser.add_argument(
+        "--follow", type=float, default=0.2, help="pause between the pulls of a live feed"
+    )
     parser.add_argument("--players", type=int, default=50_000)
     options = parser.parse_args()
 
@@ -105,6 +111,7 @@ def main() -> None:
         "CELERY_QUEUE": queue,
         "CELERY_PULL_SECONDS": str(options.schedule),
         "CELERY_RATE_SECONDS": str(options.schedule),
+        "CELERY_PULL_FOLLOW_PAUSE": str(options.follow),
         "VAR_DIR": str(logs / "var"),
     }
     os.environ.update(DATABASE_URL=database_url, VAR_DIR=env["VAR_DIR"])
@@ -115,10 +122,13 @@ def main() -> None:
     celery = [sys.executable, "-m", "celery", "-A", "ratingsite"]
     try:
         stack.manage("sources", "add", "feed", "http", f"url={url}", "page_size=5000")
+        # Game 0 is played once the worker and beat are up: their start is no lag of a game.
+        first_game = datetime.now(UTC).replace(microsecond=0) + timedelta(seconds=WARM_UP_SECONDS)
         stack.start(
             "feed",
             sys.executable, "manage.py", "serve_replay_feed", "--port", str(port),
             "--rate", str(options.rate), "--players", str(options.players), "--seed", str(SEED),
+            "--start", first_game.isoformat(),
         )  # fmt: skip
         wait_until(lambda: feed_answers(url), 60, "the feed")
         stack.start("worker", *celery, "worker", "--loglevel", "INFO", "--concurrency", "2")
@@ -202,9 +212,11 @@ def report(options: argparse.Namespace, results: dict) -> None:
         machine_description() + f" Redis {''.join(redis_version).removeprefix('v=')}.",
         "",
         f"`python -m bench.live`: `serve_replay_feed` at {options.rate:g} games/s for "
-        f"{options.seconds} s ({options.players} players), one worker (prefork, concurrency 2) "
-        f"pulling and rating with beat every {options.schedule:g} s (and a rate after each pull "
-        "that stored games), PostgreSQL and Redis on the same machine.",
+        f"{options.seconds} s ({options.players} players) from {WARM_UP_SECONDS} s after "
+        "the stack starts, one worker (prefork, concurrency 2) "
+        f"pulling and rating with beat every {options.schedule:g} s, a pull that stored games "
+        f"pulling again {options.follow:g} s later until the next beat and sending a rate, "
+        "PostgreSQL and Redis on the same machine.",
         "",
         "| games played (distinct) | stored | lost | doubled | lag p50 | lag p95 | lag max "
         "| games/s sustained | pulls (with errors) |",

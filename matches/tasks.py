@@ -1,7 +1,8 @@
 """Celery tasks: a few lines each around the services (DESIGN.md section 4.6).
 
 Beat sends all four on the schedule in settings (CELERY_BEAT_SCHEDULE); a pull that
-stored new games also sends ``rate_matches`` once its transaction has committed, and a
+stored new games also sends ``rate_matches`` once its transaction has committed, and
+follows a live feed with more pulls until the next beat (CELERY_PULL_FOLLOW_PAUSE), and a
 refresh sends ``refresh_lab`` while the lab has no report with games yet.
 Tasks are acknowledged late (settings), so a worker that dies mid-task has the task
 delivered again; every task is safe to run twice or side by side. Every task has a
@@ -12,11 +13,12 @@ stopped and sent again by beat instead of holding a worker for good.
 from __future__ import annotations
 
 from celery import shared_task
+from django.conf import settings
 
 from matches.services.evaluation import refresh_lab as refresh_lab_service
 from matches.services.rating.incremental import ClaimLost, rate_pending_matches
 from matches.services.refresh import refresh_site
-from matches.sources.pulling import DATABASE_UNAVAILABLE, pull_enabled_sources
+from matches.sources.pulling import DATABASE_UNAVAILABLE, follow_enabled_sources
 
 # The database restarting or a concurrent writer: worth another try a little later.
 _RETRY = {"retry_backoff": 2, "retry_backoff_max": 60, "retry_jitter": True, "max_retries": 8}
@@ -24,11 +26,13 @@ _RETRY = {"retry_backoff": 2, "retry_backoff_max": 60, "retry_jitter": True, "ma
 
 @shared_task(autoretry_for=DATABASE_UNAVAILABLE, **_RETRY)
 def pull_replays() -> int:
-    """Pull every enabled source; returns how many new games were stored."""
-    new = sum(run.new for run in pull_enabled_sources())
-    if new:
-        rate_matches.delay_on_commit()
-    return new
+    """Pull every enabled source (and follow a live one); returns how many new games were
+    stored. Each pull that stored games has them rated at once, not at the next beat."""
+    return follow_enabled_sources(
+        seconds=settings.CELERY_PULL_FOLLOW_SECONDS,
+        pause=settings.CELERY_PULL_FOLLOW_PAUSE,
+        stored=rate_matches.delay_on_commit,
+    )
 
 
 @shared_task(autoretry_for=(*DATABASE_UNAVAILABLE, ClaimLost), **_RETRY)

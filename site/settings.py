@@ -222,6 +222,17 @@ CELERY_TASK_IGNORE_RESULT = True
 CELERY_TIMEZONE = "UTC"
 CELERY_PULL_SECONDS = env_float("CELERY_PULL_SECONDS", 60.0)
 CELERY_RATE_SECONDS = env_float("CELERY_RATE_SECONDS", 60.0)
+# A pull that stored games pulls again after this pause while the feed keeps delivering,
+# until the next beat's pull is due: a live feed's games are rated a pause after they are
+# played, not up to a beat interval later. 0 pulls once per beat.
+CELERY_PULL_FOLLOW_PAUSE = env_float("CELERY_PULL_FOLLOW_PAUSE", 0.0)
+# Kept under the beat interval, so the next beat's pull does not meet this one, and well
+# under the pull's time limit (below).
+CELERY_PULL_FOLLOW_SECONDS = (
+    min(CELERY_PULL_SECONDS - CELERY_PULL_FOLLOW_PAUSE, 300.0)
+    if CELERY_PULL_FOLLOW_PAUSE > 0
+    else 0.0
+)
 CELERY_REFRESH_SECONDS = env_float("CELERY_REFRESH_SECONDS", 3600.0)
 # How often the rating systems lab re-runs its evaluation (a minute per million games).
 CELERY_LAB_SECONDS = env_float("CELERY_LAB_SECONDS", 86400.0)

@@ -10,6 +10,7 @@ limit, which stops the whole pull (the pages stored before it stay, each with it
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Callable, Mapping
 from datetime import timedelta
 from typing import Any, NamedTuple
@@ -79,6 +80,27 @@ def pull_enabled_sources() -> list[IngestRun]:
         except Exception:
             logger.exception("pulling %s failed", source.name)
     return runs
+
+
+def follow_enabled_sources(*, seconds: float, pause: float, stored: Callable[[], None]) -> int:
+    """Pull every enabled source, then again every ``pause`` seconds for up to ``seconds``
+    (a live feed); calls ``stored`` after each pull that stored games and returns how
+    many new games were stored.
+
+    Following a feed this way puts its games a pause, not a beat interval, from being
+    rated. One task follows at a time (beat sends the next once this one is over), so no
+    pulls pile up; with no ``seconds`` it is a single pull.
+    """
+    ends = time.monotonic() + seconds
+    total = 0
+    while True:
+        new = sum(run.new for run in pull_enabled_sources())
+        total += new
+        if new:
+            stored()
+        if time.monotonic() + pause >= ends:
+            return total
+        time.sleep(pause)
 
 
 def validate_settings(kind: str, settings: Mapping[str, Any]) -> dict[str, Any]:

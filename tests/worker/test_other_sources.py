@@ -13,11 +13,13 @@ from django.core.management import CommandError, call_command
 from django.utils import timezone
 
 from matches.models import IngestRun, Match, PendingMatch, RejectedReplay, ReplaySource
+from matches.sources import pulling
 from matches.sources.base import CursorMoved, store_page
 from matches.sources.pulling import (
     SIMULATOR_SOURCE,
     add_source,
     ensure_simulator_source,
+    follow_enabled_sources,
     pull_enabled_sources,
     pull_source,
 )
@@ -96,6 +98,31 @@ def test_ensure_simulator_creates_one_source_once():
     assert created and source.name == SIMULATOR_SOURCE and source.enabled
     assert ensure_simulator_source() == (source, False)
     assert 17_000 < pull_enabled_sources()[0].new < 17_500  # a day of backlog at 0.2 games/s
+
+
+def test_following_pulls_every_pause_until_the_window_ends(tmp_path: Path, monkeypatch):
+    inbox = tmp_path / "inbox"
+    inbox.mkdir()
+    add_source(name="drop", kind="directory", settings={"path": str(inbox)})
+    clock = [0.0]
+    dropped = iter([[replay(1), replay(2)], [], [replay(3)], [replay(4)], [replay(5)]])
+
+    def sleep(seconds: float) -> None:  # time passes, and the feed delivers the next file
+        clock[0] += seconds
+        (inbox / f"at-{clock[0]:.1f}.jsonl").write_text(jsonl(next(dropped)))
+
+    monkeypatch.setattr(pulling.time, "monotonic", lambda: clock[0])
+    monkeypatch.setattr(pulling.time, "sleep", sleep)
+    (inbox / "first.jsonl").write_text(jsonl([replay(0)]))
+    stored = []
+    # Pulls at 0, 0.5, 1.0, 1.5 and 2.0 s: the next one would start past the window.
+    new = follow_enabled_sources(seconds=2.4, pause=0.5, stored=lambda: stored.append(clock[0]))
+    assert new == 5 == Match.objects.count()
+    assert stored == [0.0, 0.5, 1.5, 2.0]  # not after the pull that found an empty file
+    # Without a window it is one pull.
+    (inbox / "last.jsonl").write_text(jsonl([replay(6)]))
+    assert follow_enabled_sources(seconds=0, pause=0.5, stored=lambda: None) == 1
+    assert clock[0] == 2.0
 
 
 def test_sources_command():
