@@ -326,6 +326,7 @@ class ArrayLedger:
                 a_won[counted],
                 # matchup_offset.expected
                 1.0 / (1.0 + 10.0 ** (-difference / 400.0)),
+                difference,
             )
         )
         return results, counted
@@ -356,16 +357,49 @@ class ArrayLedger:
             rows[:, 0].astype(np.int64), rows[:, 1].astype(np.int64), rows[:, 2], rows[:, 3]
         )
 
+    def _counted(self) -> tuple[np.ndarray, ...]:
+        """Of every counted game: ratings A and B, whether A won, A's expectation, and
+        A's pre-game value minus B's."""
+        if not self._counted_parts:
+            return (np.empty(0, np.int64),) * 2 + (np.empty(0, np.bool_),) + (np.empty(0),) * 2
+        return tuple(np.concatenate(part) for part in zip(*self._counted_parts, strict=True))
+
+    def character_matchup_groups(
+        self, rank: np.ndarray, limit: float, bin_points: float
+    ) -> list[tuple]:
+        """services.character_matchups' aggregate over the counted games between two
+        characters whose ratings both rank within `limit` (`rank` per rating number):
+        (character X, character Y, games, X wins, mean difference, X's expected wins)
+        per (X, Y, difference bin), X being side A. Counted games never involve
+        excluded players, which that aggregate leaves out."""
+        a, b, a_won, expected_a, difference = self._counted()
+        character = self.character
+        keep = (character[a] != character[b]) & (rank[a] <= limit) & (rank[b] <= limit)
+        if not keep.any():
+            return []
+        difference, a_won, expected_a = difference[keep], a_won[keep], expected_a[keep]
+        # Ties go to the even bin, as PostgreSQL's round() of a double does.
+        bins = np.round(difference / bin_points).astype(np.int64)
+        group_keys = np.stack([character[a][keep], character[b][keep], bins], axis=1)
+        groups, group = np.unique(group_keys, axis=0, return_inverse=True)
+        group = group.ravel()
+        games = np.bincount(group)
+        return list(
+            zip(
+                groups[:, 0].tolist(),
+                groups[:, 1].tolist(),
+                games.tolist(),
+                np.bincount(group, weights=a_won).astype(np.int64).tolist(),
+                (np.bincount(group, weights=difference) / games).tolist(),
+                np.bincount(group, weights=expected_a).tolist(),
+                strict=True,
+            )
+        )
+
     def player_matchups(self) -> PlayerMatchupSums:
         """Sums per (rating, opposing character) over every counted game, each game
         adding A's then B's side in game order, as MatchupLedger does."""
-        if self._counted_parts:
-            a, b, a_won, expected_a = (
-                np.concatenate(part) for part in zip(*self._counted_parts, strict=True)
-            )
-        else:
-            a = b = np.empty(0, np.int64)
-            a_won, expected_a = np.empty(0, np.bool_), np.empty(0)
+        a, b, a_won, expected_a, _ = self._counted()
         # Sides interleaved (A then B per game): the float sums add in the ledger's order.
         ratings = np.stack([a, b], axis=1).ravel()
         character = self.character

@@ -4,7 +4,7 @@ arrays with binary COPY (matches.services.binary_copy). PostgreSQL only."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 import numpy as np
@@ -15,6 +15,7 @@ from matches.models import Match, MatchRating
 from matches.ratings.kernel import ArrayLedger
 from matches.ratings.ledger import RatingKey
 from matches.services import binary_copy, bulk
+from matches.services.character_matchups import DIFFERENCE_BIN_POINTS
 from matches.services.rating.storage import MATCH_RATING_COLUMNS, RATING_STATE_COLUMNS
 from matches.services.rating_rows import PLAYER_MATCHUP_COLUMNS, SNAPSHOT_COLUMNS
 from players.models import PlayerMatchup, Rating, RatingSnapshot
@@ -134,3 +135,21 @@ def insert_matchups_and_snapshots(ledger: ArrayLedger) -> None:
     bulk.copy_arrays(PlayerMatchup, PLAYER_MATCHUP_COLUMNS, [sums.rating + 1, *sums[1:]])
     snapshots = ledger.snapshots()
     bulk.copy_arrays(RatingSnapshot, SNAPSHOT_COLUMNS, [snapshots.rating + 1, *snapshots[1:]])
+
+
+def character_matchup_groups(
+    ledger: ArrayLedger, numbers: RatingNumbers
+) -> Callable[[dict[RatingKey, int], int | None], list[tuple]]:
+    """services.character_matchups' aggregate, from the games the ledger counted."""
+
+    def groups_of(members: dict[RatingKey, int], limit: int | None) -> list[tuple]:
+        rank = np.full(ledger.count, np.inf)
+        for key, position in members.items():
+            number = numbers.keys.get(key)
+            if number is not None:
+                rank[number] = position
+        return ledger.character_matchup_groups(
+            rank, np.inf if limit is None else limit, float(DIFFERENCE_BIN_POINTS)
+        )
+
+    return groups_of

@@ -198,7 +198,7 @@ def _recompute_compiled(
                 progress(rated)
     with bulk.indexes_built_after((Rating,)):
         arrays.insert_ratings(ledger, numbers)
-    rebuild_character_matchups()
+    rebuild_character_matchups(arrays.character_matchup_groups(ledger, numbers))
     with bulk.indexes_built_after((RatingSnapshot, PlayerMatchup)):
         arrays.insert_matchups_and_snapshots(ledger)
     return RatingRun(rated, counted, batches)
