@@ -16,6 +16,8 @@ from typing import Any
 
 from django.db import connection, models
 
+from matches.services import binary_copy
+
 Row = Sequence[Any]
 _temp_names = itertools.count()
 _SQLITE_MAX_VARIABLES = 32_000
@@ -355,3 +357,34 @@ def analyze(tables: Iterable[type[models.Model]]) -> None:
     with connection.cursor() as cursor:
         for model in tables:
             cursor.execute(f"ANALYZE {model._meta.db_table}")
+
+
+@contextmanager
+def encoded_stream(
+    model: type[models.Model], columns: Sequence[str]
+) -> Iterator[Callable[[bytes], None]]:
+    """Like `insert_stream`, for rows already encoded by matches.services.binary_copy."""
+    with (
+        connection.cursor() as cursor,
+        _binary_copy(cursor, model._meta.db_table, columns, None) as copy,
+    ):
+        copy.write(binary_copy.HEADER)
+        yield copy.write
+        copy.write(binary_copy.TRAILER)
+
+
+def copy_encoded(model: type[models.Model], columns: Sequence[str], data: bytes) -> None:
+    """Rows already encoded by matches.services.binary_copy into a table, in one COPY."""
+    with encoded_stream(model, columns) as write:
+        write(data)
+
+
+def copy_arrays(
+    model: type[models.Model], columns: Sequence[str], arrays: Sequence[Any], block: int = 1 << 20
+) -> None:
+    """Rows given as one array per column into a table (binary_copy.encode says how
+    NULLs and times are given), encoded a block of rows at a time (PostgreSQL)."""
+    types = column_types(model, columns)
+    with encoded_stream(model, columns) as write:
+        for start in range(0, len(arrays[0]), block):
+            write(binary_copy.encode(types, [array[start : start + block] for array in arrays]))

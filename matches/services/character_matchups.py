@@ -10,7 +10,7 @@ cheater since they were rated drop out at the next rebuild.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 
 from django.conf import settings
 from django.db import connection, transaction
@@ -116,10 +116,16 @@ def matchup_rows(
 
 
 @transaction.atomic
-def rebuild_character_matchups() -> int:
+def rebuild_character_matchups(
+    groups_of: Callable[[dict[tuple[str, int], int], int | None], Iterable[tuple]] | None = None,
+) -> int:
     """Replace every character matchup by a fit over the counted games of now-unflagged
     players (top-N brackets: both players ranked that high on their character now);
     returns how many rows it wrote. The caller bumps the cache generation.
+
+    The games are summed by one SQL aggregate per bracket, or by `groups_of(members,
+    limit)`, which gives that aggregate's rows from games already in memory (a compiled
+    recompute's), `members` being the top ratings' ranks and `limit` the bracket's.
 
     It holds the rating writer's lock, so it reads no half-rated batch and no table a
     recompute has emptied, and two rebuilds never interleave (a recompute, which holds
@@ -128,6 +134,22 @@ def rebuild_character_matchups() -> int:
     largest = max(limit for limit in BRACKET_LIMITS.values() if limit is not None)
     members = top_rated_keys(largest)
     prior_deviation = settings.MATCHUP_PRIOR_DEVIATION
+    if groups_of is None:
+        rows = _fit_from_sql(members, prior_deviation)
+    else:
+        rows = [
+            row
+            for bracket, limit in BRACKET_LIMITS.items()
+            for row in matchup_rows(bracket, groups_of(members, limit), prior_deviation)
+        ]
+    CharacterMatchup.objects.all().delete()
+    CharacterMatchup.objects.bulk_create(rows)
+    return len(rows)
+
+
+def _fit_from_sql(
+    members: dict[tuple[str, int], int], prior_deviation: float
+) -> list[CharacterMatchup]:
     rows: list[CharacterMatchup] = []
     with connection.cursor() as cursor:
         cursor.execute(
@@ -147,6 +169,4 @@ def rebuild_character_matchups() -> int:
             rows += matchup_rows(bracket, cursor.fetchall(), prior_deviation)
         # A failure before this rolls the creation back with the rest.
         cursor.execute(f"DROP TABLE {_MEMBERS}")
-    CharacterMatchup.objects.all().delete()
-    CharacterMatchup.objects.bulk_create(rows)
-    return len(rows)
+    return rows

@@ -27,6 +27,13 @@ GAME = Game(1, 86_400.0, "1", 1, "2", 2, True)
 RESULT = GameResult(1, 1500.0, 350.0, 1500.0, 350.0, 1662.2, 290.2, 1337.8, 290.2, True)
 
 
+@pytest.fixture(autouse=True)
+def _pure_ledgers(monkeypatch):
+    """The matchup process serves the pure ledgers' recompute, which runs where numba
+    is missing; where it is installed the compiled kernel would take its place."""
+    monkeypatch.setattr("matches.ratings.kernel.COMPILED", False)
+
+
 def _table_state() -> tuple:
     return (
         sorted(Rating.objects.values_list("player_id", "character_id", "value", "deviation")),

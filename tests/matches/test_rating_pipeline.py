@@ -260,7 +260,13 @@ def assert_same_state(left: dict, right: dict) -> None:
 
 
 @pytest.mark.parametrize("batch_size", [1, 3, 17, 1000])
-def test_recompute_equals_incremental_rating_in_any_batch_size(batch_size):
+@pytest.mark.parametrize("compiled", [True, False], ids=["kernel", "ledgers"])
+def test_recompute_equals_incremental_rating_in_any_batch_size(batch_size, compiled, monkeypatch):
+    if compiled:
+        pytest.importorskip("numba")
+    # Where numba is installed, a recompute on PostgreSQL takes the compiled kernel;
+    # the pure ledgers must give the same state too (databases and machines without it).
+    monkeypatch.setattr("matches.ratings.kernel.COMPILED", compiled)
     store(random_league(120))
     rate_pending_matches(batch_size=batch_size)
     rebuild_character_matchups()  # as a recompute does after the ratings

@@ -7,6 +7,7 @@ import multiprocessing
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from functools import partial
+from typing import Any, TypeVar
 
 from django.db import connection, transaction
 from django.db.models import Q
@@ -14,6 +15,8 @@ from django.utils import timezone
 
 from matches.dbfunctions import EpochSeconds
 from matches.models import CharacterMatchup, Match, MatchRating, PendingMatch
+from matches.params import glicko_params
+from matches.ratings import kernel
 from matches.ratings.ledger import Game, GameResult, MatchupLedger, RatingKey, RatingLedger
 from matches.services import bulk
 from matches.services.calibration import refit_calibration
@@ -21,6 +24,7 @@ from matches.services.character_matchups import rebuild_character_matchups
 from matches.services.locks import RATING_WRITER_LOCK, acquire_transaction_lock
 from matches.services.matchup_process import PLAYER_MATCHUPS, SNAPSHOTS, MatchupProcess
 from matches.services.memory import paused_garbage_collection
+from matches.services.rating import arrays
 from matches.services.rating.storage import (
     MATCH_RATING_COLUMNS,
     LocalMatchups,
@@ -37,6 +41,8 @@ from matches.services.rating_rows import PLAYER_MATCHUP_COLUMNS, SNAPSHOT_COLUMN
 from matches.services.read_ahead import chunks_read_ahead
 from players.models import Player, PlayerMatchup, Rating, RatingSnapshot
 from web.generation import bump_generation
+
+Chunk = TypeVar("Chunk")
 
 
 class _MatchupsInChildProcess:
@@ -84,10 +90,12 @@ def _recompute_matchups(
 
 @contextmanager
 def _matches_in_results_out(
-    chunk_size: int,
-) -> Iterator[tuple[Iterable[list[Game]], Callable[[Iterable[tuple]], object]]]:
-    """Every match as Games in (played_at, id) order a chunk at a time, and a function
-    that stores rows of MATCH_RATING_COLUMNS.
+    chunk_size: int, convert: Callable[[list[tuple]], Chunk], *, encoded: bool = False
+) -> Iterator[tuple[Iterable[Chunk], Callable[[Any], object]]]:
+    """Every match in (played_at, id) order a chunk at a time, each chunk made by
+    `convert` from rows of game_columns(), and a function that stores MatchRating rows:
+    rows of MATCH_RATING_COLUMNS, or with `encoded` their binary COPY data
+    (matches.services.binary_copy, PostgreSQL only).
 
     On PostgreSQL the matches are read a chunk ahead on a second connection
     (matches.services.read_ahead), which leaves this one free to stream every result
@@ -95,10 +103,11 @@ def _matches_in_results_out(
     transaction (savepoints mark one), which may hold more, and on SQLite, this
     connection takes turns: read a chunk, insert its results.
     """
+    columns = (MatchRating, MATCH_RATING_COLUMNS)
     if connection.vendor != "postgresql" or connection.savepoint_ids:
         yield (
-            matches_in_order(Match.objects.all(), chunk_size),
-            partial(bulk.insert, MatchRating, MATCH_RATING_COLUMNS),
+            matches_in_order(Match.objects.all(), chunk_size, convert),
+            partial(bulk.copy_encoded if encoded else bulk.insert, *columns),
         )
         return
     queryset = (
@@ -107,8 +116,8 @@ def _matches_in_results_out(
         .values_list(*game_columns())
     )
     with (
-        chunks_read_ahead(queryset, chunk_size, games_of) as chunks,
-        bulk.insert_stream(MatchRating, MATCH_RATING_COLUMNS) as write_results,
+        chunks_read_ahead(queryset, chunk_size, convert) as chunks,
+        (bulk.encoded_stream if encoded else bulk.insert_stream)(*columns) as write_results,
     ):
         yield chunks, write_results
 
@@ -143,8 +152,9 @@ def recompute_all_ratings(
 ) -> RatingRun:
     """Forget every rating and rebuild all of them from the stored matches, in one transaction.
 
-    The whole history runs through one pair of in-memory ledgers: on PostgreSQL the
-    matchup ledger runs in a second process, beside the ratings (see
+    The whole history runs through one in-memory ledger: on PostgreSQL with numba
+    installed the compiled kernel over arrays (matches.ratings.kernel), otherwise the
+    pure ledgers, the matchup ledger then in a second process on PostgreSQL (see
     matches.services.matchup_process). Match results are written a chunk at a time and
     ratings, matchups and snapshots once at the end, into tables whose indexes are
     built after the load. The tables are emptied with TRUNCATE, so their readers wait
@@ -154,27 +164,67 @@ def recompute_all_ratings(
     with paused_garbage_collection(), transaction.atomic():
         acquire_transaction_lock(RATING_WRITER_LOCK, wait=True)
         _reset_derived_tables()
-        ledger = new_rating_ledger(
-            Player.objects.filter(Q(hidden=True) | Q(cheater=True)).values_list("id", flat=True)
+        excluded = Player.objects.filter(Q(hidden=True) | Q(cheater=True)).values_list(
+            "id", flat=True
         )
-        with (
-            bulk.indexes_built_after((RatingSnapshot, PlayerMatchup)),
-            _recompute_matchups(MatchupLedger()) as matchups,
-        ):
-            with bulk.indexes_built_after((MatchRating,)):
-                rated, batches, counted = _replay_history(ledger, matchups, chunk_size, progress)
-                # On PostgreSQL the matchup process now encodes its rows while this one
-                # builds indexes and writes the ratings.
-                matchups.close(number_ratings(ledger))
-            with bulk.indexes_built_after((Rating,)):
-                insert_numbered_ratings(ledger)
-            # On PostgreSQL, while the matchup process is still encoding.
-            rebuild_character_matchups()
-            matchups.write(fresh=True)
+        if kernel.COMPILED and connection.vendor == "postgresql":
+            run = _recompute_compiled(excluded, chunk_size, progress)
+        else:
+            run = _recompute_with_ledgers(excluded, chunk_size, progress)
     bulk.analyze(_DERIVED_MODELS)
     # The shown chances go through a calibration fitted on the old ratings' predictions.
     refit_calibration()
     bump_generation()
+    return run
+
+
+def _recompute_compiled(
+    excluded: Iterable[str], chunk_size: int, progress: Callable[[int], None] | None
+) -> RatingRun:
+    numbers = arrays.RatingNumbers(excluded)
+    ledger = kernel.ArrayLedger(glicko_params())
+    rated = batches = counted = 0
+    rated_at = timezone.now().timestamp()
+    # Asked before the COPY opens: this connection can run nothing else meanwhile.
+    types = arrays.match_rating_types()
+    with (
+        bulk.indexes_built_after((MatchRating,)),
+        _matches_in_results_out(chunk_size, numbers.games, encoded=True) as (chunks, write),
+    ):
+        for games in chunks:
+            rows, chunk_counted = arrays.apply(ledger, games, rated_at, types)
+            write(rows)
+            counted += chunk_counted
+            rated += len(games)
+            batches += 1
+            if progress is not None:
+                progress(rated)
+    with bulk.indexes_built_after((Rating,)):
+        arrays.insert_ratings(ledger, numbers)
+    rebuild_character_matchups(arrays.character_matchup_groups(ledger, numbers))
+    with bulk.indexes_built_after((RatingSnapshot, PlayerMatchup)):
+        arrays.insert_matchups_and_snapshots(ledger)
+    return RatingRun(rated, counted, batches)
+
+
+def _recompute_with_ledgers(
+    excluded: Iterable[str], chunk_size: int, progress: Callable[[int], None] | None
+) -> RatingRun:
+    ledger = new_rating_ledger(excluded)
+    with (
+        bulk.indexes_built_after((RatingSnapshot, PlayerMatchup)),
+        _recompute_matchups(MatchupLedger()) as matchups,
+    ):
+        with bulk.indexes_built_after((MatchRating,)):
+            rated, batches, counted = _replay_history(ledger, matchups, chunk_size, progress)
+            # On PostgreSQL the matchup process now encodes its rows while this one
+            # builds indexes and writes the ratings.
+            matchups.close(number_ratings(ledger))
+        with bulk.indexes_built_after((Rating,)):
+            insert_numbered_ratings(ledger)
+        # On PostgreSQL, while the matchup process is still encoding.
+        rebuild_character_matchups()
+        matchups.write(fresh=True)
     return RatingRun(rated, counted, batches)
 
 
@@ -188,7 +238,7 @@ def _replay_history(
     matchups and storing them; returns (games rated, chunks, games counted)."""
     rated = batches = counted = 0
     rated_at = timezone.now()
-    with _matches_in_results_out(chunk_size) as (chunks, write_results):
+    with _matches_in_results_out(chunk_size, games_of) as (chunks, write_results):
         for games in chunks:
             results = [ledger.apply(game) for game in games]
             matchups.record(games, results)

@@ -4,9 +4,10 @@ bulk statements (matches.services.bulk)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from typing import TypeVar
 
 from django.core.management.color import no_style
 from django.db import connection
@@ -34,6 +35,8 @@ from matches.services.rating_rows import (
     snapshot_rows,
 )
 from players.models import Player, PlayerMatchup, Rating, RatingSnapshot
+
+Chunk = TypeVar("Chunk")
 
 # Keeps IN (...) lists under SQLite's limit on bound variables.
 _IN_CHUNK = 10_000
@@ -261,8 +264,13 @@ class LocalMatchups:
         write_matchups(self.ledger, self.rating_ids, fresh=fresh)
 
 
-def matches_in_order(matches: QuerySet[Match], chunk_size: int = 50_000) -> Iterator[list[Game]]:
-    """The matches in (played_at, id) order, a chunk at a time (keyset pages, no open cursor)."""
+def matches_in_order(
+    matches: QuerySet[Match],
+    chunk_size: int = 50_000,
+    convert: Callable[[list[tuple]], Chunk] = games_of,
+) -> Iterator[Chunk]:
+    """The matches in (played_at, id) order, a chunk at a time (keyset pages, no open
+    cursor), each chunk made by `convert` from rows of game_columns()."""
     queryset = (
         matches.order_by("played_at", "id")
         .annotate(epoch=EpochSeconds("played_at"))
@@ -270,7 +278,7 @@ def matches_in_order(matches: QuerySet[Match], chunk_size: int = 50_000) -> Iter
     )
     page = fetch_rows(queryset[:chunk_size])
     while page:
-        yield games_of(page)
+        yield convert(page)
         last_id = page[-1][0]
         last_played_at = Match.objects.values_list("played_at", flat=True).get(id=last_id)
         # The redundant `played_at >= last` is what the index can seek to; the OR alone

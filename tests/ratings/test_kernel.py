@@ -1,0 +1,139 @@
+"""The compiled kernel against the pure ledgers: every stored field, on random leagues."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from matches.ratings import kernel
+from matches.ratings.glicko import GlickoParams
+from matches.ratings.kernel import RESULT_COLUMNS, ArrayLedger
+from matches.ratings.ledger import RATING_FIELDS, Game, MatchupLedger, RatingLedger
+
+PLAYERS = [f"1000000000000000{n:02d}" for n in range(6)]
+# Deviations fall below the low mark within a few games, and some lopsided games do not
+# count: every rule gets exercised in short leagues.
+PARAMS = [
+    GlickoParams(),
+    GlickoParams(low_deviation=250.0, counting_rms_deviation=200.0, counting_margin=0.3),
+    GlickoParams(update_damping=0.1, decay_period_seconds=600.0, minimum_deviation=150.0),
+]
+
+game_steps = st.tuples(
+    st.sampled_from(PLAYERS),
+    st.integers(1, 3),
+    st.sampled_from(PLAYERS),
+    st.integers(1, 3),
+    st.booleans(),
+    # Seconds since the previous game: often the same moment, sometimes days.
+    st.sampled_from([0.0, 1.5, 599.0, 3600.0, 7300.25, 86400.0 * 3]),
+)
+
+
+def _same(left: float | None, right: float) -> bool:
+    if left is None:
+        return math.isnan(right)
+    return right == pytest.approx(left, abs=1e-9)
+
+
+def _replay(steps, excluded, params, chunk):
+    """Both ledgers over the same games; the kernel in chunks of `chunk` games."""
+    games, moment = [], 1.7e9
+    for match_id, (pa, ca, pb, cb, a_won, gap) in enumerate(steps, start=1):
+        moment += gap
+        games.append(Game(match_id, moment, pa, ca, pb, cb, a_won))
+    ledger = RatingLedger(params=params, excluded_players=frozenset(excluded))
+    matchups = MatchupLedger()
+    results = []
+    for game in games:
+        results.append(ledger.apply(game))
+        matchups.record(game, results[-1])
+
+    numbers: dict = {}
+    array_ledger = ArrayLedger(params)
+    kernel_results, kernel_counted = [], []
+    for start in range(0, len(games), chunk):
+        part = games[start : start + chunk]
+        new_keys = []
+        pairs = []
+        for game in part:
+            pair = []
+            for key in ((game.player_a, game.character_a), (game.player_b, game.character_b)):
+                if key not in numbers:
+                    numbers[key] = len(numbers)
+                    new_keys.append(key)
+                pair.append(numbers[key])
+            pairs.append(pair)
+        array_ledger.add(
+            np.array([key[0] in excluded for key in new_keys], dtype=bool),
+            np.array([key[1] for key in new_keys], dtype=np.int64),
+        )
+        out, counted = array_ledger.apply(
+            np.array([game.played_at for game in part]),
+            np.array([pair[0] for pair in pairs], dtype=np.int64).reshape(-1),
+            np.array([pair[1] for pair in pairs], dtype=np.int64).reshape(-1),
+            np.array([game.a_won for game in part], dtype=bool),
+        )
+        kernel_results += list(out)
+        kernel_counted += list(counted)
+    return ledger, matchups, results, numbers, array_ledger, kernel_results, kernel_counted
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    steps=st.lists(game_steps, min_size=1, max_size=60),
+    excluded=st.sets(st.sampled_from(PLAYERS), max_size=2),
+    params=st.sampled_from(PARAMS),
+    chunk=st.integers(1, 25),
+)
+def test_the_kernel_gives_the_ledgers_numbers(steps, excluded, params, chunk):
+    ledger, matchups, results, numbers, arrays, kernel_results, kernel_counted = _replay(
+        steps, excluded, params, chunk
+    )
+    # Results per game.
+    for result, row, counted in zip(results, kernel_results, kernel_counted, strict=True):
+        assert result.counted == counted
+        for name, value in zip(RESULT_COLUMNS, row, strict=True):
+            assert _same(getattr(result, name), value), name
+    # Ratings, numbered in order of first game like the ledger's dict.
+    assert list(numbers) == list(ledger.ratings)
+    by_number = list(numbers)
+    for key, number in numbers.items():
+        state = ledger.ratings[key]
+        for name in RATING_FIELDS:
+            expected = getattr(state, name)
+            if name in ("best_win_opponent", "best_win_character"):
+                beaten = int(arrays.best_win[number])
+                got = None if beaten < 0 else by_number[beaten][name == "best_win_character"]
+                assert got == expected, name
+            else:
+                assert _same(expected, float(arrays.column(name)[number])), name
+    # Snapshots and player matchup sums.
+    snapshots = {
+        (by_number[r], int(day)): (value, deviation)
+        for r, day, value, deviation in zip(*arrays.snapshots(), strict=True)
+    }
+    assert snapshots.keys() == matchups.snapshots.keys()
+    for key, pair in matchups.snapshots.items():
+        assert snapshots[key] == pytest.approx(pair, abs=1e-9)
+    sums = arrays.player_matchups()
+    got = {
+        ((by_number[r]), int(opponent)): (int(w), int(lost), e, i)
+        for r, opponent, w, lost, e, i in zip(*sums, strict=True)
+    }
+    assert got.keys() == matchups.player_matchups.keys()
+    for key, m in matchups.player_matchups.items():
+        w, lost, e, i = got[key]
+        assert (w, lost) == (m.wins, m.losses)
+        assert e == pytest.approx(m.expected_wins, abs=1e-9)
+        assert i == pytest.approx(m.information, abs=1e-9)
+
+
+def test_the_kernel_is_compiled_where_numba_is_installed():
+    numba = pytest.importorskip("numba")
+    assert kernel.COMPILED
+    assert isinstance(kernel._apply, numba.core.registry.CPUDispatcher)
