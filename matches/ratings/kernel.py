@@ -21,7 +21,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from matches.ratings.glicko import _3Q2_OVER_PI2, _Q2, GlickoParams, Q
+from matches.ratings.glicko import _Q2, G_FACTOR, GlickoParams, Q
 from matches.ratings.ledger import SECONDS_PER_DAY
 
 try:
@@ -51,7 +51,7 @@ _NO_RATING = -1
 
 @njit(cache=True, nogil=True)
 def _g(deviation: float) -> float:
-    return 1.0 / math.sqrt(1.0 + _3Q2_OVER_PI2 * deviation * deviation)
+    return 1.0 / math.sqrt(1.0 + G_FACTOR * deviation * deviation)
 
 
 @njit(cache=True, nogil=True)
