@@ -359,19 +359,21 @@ def _load_league(
 
 
 def league_files(games: int, players: int, batch_games: int) -> tuple[Path, Path]:
-    """The league's two CSV files, written unless a previous run left them."""
+    """The league's two CSV files, ending now (so that ranks and the refresh's decay are
+    as on a live site), written by a child process: this one stays small, and so do the
+    commands it starts (a fork counts its parent's pages until it executes)."""
     OUT.mkdir(parents=True, exist_ok=True)
-    stem = OUT / f"scale-{players}-{games}-{batch_games}-{SEED}"
+    stem = OUT / f"scale-{players}-{games}-{batch_games}"
     history, batch = Path(f"{stem}.csv"), Path(f"{stem}.batch.csv")
-    if not (history.exists() and batch.exists()):
-        print(
-            f"writing {games:,} + {batch_games:,} games among {players:,} players ...", flush=True
-        )
-        started = time.perf_counter()
-        # The league ends now: ranks and the refresh's decay are as on a live site.
-        write_league(history, batch, games, batch_games, players, end=int(time.time()))
-        seconds = time.perf_counter() - started
-        print(f"  {seconds:.0f} s ({(games + batch_games) / seconds:,.0f} games/s)", flush=True)
+    print(f"writing {games:,} + {batch_games:,} games among {players:,} players ...", flush=True)
+    started = time.perf_counter()
+    subprocess.run(
+        [sys.executable, "-m", "bench.scale", "--write-league", str(history), str(batch),
+         "--games", str(games), "--players", str(players), "--batch", str(batch_games)],
+        check=True,
+    )  # fmt: skip
+    seconds = time.perf_counter() - started
+    print(f"  {seconds:.0f} s ({(games + batch_games) / seconds:,.0f} games/s)", flush=True)
     return history, batch
 
 
@@ -400,6 +402,7 @@ def main() -> None:
     parser.add_argument("--requests", type=int, default=50, help="per page, uncached")
     parser.add_argument("--print-only", action="store_true", help="do not touch BENCHMARKS.md")
     parser.add_argument("--probe-urls", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--write-league", nargs=2, type=Path, help=argparse.SUPPRESS)
     options = parser.parse_args()
     # For the children and gunicorn, which read the settings from the environment; pages
     # served with DEBUG off need the static files' manifest.
@@ -408,10 +411,12 @@ def main() -> None:
     if options.probe_urls:
         print(json.dumps(probe_urls()))
         return
-
-    print(f"bare update loop on {BARE_LOOP_GAMES:,} games ...", flush=True)
-    loop = bare_update_loop(BARE_LOOP_GAMES)
-    print(f"  {loop:,.0f} games/s", flush=True)
+    if options.write_league:
+        history, batch = options.write_league
+        write_league(
+            history, batch, options.games, options.batch, options.players, end=int(time.time())
+        )
+        return
 
     small_batch = SMALL_GAMES // 10
     small_files = league_files(SMALL_GAMES - small_batch, players_for(SMALL_GAMES), small_batch)
@@ -443,6 +448,10 @@ def main() -> None:
     small_urls = json.loads(_child(["bench.scale", "--probe-urls"], small_url))
     api = {"small": api_cold_medians(small_url, small_urls), "large": api_cold_medians(url, urls)}
     sizes = table_sizes(options.database)
+    # Last: the loop's millions of tuples would stay in this process's resident set.
+    print(f"bare update loop on {BARE_LOOP_GAMES:,} games ...", flush=True)
+    loop = bare_update_loop(BARE_LOOP_GAMES)
+    print(f"  {loop:,.0f} games/s", flush=True)
 
     total = options.games + options.batch
     recompute = _rate(total, steps["recompute"])

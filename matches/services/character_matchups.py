@@ -139,6 +139,9 @@ def rebuild_character_matchups() -> int:
             f"INSERT INTO {_MEMBERS} VALUES (%s, %s, %s)",
             [(player, character, rank) for (player, character), rank in members.items()],
         )
+        # Without statistics the planner guesses the members' size and scans every game
+        # for each top bracket instead of probing the few games of its members.
+        cursor.execute(f"ANALYZE {_MEMBERS}")
         for bracket, limit in BRACKET_LIMITS.items():
             cursor.execute(
                 _aggregate_sql(members_only=limit is not None),
