@@ -542,7 +542,9 @@ def report(
         f"{SMALL_GAMES:,} games among {players_for(SMALL_GAMES):,} players, loaded the same way.",
         "",
         f"Bare DESIGN 4.2 update loop in the same run: {loop:,.0f} games/s "
-        f"({BARE_LOOP_GAMES:,} games).",
+        f"({BARE_LOOP_GAMES:,} games). Load average when the run ended: "
+        f"{' '.join(f'{x:.2f}' for x in os.getloadavg())} (other work on the cores slows "
+        "every step; the bare loop shows by how much).",
         "",
         "| step | seconds | rate | peak MB |",
         "|---|---:|---:|---:|",
