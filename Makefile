@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 PG_URL ?= postgres://postgres@127.0.0.1:5432/test
 
-.PHONY: install run test test-sqlite test-postgres lint check migrate bench bench-live bench-web bench-api bench-faults bench-predictions browser-deps clean
+.PHONY: install run test test-sqlite test-postgres lint check migrate bench bench-live bench-web bench-api bench-faults bench-predictions bench-scale browser-deps clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -64,6 +64,11 @@ bench-web: install
 
 bench-api: install
 	$(BIN)/python -m bench.api
+
+# Ten million games among a million players against issue 16's targets (scale down with
+# ARGS="--games 1000000 --players 100000").
+bench-scale: install
+	$(BIN)/python -m bench.scale $(ARGS)
 
 # Every rating system tuned on a realistic simulated league; the site's chances calibrated.
 bench-predictions: install

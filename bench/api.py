@@ -206,7 +206,7 @@ def _process(
 
 
 @contextmanager
-def _cache_url() -> Iterator[tuple[str, str]]:
+def private_cache() -> Iterator[tuple[str, str]]:
     """A private Redis for throttles and the generation key, else a fresh file cache."""
     if shutil.which("redis-server") is None:
         with tempfile.TemporaryDirectory(prefix="bench-api-cache-") as folder:
@@ -269,7 +269,7 @@ class Result:
         return statistics.quantiles(self.latencies, n=100, method="inclusive")[round(share) - 1]
 
 
-def _get(port: int, url: str) -> tuple[int, float]:
+def get(port: int, url: str) -> tuple[int, float]:
     started = time.perf_counter()
     connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
     try:
@@ -295,7 +295,7 @@ def load(port: int, urls: list[str], requests: int, concurrency: int) -> Result:
             if url is None:
                 return
             try:
-                status, seconds = _get(port, url)
+                status, seconds = get(port, url)
             except OSError:
                 status, seconds = 0, 0.0
             with lock:
@@ -336,7 +336,7 @@ def run(
     database_url = prepare_database(games)
     urls = workload(random.Random(SEED))
     results: dict[str, EndpointResults] = {}
-    with _cache_url() as (cache_url, cache_name), serve(database_url, cache_url) as port:
+    with private_cache() as (cache_url, cache_name), serve(database_url, cache_url) as port:
         print(f"gunicorn on 127.0.0.1:{port}, {WORKERS} workers, cache: {cache_name}", flush=True)
         # Warm the workers (imports, database connections) away from the measured URLs.
         load(port, [TRIVIAL, "/api/v1/characters/", "/api/v1/stats/"], WARMUP_REQUESTS, concurrency)

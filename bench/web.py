@@ -69,7 +69,7 @@ def ensure_database(games: int) -> str:
     url = postgres.url(name)
     if postgres.holds_rated_league(name, games):
         print(f"[{games:,} games] reusing database {name}", flush=True)
-        _vacuum(url)
+        vacuum(url)
         return url
     print(f"[{games:,} games] building database {name}", flush=True)
     postgres.recreate(name)
@@ -89,11 +89,11 @@ def ensure_database(games: int) -> str:
     _manage(["import_replays", str(league)], url)
     _manage(["recompute_ratings"], url)
     subprocess.run([sys.executable, "-m", "bench.web", "--refresh"], env=_env(url), check=True)
-    _vacuum(url)
+    vacuum(url)
     return url
 
 
-def _vacuum(url: str) -> None:
+def vacuum(url: str) -> None:
     """VACUUM ANALYZE, as autovacuum does on a live server (it is off on some machines,
     this one included): without it a freshly loaded database has no planner statistics,
     no visibility map, and GIN pending lists that every name search reads through."""

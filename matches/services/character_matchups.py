@@ -1,6 +1,6 @@
 """Character matchups (DESIGN.md section 4.5), rebuilt whole from the stored games.
 
-For each bracket, one SQL aggregate over the counted games groups them by character
+One SQL aggregate over the counted games groups them by character
 pair and by a narrow bin of the rating difference; the offset of each pair is then
 fitted in Python (matches.ratings.matchup_offset.fit_offset). Sums over games do not
 depend on the order the games were played in, and games of players flagged hidden or
@@ -33,39 +33,65 @@ BRACKET_LIMITS: dict[str, int | None] = {
 _MEMBERS = "character_matchup_members"
 
 
-def _aggregate_sql(*, members_only: bool) -> str:
-    """(character X, character Y, games, X wins, mean difference, X's expected wins) per
-    (X, Y, difference bin) over the counted games between unflagged players of two
-    different characters; X is side A, the difference is A's pre-game value minus B's."""
+def _aggregate_sql() -> str:
+    """(character X, character Y, difference bin, tier, games, X wins, sum of differences,
+    X's expected wins) per group of the counted games between unflagged players of two
+    different characters; X is side A, the difference is A's pre-game value minus B's.
+    The tier is the smallest top-N bracket both sides belong to (0: none), so that one
+    pass over the games serves every bracket."""
     matches, ratings, players = (
         Match._meta.db_table,
         MatchRating._meta.db_table,
         Player._meta.db_table,
     )
-    members = (
-        f"JOIN {_MEMBERS} ta ON ta.player_id = m.player_a_id "
-        "AND ta.character_id = m.character_a_id AND ta.rank <= %(limit)s "
-        f"JOIN {_MEMBERS} tb ON tb.player_id = m.player_b_id "
-        "AND tb.character_id = m.character_b_id AND tb.rank <= %(limit)s"
-        if members_only
-        else ""
-    )
+    # A side outside the members ranks below every bracket (SQLite's MAX of several
+    # values is PostgreSQL's GREATEST).
+    greatest = "GREATEST" if connection.vendor == "postgresql" else "MAX"
+    reach = f"{greatest}(COALESCE(ta.rank, 2147483647), COALESCE(tb.rank, 2147483647))"
+    tiers = sorted(limit for limit in BRACKET_LIMITS.values() if limit is not None)
+    tier = " ".join(f"WHEN {reach} <= {limit} THEN {limit}" for limit in tiers)
     # A few flagged players among very many: a small hashed set, not two joins.
     flagged = f"SELECT id FROM {players} WHERE hidden OR cheater"
     return f"""
         SELECT m.character_a_id, m.character_b_id,
+               ROUND((r.value_a - r.value_b) / %(bin)s),
+               CASE {tier} ELSE 0 END,
                COUNT(*),
                SUM(CASE WHEN m.winner = %(a)s THEN 1 ELSE 0 END),
-               AVG(r.value_a - r.value_b),
+               SUM(r.value_a - r.value_b),
                SUM(1.0 / (1.0 + POWER(10.0, (r.value_b - r.value_a) / 400.0)))
         FROM {ratings} r
         JOIN {matches} m ON m.id = r.match_id
-        {members}
+        LEFT JOIN {_MEMBERS} ta ON ta.player_id = m.player_a_id
+             AND ta.character_id = m.character_a_id
+        LEFT JOIN {_MEMBERS} tb ON tb.player_id = m.player_b_id
+             AND tb.character_id = m.character_b_id
         WHERE r.counted AND m.character_a_id <> m.character_b_id
           AND m.player_a_id NOT IN ({flagged}) AND m.player_b_id NOT IN ({flagged})
-        GROUP BY m.character_a_id, m.character_b_id,
-                 ROUND((r.value_a - r.value_b) / %(bin)s)
+        GROUP BY 1, 2, 3, 4
     """
+
+
+def bracket_groups(tiered: Iterable[tuple]) -> dict[str, list[tuple]]:
+    """Rows of the aggregate for each bracket, as matchup_rows reads them: (X, Y, games,
+    X wins, mean difference, X's expected wins) per (X, Y, difference bin), the tiers a
+    bracket takes in merged."""
+    sums: dict[str, dict[tuple, list[float]]] = {bracket: {} for bracket in BRACKET_LIMITS}
+    for a, b, difference_bin, tier, games, wins, differences, expected in tiered:
+        for bracket, limit in BRACKET_LIMITS.items():
+            if limit is None or 0 < tier <= limit:
+                total = sums[bracket].setdefault((a, b, difference_bin), [0, 0, 0.0, 0.0])
+                total[0] += games
+                total[1] += wins
+                total[2] += differences
+                total[3] += expected
+    return {
+        bracket: [
+            (a, b, games, wins, differences / games, expected)
+            for (a, b, _), (games, wins, differences, expected) in groups.items()
+        ]
+        for bracket, groups in sums.items()
+    }
 
 
 def matchup_rows(
@@ -161,12 +187,11 @@ def _fit_from_sql(
             f"INSERT INTO {_MEMBERS} VALUES (%s, %s, %s)",
             [(player, character, rank) for (player, character), rank in members.items()],
         )
-        for bracket, limit in BRACKET_LIMITS.items():
-            cursor.execute(
-                _aggregate_sql(members_only=limit is not None),
-                {"a": Match.Winner.A, "bin": float(DIFFERENCE_BIN_POINTS), "limit": limit},
-            )
-            rows += matchup_rows(bracket, cursor.fetchall(), prior_deviation)
+        # Statistics, so that the planner hashes the few members rather than guess.
+        cursor.execute(f"ANALYZE {_MEMBERS}")
+        cursor.execute(_aggregate_sql(), {"a": Match.Winner.A, "bin": float(DIFFERENCE_BIN_POINTS)})
+        for bracket, groups in bracket_groups(cursor.fetchall()).items():
+            rows += matchup_rows(bracket, groups, prior_deviation)
         # A failure before this rolls the creation back with the rest.
         cursor.execute(f"DROP TABLE {_MEMBERS}")
     return rows

@@ -15,7 +15,7 @@ from django.db.models import Case, CharField, Count, F, IntegerField, Q, Value, 
 from django.db.models.functions import Floor, TruncDate
 from django.utils import timezone
 
-from matches.models import Match, MatchRating
+from matches.models import Match
 from matches.services.character_matchups import rebuild_character_matchups
 from matches.services.rating.decay import decay_all_ratings
 from matches.services.site_statistic import store_statistic
@@ -143,26 +143,23 @@ def _floor_distribution() -> list[dict[str, int]]:
 
 def _side_games(now: datetime, side: str) -> list[dict[str, Any]]:
     """(period, bracket key, character, games) rows for one side of the rated games of the
-    latest two popularity periods; period 0 is the latest."""
+    latest two popularity periods; period 0 is the latest. From the matches of the window
+    (found by played_at's index) to their ratings, never through every rating stored."""
     latest = now - POPULARITY_PERIOD
     return list(
-        MatchRating.objects.filter(
-            match__played_at__gte=latest - POPULARITY_PERIOD,
-            match__played_at__lte=now,
-            match__player_a__hidden=False,
-            match__player_b__hidden=False,
-        )
+        Match.objects.visible()
+        .filter(played_at__gte=latest - POPULARITY_PERIOD, played_at__lte=now, rating__isnull=False)
         .annotate(
             period=Case(
-                When(match__played_at__gte=latest, then=Value(0)),
+                When(played_at__gte=latest, then=Value(0)),
                 default=Value(1),
                 output_field=IntegerField(),
             ),
-            bracket=_bracket_case(f"value_{side}"),
-            character=F(f"match__character_{side}"),
+            bracket=_bracket_case(f"rating__value_{side}"),
+            character=F(f"character_{side}"),
         )
         .values("period", "bracket", "character")
-        .annotate(games=Count("match_id"))
+        .annotate(games=Count("id"))
     )
 
 

@@ -133,7 +133,7 @@ class _Set:
     last_offset: int  # seconds from the start to the set's latest game
 
 
-def _random_name(rng: random.Random) -> str:
+def random_name(rng: random.Random) -> str:
     """Varied names, a fifth of them with non-Latin scripts or symbols."""
     word = rng.choice(_WORDS)
     form = rng.randrange(8)
@@ -263,8 +263,8 @@ class LeagueSimulator:
             players.append(
                 _Player(
                     id=player_id,
-                    name=_random_name(rng),
-                    new_name=_random_name(rng) if renamed else "",
+                    name=random_name(rng),
+                    new_name=random_name(rng) if renamed else "",
                     renamed_at=rng.uniform(0, SEASON_SECONDS) if renamed else math.inf,
                     platform=rng.choices(_PLATFORMS, _PLATFORM_WEIGHTS)[0],
                     characters=tuple(characters),

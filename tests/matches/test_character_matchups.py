@@ -11,7 +11,7 @@ from matches.models import CharacterMatchup, Match
 from matches.ratings.ledger import Game, GameResult, MatchupLedger
 from matches.ratings.matchup_offset import DifferenceBin, expected, fit_offset
 from matches.selectors.matchups import matchup_matrix
-from matches.services.character_matchups import rebuild_character_matchups
+from matches.services.character_matchups import bracket_groups, rebuild_character_matchups
 from players.models import Character, Player
 from players.selectors.rankings import top_rated_keys
 from tests.factories import MatchFactory, PlayerFactory, RatingFactory, rate_match
@@ -234,3 +234,17 @@ def test_player_matchup_sums_do_not_depend_on_the_order_of_games():
     assert sum(w + lost for w, lost, *_ in in_order.values()) == 2 * sum(
         r.counted for _, r in pairs
     )
+
+
+def test_one_pass_gives_each_bracket_the_tiers_it_holds_merged_per_bin():
+    """(X, Y, bin, tier, games, wins, sum of differences, expected wins): tier 100 counts
+    in every bracket, tier 1000 in the top 1000 and all, tier 0 in all only."""
+    tiered = [
+        (1, 2, 3.0, 0, 4, 1, 100.0, 2.0),
+        (1, 2, 3.0, 1000, 2, 2, 40.0, 1.0),
+        (1, 2, 3.0, 100, 2, 0, 20.0, 0.5),
+    ]
+    groups = bracket_groups(tiered)
+    assert groups[CharacterMatchup.Bracket.ALL] == [(1, 2, 8, 3, 160.0 / 8, 3.5)]
+    assert groups[CharacterMatchup.Bracket.TOP1000] == [(1, 2, 4, 2, 60.0 / 4, 1.5)]
+    assert groups[CharacterMatchup.Bracket.TOP100] == [(1, 2, 2, 0, 10.0, 0.5)]

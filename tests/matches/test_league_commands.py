@@ -15,6 +15,7 @@ from django.core.management import call_command
 from django.utils import timezone
 
 from matches.models import Match
+from matches.selectors.lab import lab_has_scored_games
 from matches.services.rating.incremental import rate_pending_matches
 from players.models import Player, Rating
 
@@ -121,6 +122,19 @@ def test_refresh_decays_to_now_and_fills_the_statistics(tmp_path, client):
     statistics = client.get("/stats").content.decode()
     assert "have not been computed yet" not in statistics
     assert "3,000" in statistics
+
+
+def test_refresh_without_the_lab_leaves_its_first_evaluation_to_the_daily_task(tmp_path, client):
+    league = tmp_path / "league.jsonl"
+    simulate(league, "--players", "40", "--games", "800")
+    call_command("import_replays", str(league), stdout=io.StringIO())
+    rate_pending_matches()
+
+    call_command("refresh", "--no-lab", stdout=io.StringIO())
+    assert not lab_has_scored_games()
+    assert "have not been computed yet" not in client.get("/stats").content.decode()
+    call_command("refresh", stdout=io.StringIO())
+    assert lab_has_scored_games()
 
 
 def test_a_simulated_league_imports_rates_and_exports(tmp_path):

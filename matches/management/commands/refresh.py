@@ -1,4 +1,4 @@
-from django.core.management.base import BaseCommand
+from django.core.management.base import BaseCommand, CommandParser
 
 from matches.services.refresh import refresh_site
 
@@ -10,6 +10,17 @@ class Command(BaseCommand):
         "on a new site the lab's first evaluation)."
     )
 
-    def handle(self, *args, **options) -> None:
-        refresh_site()
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument(
+            "--no-lab",
+            action="store_true",
+            help="leave a new site's first lab evaluation to its daily task (it replays the "
+            "whole history: a minute or so a million games)",
+        )
+
+    def handle(self, *args, no_lab: bool, **options) -> None:
+        if no_lab:
+            refresh_site(evaluate_lab=lambda: None)
+        else:
+            refresh_site()
         self.stdout.write("refreshed ratings, ranks and statistics")
