@@ -23,6 +23,7 @@ from matches.services.rating.decay import decay_all_ratings
 from matches.services.rating.incremental import rate_pending_matches
 from matches.services.rating.recompute import recompute_all_ratings
 from matches.services.rating.storage import matches_in_order
+from players.formatting import uncertainty_text
 from players.models import Character, Player, PlayerMatchup, Rating, RatingSnapshot
 from players.selectors.rankings import ranked_count, rating_ranks, top_rated_keys
 from tests import databases
@@ -352,6 +353,32 @@ def test_periodic_decay_grows_idle_deviations_from_the_last_decay():
     expected = math.sqrt(50**2 + 720 * settings.RATING_DECAY_CONSTANT**2)
     assert rating(A).deviation == pytest.approx(expected, abs=1e-3) and expected > 50
     assert rating(A).last_decay_at == BASE_TIME + timedelta(hours=720)
+
+
+def test_hourly_decay_writes_a_rating_only_when_its_shown_uncertainty_changes():
+    seed_rating(A, 1500, 50)
+    Rating.objects.filter(player_id=A).update(last_decay_at=BASE_TIME)
+    c = settings.RATING_DECAY_CONSTANT
+    written = []
+    for hour in range(1, 201):
+        written.append(decay_all_ratings(BASE_TIME + timedelta(hours=hour)))
+        # The deviation pages read always shows what the exact decay shows.
+        exact = math.sqrt(50**2 + hour * c**2)
+        assert uncertainty_text(rating(A).deviation) == uncertainty_text(exact), hour
+    # Far fewer writes than hours (one per point of ±), none of them for nothing.
+    assert 0 < sum(written) == math.floor(2 * math.sqrt(50**2 + 200 * c**2)) - 100 < 100
+    # Unwritten hours are not lost: the next write holds every period since the start.
+    decay_all_ratings(BASE_TIME + timedelta(hours=400))
+    assert rating(A).deviation == pytest.approx(math.sqrt(50**2 + 400 * c**2), rel=1e-12)
+    assert rating(A).last_decay_at == BASE_TIME + timedelta(hours=400)
+
+
+def test_decay_across_the_ranking_threshold_is_written_at_once(settings):
+    settings.RATING_LOW_DEVIATION = 70.3  # a threshold no ± boundary lines up with
+    seed_rating(A, 1500, 70.29)
+    Rating.objects.filter(player_id=A).update(last_decay_at=BASE_TIME)
+    assert decay_all_ratings(BASE_TIME + timedelta(hours=1)) == 1
+    assert rating(A).deviation > 70.3
 
 
 def test_matches_in_order_pages_through_games_sharing_a_moment_once_each():
