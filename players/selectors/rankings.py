@@ -55,8 +55,12 @@ def ranked_ratings(
     `one_per_player` keeps each player's best ranked rating only (overall rankings);
     `active_since` keeps ratings played since then.
     """
+    # Flagged players are few and indexed: excluding their ids lets a page walk the ranked
+    # index alone and stop at its end, where filtering on the joined player row has the
+    # planner join every ranked rating to its player first (a deep page read them all).
     ratings = (
-        Rating.objects.filter(_low_deviation(), player__hidden=False, player__cheater=False)
+        Rating.objects.filter(_low_deviation())
+        .exclude(player_id__in=Player.objects.filter(Q(hidden=True) | Q(cheater=True)))
         .select_related("player", "character")
         .order_by("-value", "id")
     )
@@ -230,13 +234,15 @@ def ranking_page(
     active_since = now - timedelta(days=active_days) if active_days else None
     by_id = {c.id: c for c in roster}
     start = (number - 1) * RANKING_SIZE
+    ranked = ranked_ratings(character, one_per_player=one_per_player, active_since=active_since)
+    # The page's ids first, walking the index alone past the earlier pages; players are
+    # joined to this page's rows only. One more row tells whether a next page exists.
+    page = ranked.values("id")[start : start + RANKING_SIZE + 1]
     values = list(
-        ranked_ratings(
-            character, one_per_player=one_per_player, active_since=active_since
-        ).values_list(
+        ranked.filter(id__in=page).values_list(
             "player_id", "player__name", "player__platform", "player__supporter",
             "character_id", "value", "deviation", "wins", "losses",
-        )[start : start + RANKING_SIZE + 1]  # one more tells whether a next page exists
+        )
     )  # fmt: skip
     rows = [
         RankedRow(rank, player_id, name, platform, supporter, by_id[character_id], *rest)
