@@ -67,7 +67,10 @@ def test_search_limits_and_validates(api):
 
 
 def test_search_never_finds_hidden_players(api):
-    assert api.get(f"{V1}/players/", {"name": "Ghost"}).json() == {"results": []}
+    assert api.get(f"{V1}/players/", {"name": "Ghost"}).json() == {
+        "results": [],
+        "more_match": False,
+    }
     every_hit = api.get(f"{V1}/players/", {"name": "0", "limit": 50}).json()["results"]
     assert GHOST.id not in {hit["id"] for hit in every_hit}
 
