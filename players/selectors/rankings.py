@@ -109,36 +109,47 @@ def ranked_count(character: Character | None = None) -> int:
     return _counts(ratings)[0]
 
 
+# A profile counts the ranked ratings (for "top 4%") up to this many times its overall
+# rank: past that, its share is below 0.1%, which `top_percent` shows as "top 0.1%" either
+# way, so the rest of the index need not be read.
+RANKED_COUNTED_PER_RANK = 1000
+
+
 @dataclass(frozen=True)
 class RatingRanks:
     """Where a ranked rating stands now, as the rankings list it."""
 
     overall: int
     character: int
-    ranked: int  # how many ratings are ranked overall
+    ranked: int  # how many ratings are ranked overall, or counted (see `more_ranked`)
+    more_ranked: bool = False  # more than `ranked` ratings are ranked: counting stopped
 
     @property
     def top_percent(self) -> float:
-        """The share of ranked ratings at or above this one, in percent ("top 4%")."""
+        """The share of ranked ratings at or above this one, in percent ("top 4%"); at
+        most this when `more_ranked`."""
         return 100.0 * self.overall / self.ranked
 
 
 def rating_ranks(rating: Rating) -> RatingRanks | None:
     """The overall and character rank of a rating (None when unranked): one more than
-    the ranked ratings ahead of it in the rankings' order. One query of counts on the
-    indexes; the count of every ranked rating (for "top 4%") reads all of its index."""
+    the ranked ratings ahead of it in the rankings' order; and how many are ranked, counted
+    up to RANKED_COUNTED_PER_RANK times its rank. Two queries of counts on the indexes."""
     if unranked_reason(rating) is not None:
         return None
     # value >= v bounds the index walk; the few ties at v from this id on are dropped.
     ahead = Rating.objects.filter(_low_deviation(), value__gte=rating.value).exclude(
         value=rating.value, id__gte=rating.id
     )
-    overall, character, ranked = _counts(
-        ahead,
-        ahead.filter(character_id=rating.character_id),
-        Rating.objects.filter(_low_deviation()),
+    overall, character = _counts(ahead, ahead.filter(character_id=rating.character_id))
+    counted = RANKED_COUNTED_PER_RANK * (1 + overall)
+    ranked = ranked_ratings().values("id")[: counted + 1].count()
+    return RatingRanks(
+        overall=1 + overall,
+        character=1 + character,
+        ranked=min(ranked, counted),
+        more_ranked=ranked > counted,
     )
-    return RatingRanks(overall=1 + overall, character=1 + character, ranked=ranked)
 
 
 def unranked_reason(rating: Rating) -> str | None:
