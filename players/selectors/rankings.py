@@ -80,6 +80,13 @@ def ranked_ratings(
     return ratings
 
 
+def ranked_slice(ratings: QuerySet[Rating], start: int, stop: int) -> QuerySet[Rating]:
+    """Rows `start` to `stop` of a ranking (of `ranked_ratings`), in its order: their ids
+    first, walking the index alone past the earlier rows, so that players are joined to
+    these rows only (the planner otherwise joins every ranked rating of a deep page)."""
+    return ratings.filter(id__in=ratings.values("id")[start:stop])
+
+
 def _count(ratings: QuerySet[Rating]) -> Subquery:
     # COUNT as a plain function: an aggregate here would group the outer query.
     number = Func(F("id"), function="COUNT", output_field=IntegerField())
@@ -246,11 +253,8 @@ def ranking_page(
     by_id = {c.id: c for c in roster}
     start = (number - 1) * RANKING_SIZE
     ranked = ranked_ratings(character, one_per_player=one_per_player, active_since=active_since)
-    # The page's ids first, walking the index alone past the earlier pages; players are
-    # joined to this page's rows only. One more row tells whether a next page exists.
-    page = ranked.values("id")[start : start + RANKING_SIZE + 1]
-    values = list(
-        ranked.filter(id__in=page).values_list(
+    values = list(  # one more row tells whether a next page exists
+        ranked_slice(ranked, start, start + RANKING_SIZE + 1).values_list(
             "player_id", "player__name", "player__platform", "player__supporter",
             "character_id", "value", "deviation", "wins", "losses",
         )
