@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django.db import models
 from django.db.models import F, Q
+from django.db.models.functions import Upper
 
 from players.formatting import rating_text
 
@@ -57,6 +58,8 @@ class Player(models.Model):
     class Meta:
         indexes = [
             models.Index(fields=["name"], name="player_name_idx"),
+            # Search finds exact names (UPPER(name) = UPPER(query)) however many contain it.
+            models.Index(Upper("name"), name="player_upper_name_idx"),
             # Rankings subtract the few flagged players' ratings from counts of the rest.
             models.Index(
                 fields=["id"], name="player_flagged_idx", condition=Q(hidden=True) | Q(cheater=True)

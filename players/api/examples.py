@@ -46,7 +46,8 @@ SEARCH = {
                 },
             ],
         }
-    ]
+    ],
+    "more_match": False,
 }
 
 PLAYER_DETAIL = {

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from django.core.paginator import Paginator
+from django.core.paginator import Page, Paginator
 from django.db.models import QuerySet
 from django.utils import timezone
 from rest_framework import generics
@@ -15,7 +15,7 @@ from players.api import examples
 from players.api.params import CHARACTER, character_or_404
 from players.api.serializers import CharacterRankingQuery, RankingQuery, RankingRowSerializer
 from players.models import Character, Rating
-from players.selectors.rankings import ranked_count, ranked_ratings
+from players.selectors.rankings import ranked_ratings, ranked_slice
 from web.api import RankingPagination, documented, query_parameters
 from web.caching import cached_get
 
@@ -25,18 +25,67 @@ ORDER = (
 )
 
 
-class _RankingsPagination(RankingPagination):
-    """Pages whose total may be known beforehand: a whole ranking is counted on its index
-    (players.selectors.rankings.ranked_count) rather than by joining every rating to its
-    player."""
+class _RankedPaginator(Paginator):
+    """Pages of a ranking read by `ranked_slice`."""
 
-    known_count: int | None = None
+    def page(self, number: int | str) -> Page:
+        number = self.validate_number(number)
+        start = (number - 1) * self.per_page
+        rows = ranked_slice(self.object_list, start, start + self.per_page)
+        return self._get_page(rows, number, self)
+
+
+# Ranked ratings a rankings request counts at least (more when its page ends further on).
+RANKINGS_COUNTED = 1000
+# A page number beyond any ranking, to keep the bound a number PostgreSQL takes as a limit.
+PAGES_COUNTED_AT_MOST = 10**9
+
+
+class _RankingsPagination(RankingPagination):
+    """Pages whose total is counted only as far as needed: to the requested page's end,
+    and at least RANKINGS_COUNTED, plus one. Counting every ranked rating read the whole
+    ranking for each page; past that point the response says `count_exact: false`, and
+    `count` is how many were counted, so that there are at least that many."""
+
+    count_exact = True
+    page_wanted = 1
+
+    def paginate_queryset(
+        self, queryset: QuerySet[Rating], request: Request, view: object = None
+    ) -> list[Rating] | None:
+        raw = request.query_params.get(self.page_query_param, "")
+        # DRF answers any other value; past every page, counting ends at the total anyway.
+        self.page_wanted = min(int(raw), PAGES_COUNTED_AT_MOST) if raw.isdigit() else 1
+        return super().paginate_queryset(queryset, request, view)
 
     def django_paginator_class(self, object_list: QuerySet[Rating], per_page: int) -> Paginator:
-        paginator = Paginator(object_list, per_page)
-        if self.known_count is not None:
-            paginator.count = self.known_count
+        paginator = _RankedPaginator(object_list, per_page)
+        bound = max(RANKINGS_COUNTED, self.page_wanted * per_page)
+        # In any order: only how many, up to the bound and one more, is wanted here.
+        counted = object_list.order_by().values("id")[: bound + 1].count()
+        self.count_exact = counted <= bound
+        paginator.count = counted
         return paginator
+
+    def get_paginated_response(self, data: object) -> Response:
+        response = super().get_paginated_response(data)
+        response.data["count_exact"] = self.count_exact
+        return response
+
+    def get_paginated_response_schema(self, schema: dict[str, object]) -> dict[str, object]:
+        paginated = super().get_paginated_response_schema(schema)
+        paginated["properties"]["count"]["description"] = (
+            "How many results there are on all pages; at least this many when `count_exact` "
+            "is false."
+        )
+        paginated["properties"]["count_exact"] = {
+            "type": "boolean",
+            "example": True,
+            "description": f"false: counting stopped past this page and past {RANKINGS_COUNTED} "
+            "results, and there are at least `count`.",
+        }
+        paginated["required"] = [*paginated.get("required", []), "count_exact"]
+        return paginated
 
 
 class Rankings(generics.ListAPIView):
@@ -69,8 +118,6 @@ class Rankings(generics.ListAPIView):
     def ranked(self, character: Character | None) -> QuerySet[Rating]:
         query = query_parameters(RankingQuery, self.request)
         days = query.get("active")
-        if not days and query.get("per") is None:
-            self.paginator.known_count = ranked_count(character)
         return ranked_ratings(
             character,
             one_per_player=query.get("per") == "player",

@@ -8,7 +8,7 @@ from rest_framework.views import APIView
 
 from players.api import examples
 from players.api.serializers import PlayerSearchSerializer, SearchQuery
-from players.selectors.search import search_players
+from players.selectors.search import find_players
 from web.api import documented, query_parameters
 from web.caching import cached_get
 
@@ -28,5 +28,7 @@ class PlayerSearch(APIView):
     @cached_get
     def get(self, request: Request) -> Response:
         query = query_parameters(SearchQuery, request)
-        hits = search_players(query["name"], limit=query["limit"])
-        return Response(PlayerSearchSerializer({"results": hits}).data)
+        found = find_players(query["name"], limit=query["limit"])
+        return Response(
+            PlayerSearchSerializer({"results": found.hits, "more_match": found.more_match}).data
+        )

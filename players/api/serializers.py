@@ -10,7 +10,7 @@ from rest_framework import serializers
 from players.api.fields import RatingField, TierField
 from players.models import Player, Rating
 from players.selectors.rankings import ACTIVE_DAYS
-from players.selectors.search import SEARCH_LIMIT
+from players.selectors.search import CONTAINING_READ, SEARCH_LIMIT
 
 
 class CharacterSerializer(serializers.Serializer):
@@ -95,6 +95,11 @@ class PlayerSearchSerializer(serializers.Serializer):
         many=True,
         help_text="Up to `limit` players, best match first: exact names, then current names, "
         "then the closest.",
+    )
+    more_match = serializers.BooleanField(
+        help_text=f"More than {CONTAINING_READ} names contain `name`: the results are the "
+        f"closest of the first {CONTAINING_READ} found (with any exact name); a longer `name` "
+        "narrows the search.",
     )
 
 

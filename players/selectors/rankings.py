@@ -55,8 +55,12 @@ def ranked_ratings(
     `one_per_player` keeps each player's best ranked rating only (overall rankings);
     `active_since` keeps ratings played since then.
     """
+    # Flagged players are few and indexed: excluding their ids lets a page walk the ranked
+    # index alone and stop at its end, where filtering on the joined player row has the
+    # planner join every ranked rating to its player first (a deep page read them all).
     ratings = (
-        Rating.objects.filter(_low_deviation(), player__hidden=False, player__cheater=False)
+        Rating.objects.filter(_low_deviation())
+        .exclude(player_id__in=Player.objects.filter(Q(hidden=True) | Q(cheater=True)))
         .select_related("player", "character")
         .order_by("-value", "id")
     )
@@ -74,6 +78,13 @@ def ranked_ratings(
             better_of_same_player = better_of_same_player.filter(last_played_at__gte=active_since)
         ratings = ratings.filter(~Exists(better_of_same_player))
     return ratings
+
+
+def ranked_slice(ratings: QuerySet[Rating], start: int, stop: int) -> QuerySet[Rating]:
+    """Rows `start` to `stop` of a ranking (of `ranked_ratings`), in its order: their ids
+    first, walking the index alone past the earlier rows, so that players are joined to
+    these rows only (the planner otherwise joins every ranked rating of a deep page)."""
+    return ratings.filter(id__in=ratings.values("id")[start:stop])
 
 
 def _count(ratings: QuerySet[Rating]) -> Subquery:
@@ -105,36 +116,47 @@ def ranked_count(character: Character | None = None) -> int:
     return _counts(ratings)[0]
 
 
+# A profile counts the ranked ratings (for "top 4%") up to this many times its overall
+# rank: past that, its share is below 0.1%, which `top_percent` shows as "top 0.1%" either
+# way, so the rest of the index need not be read.
+RANKED_COUNTED_PER_RANK = 1000
+
+
 @dataclass(frozen=True)
 class RatingRanks:
     """Where a ranked rating stands now, as the rankings list it."""
 
     overall: int
     character: int
-    ranked: int  # how many ratings are ranked overall
+    ranked: int  # how many ratings are ranked overall, or counted (see `more_ranked`)
+    more_ranked: bool = False  # more than `ranked` ratings are ranked: counting stopped
 
     @property
     def top_percent(self) -> float:
-        """The share of ranked ratings at or above this one, in percent ("top 4%")."""
+        """The share of ranked ratings at or above this one, in percent ("top 4%"); at
+        most this when `more_ranked`."""
         return 100.0 * self.overall / self.ranked
 
 
 def rating_ranks(rating: Rating) -> RatingRanks | None:
     """The overall and character rank of a rating (None when unranked): one more than
-    the ranked ratings ahead of it in the rankings' order. One query of counts on the
-    indexes; the count of every ranked rating (for "top 4%") reads all of its index."""
+    the ranked ratings ahead of it in the rankings' order; and how many are ranked, counted
+    up to RANKED_COUNTED_PER_RANK times its rank. Two queries of counts on the indexes."""
     if unranked_reason(rating) is not None:
         return None
     # value >= v bounds the index walk; the few ties at v from this id on are dropped.
     ahead = Rating.objects.filter(_low_deviation(), value__gte=rating.value).exclude(
         value=rating.value, id__gte=rating.id
     )
-    overall, character, ranked = _counts(
-        ahead,
-        ahead.filter(character_id=rating.character_id),
-        Rating.objects.filter(_low_deviation()),
+    overall, character = _counts(ahead, ahead.filter(character_id=rating.character_id))
+    counted = RANKED_COUNTED_PER_RANK * (1 + overall)
+    ranked = ranked_ratings().values("id")[: counted + 1].count()
+    return RatingRanks(
+        overall=1 + overall,
+        character=1 + character,
+        ranked=min(ranked, counted),
+        more_ranked=ranked > counted,
     )
-    return RatingRanks(overall=1 + overall, character=1 + character, ranked=ranked)
 
 
 def unranked_reason(rating: Rating) -> str | None:
@@ -230,13 +252,12 @@ def ranking_page(
     active_since = now - timedelta(days=active_days) if active_days else None
     by_id = {c.id: c for c in roster}
     start = (number - 1) * RANKING_SIZE
-    values = list(
-        ranked_ratings(
-            character, one_per_player=one_per_player, active_since=active_since
-        ).values_list(
+    ranked = ranked_ratings(character, one_per_player=one_per_player, active_since=active_since)
+    values = list(  # one more row tells whether a next page exists
+        ranked_slice(ranked, start, start + RANKING_SIZE + 1).values_list(
             "player_id", "player__name", "player__platform", "player__supporter",
             "character_id", "value", "deviation", "wins", "losses",
-        )[start : start + RANKING_SIZE + 1]  # one more tells whether a next page exists
+        )
     )  # fmt: skip
     rows = [
         RankedRow(rank, player_id, name, platform, supporter, by_id[character_id], *rest)

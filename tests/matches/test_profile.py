@@ -16,7 +16,8 @@ from matches.ratings.matchup_offset import OffsetEvidence, one_step_offset
 from matches.selectors.profile import GameCursor, match_sets, rating_history, rating_profile
 from players.formatting import offset_text, rating_text
 from players.models import Player, PlayerName, Rating
-from players.selectors.rankings import ranked_ratings
+from players.selectors.rankings import RANKED_COUNTED_PER_RANK, ranked_ratings
+from players.templatetags.ratings import top_percent
 from tests.factories import BASE_TIME, replay, store_calibration
 from tests.fixtures.league import rate_replays
 from tests.fixtures.pages import PROFILE_QUERY_LIMIT
@@ -175,6 +176,32 @@ def test_every_shown_history_probability_goes_through_the_calibration(client, hi
     third = match_sets(sol()).sets[-1].games[0]  # games newest first
     assert f"{third.model_win_probability:.0%}" == "84%"
     assert ">84%<" not in history_html and ">63%<" in history_html
+
+
+def test_ranked_ratings_are_counted_up_to_a_bound_and_the_profile_says_so(
+    client, league, monkeypatch
+):
+    order = list(ranked_ratings())
+    best, second = order[0], order[1]
+    assert len(order) > 4
+    monkeypatch.setattr("players.selectors.rankings.RANKED_COUNTED_PER_RANK", 2)
+    ranks = rating_profile(second.player_id, second.character.code).ranks
+    assert (ranks.overall, ranks.ranked, ranks.more_ranked) == (2, 4, True)
+    assert ranks.top_percent >= 100 * 2 / len(order)  # an upper bound on the share
+    html = client.get(f"/player/{best.player_id}/{best.character.code}").content.decode()
+    assert "of more than 2 ranked ratings" in html
+    monkeypatch.setattr("players.selectors.rankings.RANKED_COUNTED_PER_RANK", len(order))
+    ranks = rating_profile(best.player_id, best.character.code).ranks
+    assert (ranks.ranked, ranks.more_ranked) == (len(order), False)
+
+
+@pytest.mark.parametrize("rank", [1, 7, 250, 40_000])
+def test_a_share_past_the_counting_bound_reads_as_the_exact_one(rank):
+    # Counting stops at RANKED_COUNTED_PER_RANK times the rank: any total beyond that
+    # gives a share that reads the same as the bound's.
+    bound = RANKED_COUNTED_PER_RANK * rank
+    for total in (bound + 1, 3 * bound, 1_000 * bound):
+        assert top_percent(100 * rank / total) == top_percent(100 * rank / bound)
 
 
 def test_ranked_profile_shows_ranks_percentile_peak_and_best_win(

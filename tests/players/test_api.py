@@ -67,7 +67,10 @@ def test_search_limits_and_validates(api):
 
 
 def test_search_never_finds_hidden_players(api):
-    assert api.get(f"{V1}/players/", {"name": "Ghost"}).json() == {"results": []}
+    assert api.get(f"{V1}/players/", {"name": "Ghost"}).json() == {
+        "results": [],
+        "more_match": False,
+    }
     every_hit = api.get(f"{V1}/players/", {"name": "0", "limit": 50}).json()["results"]
     assert GHOST.id not in {hit["id"] for hit in every_hit}
 
@@ -182,6 +185,22 @@ def test_rankings_overall_paged(api):
         "losses": top.losses,
     }
     assert GHOST.id not in {row["player"]["id"] for row in rows}
+
+
+def test_rankings_count_stops_past_the_page_and_says_so(api, monkeypatch):
+    # Five ranked ratings (one of them the ghost's, who is hidden, is not among them).
+    monkeypatch.setattr("players.api.rankings.RANKINGS_COUNTED", 2)
+    first = api.get(f"{V1}/rankings/", {"page_size": 1}).json()
+    assert (first["count"], first["count_exact"]) == (3, False)  # at least 3: 2 and one more
+    assert first["next"].endswith("/api/v1/rankings/?page=2&page_size=1")
+    fourth = api.get(f"{V1}/rankings/", {"page_size": 1, "page": 4}).json()
+    assert (fourth["count"], fourth["count_exact"]) == (5, False)
+    assert [row["rank"] for row in fourth["results"]] == [4]
+    last = api.get(f"{V1}/rankings/", {"page_size": 1, "page": 5}).json()
+    assert (last["count"], last["count_exact"], last["next"]) == (5, True, None)
+    assert api.get(f"{V1}/rankings/", {"page_size": 1, "page": 6}).status_code == 404
+    whole = api.get(f"{V1}/rankings/").json()
+    assert (whole["count"], whole["count_exact"]) == (5, True)
 
 
 def test_rankings_of_a_character_number_within_it(api):

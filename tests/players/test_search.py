@@ -9,7 +9,7 @@ import pytest
 
 from players.formatting import rating_text
 from players.models import Player
-from players.selectors.search import search_players
+from players.selectors.search import find_players, search_players
 from tests.factories import BASE_TIME, replay
 from tests.fixtures.league import rate_replays
 from tests.fixtures.pages import QUERY_LIMIT
@@ -139,3 +139,25 @@ def test_hostile_names_are_escaped_and_isolated(client, db):
     assert script not in html
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html
     assert f"<bdi>{rtl}</bdi>" in html
+
+
+def test_a_query_in_more_names_than_are_read_says_so_and_keeps_the_exact_name(
+    client, named, monkeypatch
+):
+    # 'sol' is in three current names; reading one of them leaves two unread.
+    monkeypatch.setattr("players.selectors.search.CONTAINING_READ", 1)
+    found = find_players("sol")
+    assert found.more_match
+    assert found.hits[0].player_id == A  # exact, whichever name was read first
+    assert len(found.hits) <= 2
+    page = client.get("/search?name=ol").content.decode()
+    assert "than one search reads" in page
+    assert client.get("/api/v1/players/?name=ol").json()["more_match"] is True
+
+
+def test_a_query_in_few_names_reads_them_all(client, named):
+    found = find_players("sol")
+    assert not found.more_match
+    assert {hit.player_id for hit in found.hits} == {A, B, C}
+    assert "than one search reads" not in client.get("/search?name=ol").content.decode()
+    assert client.get("/api/v1/players/?name=ol").json()["more_match"] is False
