@@ -22,7 +22,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from matches.ratings.glicko import _Q2, G_FACTOR, GlickoParams, Q
-from matches.ratings.ledger import SECONDS_PER_DAY
+from matches.ratings.ledger import RATING_FIELDS, SECONDS_PER_DAY
 
 try:
     from numba import njit
@@ -188,20 +188,11 @@ def _apply(
         results[i, 6], results[i, 7] = value[b], deviation[b]
 
 
-# Rows of the float state matrix; wins and losses are whole numbers kept as floats.
-_STATE = (
-    "value",
-    "deviation",
-    "wins",
-    "losses",
-    "last_played_at",
-    "last_decay_at",
-    "peak_value",
-    "peak_deviation",
-    "peak_at",
-    "best_win_value",
-    "best_win_deviation",
-    "best_win_at",
+# Rows of the float state matrix: a rating's fields as the ledger keeps them, less the
+# best win's opponent key (kept apart, as a rating number); wins and losses are whole
+# numbers kept as floats.
+_STATE = tuple(
+    name for name in RATING_FIELDS if name not in ("best_win_opponent", "best_win_character")
 )
 (
     _VALUE,
