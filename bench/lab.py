@@ -27,7 +27,7 @@ from datetime import UTC, datetime
 from bench import postgres
 from bench.import_recompute import Step, run_step
 from bench.ratings_speed import measure
-from bench.report import machine_description, publish
+from bench.report import load_line, machine_description, publish
 
 DATABASE = "bench_lab"
 START = datetime(2026, 1, 5, tzinfo=UTC)
@@ -282,8 +282,7 @@ def main() -> None:
     sections += speed_section(options.speed_games)
     sections += big_section(options.big_players, options.big_games, options.seed)
     lines += [
-        f"Load average (1 min): {load_before:.1f} at the start, "
-        f"{os.getloadavg()[0]:.1f} at the end.",
+        load_line(load_before),
         "",
         *sections,
     ]

@@ -34,7 +34,7 @@ from typing import Any
 from bench import postgres
 from bench.import_recompute import run_step
 from bench.lab import fresh_database, store_league
-from bench.report import machine_description, publish
+from bench.report import load_line, machine_description, publish
 
 DATABASE = "bench_predictions"
 LIVE_PLAYERS, LIVE_RATE = 2_000, 0.2  # the simulator source's defaults (make run)
@@ -293,8 +293,7 @@ def main() -> None:
             sections += big_section(options.big_database)
     lines = [
         machine_description(),
-        f"Load average (1 min): {load_before:.1f} at the start, "
-        f"{os.getloadavg()[0]:.1f} at the end (the machine may be shared).",
+        load_line(load_before),
         "",
         *sections,
     ]

@@ -28,6 +28,14 @@ def machine_description() -> str:
     )
 
 
+def load_line(load_at_start: float) -> str:
+    """The 1-minute load average at a run's start and now: how much else used the cores."""
+    return (
+        f"Load average (1 min): {load_at_start:.1f} at the start, "
+        f"{os.getloadavg()[0]:.1f} at the end (the machine may be shared)."
+    )
+
+
 def append_section(title: str, lines: list[str]) -> None:
     """Append `## title` and the lines to BENCHMARKS.md (created with a header if missing)."""
     if not BENCHMARKS.exists():

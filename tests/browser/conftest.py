@@ -8,6 +8,10 @@ from pathlib import Path
 
 import pytest
 
+from matches.services.refresh import refresh_site
+from players.models import Rating
+from tests.fixtures.league import seed_league
+
 # Playwright's sync API runs an event loop in this thread; Django's ORM calls made from
 # the test itself (seeding, assertions) are still synchronous and safe.
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
@@ -40,3 +44,26 @@ def browser() -> Iterator[object]:
         browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
         yield browser
         browser.close()
+
+
+@pytest.fixture
+def page(browser):
+    """A desktop-wide page that collects console errors, page errors and any dialog
+    opened in `page.errors`, for a test to assert there were none."""
+    context = browser.new_context(viewport={"width": WIDTHS["desktop"], "height": 900})
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("console", lambda message: message.type == "error" and errors.append(message.text))
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.on("dialog", lambda dialog: errors.append(f"dialog opened: {dialog.message}"))
+    page.errors = errors
+    yield page
+    context.close()
+
+
+def seeded_site(*, players: int, games: int) -> Rating:
+    """A simulated league, stored, rated and refreshed (calibration, statistics, the lab):
+    returns its busiest rating, whose profile the page tours visit."""
+    seed_league(players=players, games=games)
+    refresh_site()
+    return Rating.objects.select_related("character", "player").order_by("-wins").first()

@@ -23,18 +23,6 @@ OUTCOME_CELLS = ("rating", "probability", "after-win", "win-change", "after-loss
 
 
 @pytest.fixture
-def page(browser):
-    context = browser.new_context(viewport={"width": WIDTHS["desktop"], "height": 900})
-    page = context.new_page()
-    errors: list[str] = []
-    page.on("console", lambda message: message.type == "error" and errors.append(message.text))
-    page.on("pageerror", lambda error: errors.append(str(error)))
-    page.errors = errors
-    yield page
-    context.close()
-
-
-@pytest.fixture
 def players(live_server) -> None:
     """Mayfly (May, then Sol) and Guardian (Sol), who was "Old Guard" before."""
     rate_replays(

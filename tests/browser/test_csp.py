@@ -6,9 +6,7 @@ from __future__ import annotations
 import pytest
 from django.contrib.auth.models import User
 
-from matches.services.refresh import refresh_site
-from players.models import Rating
-from tests.fixtures.league import seed_league
+from tests.browser.conftest import seeded_site
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -32,9 +30,7 @@ def visit(page, url: str) -> None:
 
 
 def test_no_page_violates_the_policy(live_server, page):
-    seed_league(players=30, games=600)
-    refresh_site()  # the calibration, statistics and the lab
-    rating = Rating.objects.select_related("character").order_by("-wins").first()
+    rating = seeded_site(players=30, games=600)
     profile = f"/player/{rating.player_id}/{rating.character.code}"
     paths = [
         "/",

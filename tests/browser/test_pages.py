@@ -38,19 +38,6 @@ def seeded(live_server) -> SeededLeague:
     return seed_league(players=60, games=3000, extra=hostile)
 
 
-@pytest.fixture
-def page(browser):
-    context = browser.new_context(viewport={"width": WIDTHS["desktop"], "height": 900})
-    page = context.new_page()
-    errors: list[str] = []
-    page.on("console", lambda message: message.type == "error" and errors.append(message.text))
-    page.on("pageerror", lambda error: errors.append(str(error)))
-    page.on("dialog", lambda dialog: errors.append(f"dialog opened: {dialog.message}"))
-    page.errors = errors
-    yield page
-    context.close()
-
-
 def shoot(page, name: str) -> None:
     """Full-page screenshots at both widths, back at the desktop width afterwards."""
     SCREENSHOTS.mkdir(exist_ok=True)

@@ -7,10 +7,7 @@ from __future__ import annotations
 import pytest
 from django.contrib.auth.models import User
 
-from matches.services.refresh import refresh_site
-from players.models import Rating
-from tests.browser.conftest import WIDTHS
-from tests.fixtures.league import seed_league
+from tests.browser.conftest import WIDTHS, seeded_site
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -46,9 +43,7 @@ def phone(browser):
 
 
 def test_every_page_fits_a_phone(live_server, phone, browser):
-    seed_league(players=60, games=1500)
-    refresh_site()  # the calibration, statistics and the lab
-    rating = Rating.objects.select_related("character").order_by("-wins").first()
+    rating = seeded_site(players=60, games=1500)
     profile = f"/player/{rating.player_id}/{rating.character.code}"
     paths = [
         "/",

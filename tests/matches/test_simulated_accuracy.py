@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-from datetime import datetime
-
 import pytest
 
 from matches.ratings.glicko import DEFAULT_PARAMS
-from matches.ratings.ledger import Game, RatingLedger
+from matches.ratings.ledger import RatingLedger
 from matches.simulation.league import LeagueSimulator
-from players.roster import CODE_TO_ID
+from tests.factories import simulated_game
 
 
 def spearman(xs: list[float], ys: list[float]) -> float:
@@ -34,19 +32,6 @@ def spearman(xs: list[float], ys: list[float]) -> float:
     return covariance / (spread_x * spread_y)
 
 
-def game(number: int, replay: dict) -> Game:
-    first, second = replay["players"]
-    return Game(
-        number,
-        datetime.fromisoformat(replay["played_at"]).timestamp(),
-        first["id"],
-        CODE_TO_ID[first["character"]],
-        second["id"],
-        CODE_TO_ID[second["character"]],
-        replay["winner"] == 1,
-    )
-
-
 def test_spearman_helper_on_known_values():
     assert spearman([1, 2, 3, 4], [10, 20, 30, 40]) == pytest.approx(1.0)
     assert spearman([1, 2, 3, 4], [4, 3, 2, 1]) == pytest.approx(-1.0)
@@ -58,7 +43,7 @@ def test_ratings_rank_players_like_their_hidden_skills_on_200k_games():
     league = LeagueSimulator(players=2000, seed=11)
     ledger = RatingLedger(params=DEFAULT_PARAMS)
     for number, replay in enumerate(league.games(200_000)):
-        ledger.apply(game(number, replay))
+        ledger.apply(simulated_game(number, replay))
     skills = league.true_skills()
     pairs = [
         (state.value, skills[key])

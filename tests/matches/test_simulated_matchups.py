@@ -12,15 +12,14 @@ from __future__ import annotations
 import statistics
 from collections import defaultdict
 from dataclasses import replace
-from datetime import datetime
 
 import pytest
 
 from matches.ratings.glicko import DEFAULT_PARAMS, GlickoParams, update
-from matches.ratings.ledger import Game, RatingLedger
+from matches.ratings.ledger import RatingLedger
 from matches.ratings.matchup_offset import Z95, DifferenceBin, Offset, fit_offset
 from matches.simulation.league import LeagueSimulator
-from players.roster import CODE_TO_ID
+from tests.factories import simulated_game
 
 GAMES = 200_000
 BIN_WIDTH = 10  # rating points of difference per bin
@@ -101,16 +100,7 @@ def estimates() -> tuple[LeagueSimulator, BinnedCells, PerCellGlicko]:
     ledger = RatingLedger(params=DEFAULT_PARAMS)
     binned, per_cell = BinnedCells(), PerCellGlicko(CELL_PARAMS)
     for number, replay in enumerate(league.games(GAMES)):
-        first, second = replay["players"]
-        game = Game(
-            number,
-            datetime.fromisoformat(replay["played_at"]).timestamp(),
-            first["id"],
-            CODE_TO_ID[first["character"]],
-            second["id"],
-            CODE_TO_ID[second["character"]],
-            replay["winner"] == 1,
-        )
+        game = simulated_game(number, replay)
         result = ledger.apply(game)
         if not result.counted:
             continue
