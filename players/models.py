@@ -27,9 +27,16 @@ class Character(models.Model):
         return self.name
 
 
+# Players whose games move no rating and who are ranked nowhere: opted out or cheating.
+FLAGGED = Q(hidden=True) | Q(cheater=True)
+
+
 class PlayerQuerySet(models.QuerySet["Player"]):
     def visible(self) -> PlayerQuerySet:
         return self.filter(hidden=False)
+
+    def flagged(self) -> PlayerQuerySet:
+        return self.filter(FLAGGED)
 
 
 class Player(models.Model):
@@ -61,9 +68,7 @@ class Player(models.Model):
             # Search finds exact names (UPPER(name) = UPPER(query)) however many contain it.
             models.Index(Upper("name"), name="player_upper_name_idx"),
             # Rankings subtract the few flagged players' ratings from counts of the rest.
-            models.Index(
-                fields=["id"], name="player_flagged_idx", condition=Q(hidden=True) | Q(cheater=True)
-            ),
+            models.Index(fields=["id"], name="player_flagged_idx", condition=FLAGGED),
         ]
 
     def __str__(self) -> str:

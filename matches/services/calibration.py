@@ -41,7 +41,7 @@ def recent_predictions() -> list[LogitBin]:
     if not window:
         return []
     first = MatchRating.objects.order_by("-match_id").values_list("match_id", flat=True)[window - 1]
-    flagged = Player.objects.filter(Q(hidden=True) | Q(cheater=True)).values("id")
+    flagged = Player.objects.flagged().values("id")
     # logit P(A wins) = ln 10 / 400 · g(sqrt(RD_a² + RD_b²)) · (r_a - r_b) (glicko.win_probability)
     logit = Cast(
         glicko.Q

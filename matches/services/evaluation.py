@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from django.db.models import Q, QuerySet
+from django.db.models import QuerySet
 from django.utils import timezone
 
 from matches.models import Match
@@ -105,9 +105,7 @@ class Replay:
 
 def excluded_players() -> frozenset[str]:
     """Players whose games move no rating on the site."""
-    return frozenset(
-        Player.objects.filter(Q(hidden=True) | Q(cheater=True)).values_list("id", flat=True)
-    )
+    return frozenset(Player.objects.flagged().values_list("id", flat=True))
 
 
 def history_chunks(

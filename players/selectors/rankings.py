@@ -60,7 +60,7 @@ def ranked_ratings(
     # planner join every ranked rating to its player first (a deep page read them all).
     ratings = (
         Rating.objects.filter(_low_deviation())
-        .exclude(player_id__in=Player.objects.filter(Q(hidden=True) | Q(cheater=True)))
+        .exclude(player_id__in=Player.objects.flagged())
         .select_related("player", "character")
         .order_by("-value", "id")
     )
@@ -97,7 +97,7 @@ def _counts(*sets: QuerySet[Rating]) -> tuple[int, ...]:
     """How many of each set (already cut to low deviations) are ranked, in one query: each
     set counted whole on its index, less its ratings of flagged players, which are looked
     up player by player (they are few: hashing them would read every rating's row)."""
-    flagged = Player.objects.filter(Q(hidden=True) | Q(cheater=True))
+    flagged = Player.objects.flagged()
 
     def of_flagged(ratings: QuerySet[Rating]) -> Coalesce:
         each = flagged.annotate(n=_count(ratings.filter(player_id=OuterRef("id"))))
@@ -180,9 +180,7 @@ def top_rated_keys(limit: int) -> dict[tuple[str, int], int]:
     rank within the character}, for the top-N matchup brackets (each batch the rating
     service rates asks). One ordered walk of the character index per character, read
     from the index alone: the few flagged players are skipped here rather than joined."""
-    flagged = set(
-        Player.objects.filter(Q(hidden=True) | Q(cheater=True)).values_list("id", flat=True)
-    )
+    flagged = set(Player.objects.flagged().values_list("id", flat=True))
     keys: dict[tuple[str, int], int] = {}
     for character in characters():
         best = (

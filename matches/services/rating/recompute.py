@@ -10,7 +10,6 @@ from functools import partial
 from typing import Any, TypeVar
 
 from django.db import connection, transaction
-from django.db.models import Q
 from django.utils import timezone
 
 from matches.dbfunctions import EpochSeconds
@@ -164,9 +163,7 @@ def recompute_all_ratings(
     with paused_garbage_collection(), transaction.atomic():
         acquire_transaction_lock(RATING_WRITER_LOCK, wait=True)
         _reset_derived_tables()
-        excluded = Player.objects.filter(Q(hidden=True) | Q(cheater=True)).values_list(
-            "id", flat=True
-        )
+        excluded = Player.objects.flagged().values_list("id", flat=True)
         if kernel.COMPILED and connection.vendor == "postgresql":
             run = _recompute_compiled(excluded, chunk_size, progress)
         else:
