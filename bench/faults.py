@@ -347,8 +347,10 @@ def check(result: CampaignResult, plan: Plan, feed: HostileFeed, source: ReplayS
 def _rating_failures() -> list[str]:
     """Rated once, and equal to a recompute from scratch (which rewrites the tables)."""
     from django.db.models import F, Sum
+    from django.utils import timezone
 
     from matches.models import Match, MatchRating
+    from matches.services.rating.decay import decay_all_ratings
     from matches.services.rating.recompute import recompute_all_ratings
     from players.models import Rating
 
@@ -360,8 +362,11 @@ def _rating_failures() -> list[str]:
     counted = MatchRating.objects.filter(counted=True).count()
     if games != 2 * counted:
         failures.append(f"wins + losses = {games}, not twice the {counted} counted games")
+    # A recompute stores the ratings decayed as the periodic decay leaves them.
+    now = timezone.now()
+    decay_all_ratings(now)
     live = _rating_state()
-    recompute_all_ratings()
+    recompute_all_ratings(now=now)
     rebuilt = _rating_state()
     if live.keys() != rebuilt.keys():
         failures.append("the rated games or ratings differ from a recompute's")

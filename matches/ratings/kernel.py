@@ -102,6 +102,24 @@ def _decay_to(r: int, moment: float, deviation: np.ndarray, last_decay: np.ndarr
             last_decay[r] = last + periods * p[_DECAY_PERIOD]
 
 
+@njit(cache=True, nogil=True)
+def _decay_all(until: float, deviation: np.ndarray, last_decay: np.ndarray, p: np.ndarray):
+    for r in range(deviation.shape[0]):
+        if not math.isnan(last_decay[r]):
+            _decay_to(r, until, deviation, last_decay, p)
+
+
+def decayed(
+    deviation: np.ndarray, last_decay_at: np.ndarray, until: float, params: GlickoParams
+) -> tuple[np.ndarray, np.ndarray]:
+    """glicko.decay of every rating up to `until` (epoch seconds), as new arrays of
+    (deviation, last_decay_at); a NaN last_decay_at never decays."""
+    deviation = np.array(deviation, dtype=np.float64)
+    last_decay_at = np.array(last_decay_at, dtype=np.float64)
+    _decay_all(float(until), deviation, last_decay_at, _param_array(params))
+    return deviation, last_decay_at
+
+
 # Positions in the parameter array (`_param_array`).
 (
     _MINIMUM_DEVIATION,
@@ -331,7 +349,7 @@ class ArrayLedger:
 
     def column(self, name: str) -> np.ndarray:
         """One state column, by RATING_FIELDS' name (best_win_opponent and
-        best_win_character are `best_win`'s)."""
+        best_win_character are `best_win`'s): a view, which writes change the state."""
         return self._state[_STATE.index(name), : self.count]
 
     @property

@@ -208,6 +208,11 @@ def test_every_match_is_rated_exactly_once():
     assert rating(A).wins == 39
 
 
+# Hours after random_league's last game (74 h after its first): every rating has
+# decayed, most enough to show.
+RECOMPUTED_AT = BASE_TIME + timedelta(hours=78, minutes=10)
+
+
 def state() -> dict:
     return {
         "ratings": sorted(
@@ -270,9 +275,11 @@ def test_recompute_equals_incremental_rating_in_any_batch_size(batch_size, compi
     monkeypatch.setattr("matches.ratings.kernel.COMPILED", compiled)
     store(random_league(120))
     rate_pending_matches(batch_size=batch_size)
-    rebuild_character_matchups()  # as a recompute does after the ratings
+    # As a recompute does after the ratings: decay them up to its time, the matchups.
+    assert 0 < decay_all_ratings(RECOMPUTED_AT) < Rating.objects.count()
+    rebuild_character_matchups()
     incremental = state()
-    recompute_all_ratings(chunk_size=50)
+    recompute_all_ratings(chunk_size=50, now=RECOMPUTED_AT)
     assert_same_state(incremental, state())
 
 
@@ -283,7 +290,8 @@ def test_recompute_reading_ahead_on_a_second_connection_equals_incremental_ratin
 
     store(random_league(120))
     rate_pending_matches(batch_size=5)
-    rebuild_character_matchups()  # as a recompute does after the ratings
+    decay_all_ratings(RECOMPUTED_AT)
+    rebuild_character_matchups()
     incremental = state()
     chunks_read = []
     real_chunks_read_ahead = read_ahead.chunks_read_ahead
@@ -296,9 +304,16 @@ def test_recompute_reading_ahead_on_a_second_connection_equals_incremental_ratin
     monkeypatch.setattr(
         "matches.services.rating.recompute.chunks_read_ahead", counted_chunks_read_ahead
     )
-    recompute_all_ratings(chunk_size=50)
+    recompute_all_ratings(chunk_size=50, now=RECOMPUTED_AT)
     assert chunks_read == [50, 50, 20]
     assert_same_state(incremental, state())
+
+
+def test_a_refresh_right_after_a_recompute_has_no_decay_left_to_write():
+    store(random_league(60))
+    recompute_all_ratings(now=RECOMPUTED_AT)
+    assert decay_all_ratings(RECOMPUTED_AT) == 0
+    assert decay_all_ratings(RECOMPUTED_AT + timedelta(hours=30)) > 0
 
 
 def test_recompute_after_marking_a_cheater_rebuilds_everyone_without_their_games():

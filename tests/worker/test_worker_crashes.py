@@ -11,12 +11,14 @@ import threading
 
 import pytest
 from django.db import connection
+from django.utils import timezone
 
 from bench.faults import terminate_connections
 from matches.models import Match, MatchRating
 from matches.replays.readers import iter_replay_payloads
 from matches.services.ingest import file_import_source, store_replays
 from matches.services.locks import RATING_WRITER_LOCK
+from matches.services.rating.decay import decay_all_ratings
 from matches.services.rating.incremental import rate_pending_matches
 from matches.services.rating.recompute import recompute_all_ratings
 from matches.simulation.league import LeagueSimulator
@@ -75,8 +77,11 @@ def results() -> tuple[dict, dict]:
 def assert_rated_once_and_equal_to_a_recompute() -> None:
     assert not Match.objects.pending().exists()
     assert games_counted_twice() == 0
+    # A recompute stores the ratings decayed as the periodic decay leaves them.
+    now = timezone.now()
+    decay_all_ratings(now)
     live_ratings, live_matches = results()
-    recompute_all_ratings()
+    recompute_all_ratings(now=now)
     ratings, matches = results()
     assert live_ratings.keys() == ratings.keys() and live_matches.keys() == matches.keys()
     for key, values in ratings.items():

@@ -13,30 +13,43 @@ from __future__ import annotations
 
 from datetime import datetime
 
+import numpy as np
 from django.db import transaction
 from django.utils import timezone
 
+from matches.dbfunctions import EpochSeconds
 from matches.params import glicko_params
-from matches.ratings.glicko import GlickoParams, decay
+from matches.ratings import kernel
+from matches.ratings.glicko import GlickoParams
 from matches.services import bulk
 from matches.services.locks import RATING_WRITER_LOCK, acquire_transaction_lock
+from matches.services.rating.storage import fetch_rows
 from matches.services.rating_rows import moment
-from players.formatting import uncertainty_text
 from players.models import Rating
 
 
-def shows_differently(old: float, new: float, params: GlickoParams) -> bool:
-    """Whether a deviation grown from `old` to `new` changes anything pages read."""
-    return (
-        uncertainty_text(old) != uncertainty_text(new)
-        or (old < params.low_deviation) != (new < params.low_deviation)
-        or new >= params.maximum_deviation
+def decay_shown(
+    deviation: np.ndarray, last_decay_at: np.ndarray, until: float, params: GlickoParams
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Decay ratings (arrays of deviations and epoch seconds) up to `until`: the new
+    (deviation, last_decay_at), and which of them to write: those whose growth changes
+    what pages read, the shown ± (players.formatting.uncertainty_text: two deviations,
+    rounded down), the side of the ranking threshold, or reaching the cap. A rating
+    already at the cap is left as it is."""
+    new_deviation, new_last_decay = kernel.decayed(deviation, last_decay_at, until, params)
+    low, cap = params.low_deviation, params.maximum_deviation
+    shows = (
+        (np.floor(2 * deviation) != np.floor(2 * new_deviation))
+        | ((deviation < low) != (new_deviation < low))
+        | (new_deviation >= cap)
     )
+    grew = (new_last_decay != last_decay_at) & (deviation < cap)
+    return new_deviation, new_last_decay, shows & grew
 
 
 def decay_all_ratings(now: datetime | None = None) -> int:
     """Grow the deviation of every idle rating below the cap up to `now`, writing those
-    whose growth shows (`shows_differently`); returns how many were written.
+    whose growth shows (`decay_shown`); returns how many were written.
 
     Runs under the rating writer lock, so it never overwrites a batch's fresh ratings.
     """
@@ -44,15 +57,27 @@ def decay_all_ratings(now: datetime | None = None) -> int:
     until = (now or timezone.now()).timestamp()
     with transaction.atomic():
         acquire_transaction_lock(RATING_WRITER_LOCK, wait=True)
-        rows = []
-        for rating_id, deviation, last_decay_at in Rating.objects.filter(
-            deviation__lt=params.maximum_deviation, last_decay_at__isnull=False
-        ).values_list("id", "deviation", "last_decay_at"):
-            new_deviation, new_last_decay = decay(
-                deviation, last_decay_at.timestamp(), until, params
+        rows = fetch_rows(
+            Rating.objects.filter(
+                deviation__lt=params.maximum_deviation, last_decay_at__isnull=False
             )
-            if new_last_decay != last_decay_at.timestamp() and shows_differently(
-                deviation, new_deviation, params
-            ):
-                rows.append((rating_id, new_deviation, moment(new_last_decay)))
-        return bulk.update(Rating, "id", ("deviation", "last_decay_at"), rows) if rows else 0
+            .annotate(epoch=EpochSeconds("last_decay_at"))
+            .values_list("id", "deviation", "epoch")
+        )
+        if not rows:
+            return 0
+        ids, deviation, last_decay_at = (np.array(column) for column in zip(*rows, strict=True))
+        deviation, last_decay_at, write = decay_shown(deviation, last_decay_at, until, params)
+        if not write.any():
+            return 0
+        return bulk.update(
+            Rating,
+            "id",
+            ("deviation", "last_decay_at"),
+            zip(
+                ids[write].tolist(),
+                deviation[write].tolist(),
+                map(moment, last_decay_at[write].tolist()),
+                strict=True,
+            ),
+        )

@@ -6,9 +6,11 @@ from __future__ import annotations
 import multiprocessing
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from datetime import datetime
 from functools import partial
 from typing import Any, TypeVar
 
+import numpy as np
 from django.db import connection, transaction
 from django.utils import timezone
 
@@ -16,7 +18,15 @@ from matches.dbfunctions import EpochSeconds
 from matches.models import CharacterMatchup, Match, MatchRating, PendingMatch
 from matches.params import glicko_params
 from matches.ratings import kernel
-from matches.ratings.ledger import Game, GameResult, MatchupLedger, RatingKey, RatingLedger
+from matches.ratings.glicko import GlickoParams
+from matches.ratings.ledger import (
+    Game,
+    GameResult,
+    MatchupLedger,
+    RatingKey,
+    RatingLedger,
+    RatingState,
+)
 from matches.services import bulk
 from matches.services.calibration import refit_calibration
 from matches.services.character_matchups import rebuild_character_matchups
@@ -24,6 +34,7 @@ from matches.services.locks import RATING_WRITER_LOCK, acquire_transaction_lock
 from matches.services.matchup_process import PLAYER_MATCHUPS, SNAPSHOTS, MatchupProcess
 from matches.services.memory import paused_garbage_collection
 from matches.services.rating import arrays
+from matches.services.rating.decay import decay_shown
 from matches.services.rating.storage import (
     MATCH_RATING_COLUMNS,
     LocalMatchups,
@@ -147,7 +158,10 @@ def _reset_derived_tables() -> None:
 
 
 def recompute_all_ratings(
-    *, chunk_size: int = 50_000, progress: Callable[[int], None] | None = None
+    *,
+    chunk_size: int = 50_000,
+    progress: Callable[[int], None] | None = None,
+    now: datetime | None = None,
 ) -> RatingRun:
     """Forget every rating and rebuild all of them from the stored matches, in one transaction.
 
@@ -157,17 +171,20 @@ def recompute_all_ratings(
     matches.services.matchup_process). Match results are written a chunk at a time and
     ratings, matchups and snapshots once at the end, into tables whose indexes are
     built after the load. The tables are emptied with TRUNCATE, so their readers wait
-    for the commit (cached pages are still served). The character matchups and the
-    calibration of shown chances are rebuilt afterwards from the new ratings.
+    for the commit (cached pages are still served). The ratings are stored decayed up to
+    `now` as the periodic decay would leave them (decay.decay_shown), so the next refresh
+    has no backlog to write. The character matchups and the calibration of shown chances
+    are rebuilt afterwards from the new ratings.
     """
+    until = (now or timezone.now()).timestamp()
     with paused_garbage_collection(), transaction.atomic():
         acquire_transaction_lock(RATING_WRITER_LOCK, wait=True)
         _reset_derived_tables()
         excluded = Player.objects.flagged().values_list("id", flat=True)
         if kernel.COMPILED and connection.vendor == "postgresql":
-            run = _recompute_compiled(excluded, chunk_size, progress)
+            run = _recompute_compiled(excluded, chunk_size, progress, until)
         else:
-            run = _recompute_with_ledgers(excluded, chunk_size, progress)
+            run = _recompute_with_ledgers(excluded, chunk_size, progress, until)
     bulk.analyze(_DERIVED_MODELS)
     # The shown chances go through a calibration fitted on the old ratings' predictions.
     refit_calibration()
@@ -176,7 +193,7 @@ def recompute_all_ratings(
 
 
 def _recompute_compiled(
-    excluded: Iterable[str], chunk_size: int, progress: Callable[[int], None] | None
+    excluded: Iterable[str], chunk_size: int, progress: Callable[[int], None] | None, until: float
 ) -> RatingRun:
     numbers = arrays.RatingNumbers(excluded)
     ledger = kernel.ArrayLedger(glicko_params())
@@ -196,6 +213,9 @@ def _recompute_compiled(
             batches += 1
             if progress is not None:
                 progress(rated)
+    deviation, last_decay_at = ledger.column("deviation"), ledger.column("last_decay_at")
+    decayed, decayed_at, write = decay_shown(deviation, last_decay_at, until, ledger.params)
+    deviation[write], last_decay_at[write] = decayed[write], decayed_at[write]
     with bulk.indexes_built_after((Rating,)):
         arrays.insert_ratings(ledger, numbers)
     rebuild_character_matchups(arrays.character_matchup_groups(ledger, numbers))
@@ -205,7 +225,7 @@ def _recompute_compiled(
 
 
 def _recompute_with_ledgers(
-    excluded: Iterable[str], chunk_size: int, progress: Callable[[int], None] | None
+    excluded: Iterable[str], chunk_size: int, progress: Callable[[int], None] | None, until: float
 ) -> RatingRun:
     ledger = new_rating_ledger(excluded)
     with (
@@ -217,12 +237,22 @@ def _recompute_with_ledgers(
             # On PostgreSQL the matchup process now encodes its rows while this one
             # builds indexes and writes the ratings.
             matchups.close(number_ratings(ledger))
+        _decay_states(list(ledger.ratings.values()), until, ledger.params)
         with bulk.indexes_built_after((Rating,)):
             insert_numbered_ratings(ledger)
         # On PostgreSQL, while the matchup process is still encoding.
         rebuild_character_matchups()
         matchups.write(fresh=True)
     return RatingRun(rated, counted, batches)
+
+
+def _decay_states(states: list[RatingState], until: float, params: GlickoParams) -> None:
+    nan = float("nan")
+    deviation = np.array([state.deviation for state in states])
+    last_decay_at = np.array([nan if s.last_decay_at is None else s.last_decay_at for s in states])
+    decayed, decayed_at, write = decay_shown(deviation, last_decay_at, until, params)
+    for i in np.flatnonzero(write).tolist():
+        states[i].deviation, states[i].last_decay_at = float(decayed[i]), float(decayed_at[i])
 
 
 def _replay_history(
