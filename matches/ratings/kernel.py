@@ -368,10 +368,13 @@ class ArrayLedger:
 
     def _counted(self) -> tuple[np.ndarray, ...]:
         """Of every counted game: ratings A and B, whether A won, A's expectation, and
-        A's pre-game value minus B's."""
+        A's pre-game value minus B's (joined into one part at the first call)."""
         if not self._counted_parts:
             return (np.empty(0, np.int64),) * 2 + (np.empty(0, np.bool_),) + (np.empty(0),) * 2
-        return tuple(np.concatenate(part) for part in zip(*self._counted_parts, strict=True))
+        if len(self._counted_parts) > 1:
+            joined = tuple(np.concatenate(part) for part in zip(*self._counted_parts, strict=True))
+            self._counted_parts = [joined]
+        return self._counted_parts[0]
 
     def character_matchup_groups(
         self, rank: np.ndarray, limit: float, bin_points: float
@@ -383,24 +386,34 @@ class ArrayLedger:
         excluded players, which that aggregate leaves out."""
         a, b, a_won, expected_a, difference = self._counted()
         character = self.character
-        keep = (character[a] != character[b]) & (rank[a] <= limit) & (rank[b] <= limit)
+        character_a, character_b = character[a], character[b]
+        keep = character_a != character_b
+        if np.isfinite(limit):
+            keep &= (rank[a] <= limit) & (rank[b] <= limit)
         if not keep.any():
             return []
         difference, a_won, expected_a = difference[keep], a_won[keep], expected_a[keep]
         # Ties go to the even bin, as PostgreSQL's round() of a double does.
         bins = np.round(difference / bin_points).astype(np.int64)
-        group_keys = np.stack([character[a][keep], character[b][keep], bins], axis=1)
-        groups, group = np.unique(group_keys, axis=0, return_inverse=True)
-        group = group.ravel()
+        # Groups numbered densely (characters and bins are few): counted, not sorted.
+        low, width = int(bins.min()), int(character.max()) + 1
+        span = int(bins.max()) - low + 1
+        group = (character_a[keep] * width + character_b[keep]) * span + (bins - low)
         games = np.bincount(group)
+        present = np.flatnonzero(games)
+        pair = present // span
+
+        def sums(weights: np.ndarray) -> np.ndarray:
+            return np.bincount(group, weights=weights, minlength=len(games))[present]
+
         return list(
             zip(
-                groups[:, 0].tolist(),
-                groups[:, 1].tolist(),
-                games.tolist(),
-                np.bincount(group, weights=a_won).astype(np.int64).tolist(),
-                (np.bincount(group, weights=difference) / games).tolist(),
-                np.bincount(group, weights=expected_a).tolist(),
+                (pair // width).tolist(),
+                (pair % width).tolist(),
+                games[present].tolist(),
+                sums(a_won).astype(np.int64).tolist(),
+                (sums(difference) / games[present]).tolist(),
+                sums(expected_a).tolist(),
                 strict=True,
             )
         )

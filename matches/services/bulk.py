@@ -14,6 +14,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 from django.db import connection, models
 
 from matches.services import binary_copy
@@ -380,11 +381,17 @@ def copy_encoded(model: type[models.Model], columns: Sequence[str], data: bytes)
 
 
 def copy_arrays(
-    model: type[models.Model], columns: Sequence[str], arrays: Sequence[Any], block: int = 1 << 20
+    model: type[models.Model],
+    columns: Sequence[str],
+    arrays: Sequence[Any],
+    block: int = 1 << 20,
+    order: np.ndarray | None = None,
 ) -> None:
     """Rows given as one array per column into a table (binary_copy.encode says how
-    NULLs and times are given), encoded a block of rows at a time (PostgreSQL)."""
+    NULLs and times are given), encoded a block of rows at a time (PostgreSQL); with
+    `order`, the rows at those positions, in that order."""
     types = column_types(model, columns)
     with encoded_stream(model, columns) as write:
         for start in range(0, len(arrays[0]), block):
-            write(binary_copy.encode(types, [array[start : start + block] for array in arrays]))
+            rows = slice(start, start + block) if order is None else order[start : start + block]
+            write(binary_copy.encode(types, [array[rows] for array in arrays]))

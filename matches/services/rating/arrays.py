@@ -134,7 +134,15 @@ def insert_matchups_and_snapshots(ledger: ArrayLedger) -> None:
     sums = ledger.player_matchups()
     bulk.copy_arrays(PlayerMatchup, PLAYER_MATCHUP_COLUMNS, [sums.rating + 1, *sums[1:]])
     snapshots = ledger.snapshots()
-    bulk.copy_arrays(RatingSnapshot, SNAPSHOT_COLUMNS, [snapshots.rating + 1, *snapshots[1:]])
+    # Stored by rating, each one's days in order (the ledger has them by day): a rating's
+    # history is then a few neighbouring pages to read, and its index is built from
+    # sorted input.
+    bulk.copy_arrays(
+        RatingSnapshot,
+        SNAPSHOT_COLUMNS,
+        [snapshots.rating + 1, *snapshots[1:]],
+        order=np.argsort(snapshots.rating, kind="stable"),
+    )
 
 
 def character_matchup_groups(
