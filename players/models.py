@@ -122,6 +122,9 @@ class Rating(models.Model):
     peak_value = models.FloatField(null=True, blank=True)
     peak_deviation = models.FloatField(null=True, blank=True)
     peak_at = models.DateTimeField(null=True, blank=True)
+    # The best win is read from its rating, never looked up the other way: no index
+    # (three of them, with the varchar LIKE one, to build at each recompute and keep up
+    # at each rating write). Deleting a player (the admin only) scans for it instead.
     best_win_opponent = models.ForeignKey(
         Player,
         on_delete=models.SET_NULL,
@@ -129,6 +132,7 @@ class Rating(models.Model):
         blank=True,
         related_name="+",
         db_constraint=False,
+        db_index=False,
     )
     best_win_character = models.ForeignKey(
         Character,
@@ -137,6 +141,7 @@ class Rating(models.Model):
         blank=True,
         related_name="+",
         db_constraint=False,
+        db_index=False,
     )
     best_win_value = models.FloatField(null=True, blank=True)
     best_win_deviation = models.FloatField(null=True, blank=True)

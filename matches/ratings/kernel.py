@@ -120,6 +120,31 @@ def decayed(
     return deviation, last_decay_at
 
 
+@njit(cache=True, nogil=True)
+def _number_in_place(keys: np.ndarray, table: np.ndarray) -> int:
+    count = 0
+    for i in range(keys.shape[0]):
+        number = table[keys[i]]
+        if number < 0:
+            number = count
+            table[keys[i]] = number
+            count += 1
+        keys[i] = number
+    return count
+
+
+def first_seen_numbers(keys: np.ndarray, key_count: int) -> tuple[np.ndarray, np.ndarray]:
+    """Keys (0 <= key < key_count) numbered 0, 1, ... in order of first appearance:
+    (the number of each entry of `keys`, the key of each number)."""
+    numbers = np.array(keys, dtype=np.int64)
+    table = np.full(key_count, -1, dtype=np.int32)
+    count = _number_in_place(numbers, table)
+    seen = np.flatnonzero(table >= 0)
+    key_of = np.empty(count, dtype=np.int64)
+    key_of[table[seen]] = seen
+    return numbers, key_of
+
+
 # Positions in the parameter array (`_param_array`).
 (
     _MINIMUM_DEVIATION,

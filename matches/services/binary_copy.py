@@ -23,7 +23,7 @@ _PG_EPOCH_SECONDS = 946_684_800
 _PG_EPOCH_DAYS = 10_957
 
 # type oid: big-endian numpy format of its binary form (text: by length).
-_FORMATS = {
+FORMATS = {
     16: "?",  # boolean
     21: ">i2",  # smallint
     23: ">i4",  # integer
@@ -93,8 +93,8 @@ def _encode_shape(
             width = int(np.char.str_len(part[:1])[0])
             fields.append((f"value{j}", f"S{width}"))
         else:
-            width = np.dtype(_FORMATS[oid]).itemsize
-            fields.append((f"value{j}", _FORMATS[oid]))
+            width = np.dtype(FORMATS[oid]).itemsize
+            fields.append((f"value{j}", FORMATS[oid]))
         content.append((j, width, _binary_values(oid, part)))
     records = np.empty(len(values[0]) if isinstance(rows, slice) else len(rows), dtype=fields)
     records["count"] = len(types)
@@ -103,3 +103,15 @@ def _encode_shape(
         if part is not None:
             records[f"value{j}"] = part
     return records.tobytes()
+
+
+def decode_array(data: bytes, oid: int) -> np.ndarray:
+    """The elements of a one-dimensional PostgreSQL array without NULLs in binary form
+    (array_send), of a fixed-width type of `FORMATS` (times stay in PostgreSQL's units)."""
+    dimensions, _has_nulls, _element_oid = np.frombuffer(data, ">i4", 3)
+    if dimensions == 0:
+        return np.empty(0, FORMATS[oid])
+    # Header: dimensions, NULL flag and element type, one (length, lower bound) pair;
+    # then every element as its length and value.
+    elements = np.frombuffer(data, [("length", ">i4"), ("value", FORMATS[oid])], offset=20)
+    return elements["value"]

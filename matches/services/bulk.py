@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 from django.db import connection, models
+from psycopg.copy import QueuedLibpqWriter
 
 from matches.services import binary_copy
 
@@ -111,7 +112,9 @@ def _binary_copy(
     text COPY to build); without `types` it takes data already encoded. Its errors
     still reach callers as Django's database errors, like every other statement's."""
     statement = f"COPY {table} ({', '.join(columns)}) FROM STDIN (FORMAT BINARY)"
-    with connection.wrap_database_errors, cursor.cursor.copy(statement) as copy:
+    # Data goes out on a thread of psycopg's while the caller prepares the next rows.
+    writer = QueuedLibpqWriter(cursor.cursor)
+    with connection.wrap_database_errors, cursor.cursor.copy(statement, writer=writer) as copy:
         if types is not None:
             copy.set_types(types)
         yield copy
@@ -372,12 +375,6 @@ def encoded_stream(
         copy.write(binary_copy.HEADER)
         yield copy.write
         copy.write(binary_copy.TRAILER)
-
-
-def copy_encoded(model: type[models.Model], columns: Sequence[str], data: bytes) -> None:
-    """Rows already encoded by matches.services.binary_copy into a table, in one COPY."""
-    with encoded_stream(model, columns) as write:
-        write(data)
 
 
 def copy_arrays(

@@ -283,11 +283,12 @@ def test_recompute_equals_incremental_rating_in_any_batch_size(batch_size, compi
     assert_same_state(incremental, state())
 
 
-@databases.postgres_only("a recompute reads ahead on a second connection on PostgreSQL")
+@databases.postgres_only("the ledgers' recompute reads ahead on a second connection on PostgreSQL")
 @pytest.mark.django_db(transaction=True)
 def test_recompute_reading_ahead_on_a_second_connection_equals_incremental_rating(monkeypatch):
     from matches.services import read_ahead
 
+    monkeypatch.setattr("matches.ratings.kernel.COMPILED", False)  # the kernel reads arrays
     store(random_league(120))
     rate_pending_matches(batch_size=5)
     decay_all_ratings(RECOMPUTED_AT)
@@ -421,6 +422,15 @@ def test_recompute_builds_back_every_index_and_constraint_it_set_aside():
     store(random_league(40))
     recompute_all_ratings(chunk_size=7)
     assert databases.index_definitions(*tables) == before
+    # Rows it numbered itself (1 to n) are followed by rows the live site numbers.
+    numbered = {model: model.objects.count() for model in (Rating, RatingSnapshot, PlayerMatchup)}
+    store([replay(n, A, "100000000000000999") for n in range(5000, 5003)])
+    rate_pending_matches()
+    for model, count in numbered.items():
+        assert list(
+            model.objects.filter(id__lte=count).order_by("id").values_list("id", flat=True)
+        ) == list(range(1, count + 1))
+        assert model.objects.filter(id__gt=count).exists(), model
 
 
 @postgres_only

@@ -4,86 +4,167 @@ arrays with binary COPY (matches.services.binary_copy). PostgreSQL only."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+import itertools
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
+import psycopg
 from django.core.management.color import no_style
 from django.db import connection
 
 from matches.models import Match, MatchRating
+from matches.ratings import kernel
 from matches.ratings.kernel import ArrayLedger
 from matches.ratings.ledger import RatingKey
 from matches.services import binary_copy, bulk
 from matches.services.character_matchups import DIFFERENCE_BIN_POINTS
-from matches.services.rating.storage import MATCH_RATING_COLUMNS, RATING_STATE_COLUMNS
+from matches.services.rating.storage import MATCH_RATING_COLUMNS, RATING_STATE_COLUMNS, chunks
 from matches.services.rating_rows import PLAYER_MATCHUP_COLUMNS, SNAPSHOT_COLUMNS
-from players.models import PlayerMatchup, Rating, RatingSnapshot
+from players.models import Player, PlayerMatchup, Rating, RatingSnapshot
+
+# Matches read per query: each query's arrays stay well under PostgreSQL's 1 GB value.
+_READ_IDS = 2_000_000
 
 
 @dataclass(frozen=True, slots=True)
-class GameArrays:
-    """A chunk of games in order, sides named by rating number, and the ratings first
-    seen in it (whose player is excluded, which character)."""
+class History:
+    """Every stored game in (played_at, id) order as arrays, its sides named by rating
+    number (0, 1, ... in order of first game); and each rating's player and character."""
 
     match_id: np.ndarray
     played_at: np.ndarray
     rating_a: np.ndarray
     rating_b: np.ndarray
     a_won: np.ndarray
-    new_excluded: np.ndarray
-    new_character: np.ndarray
+    player: np.ndarray  # player id per rating number, as UTF-8 bytes
+    character: np.ndarray
 
     def __len__(self) -> int:
         return len(self.match_id)
 
-
-class RatingNumbers:
-    """Numbers every (player, character) 0, 1, ... in order of first game, as the chunks
-    of rows of storage.game_columns() pass through `games`, in order."""
-
-    def __init__(self, excluded_players: Iterable[str]) -> None:
-        self.excluded_players = frozenset(excluded_players)
-        self.keys: dict[RatingKey, int] = {}
-
-    def games(self, rows: list[tuple]) -> GameArrays:
-        match_ids, times, players_a, characters_a, players_b, characters_b, winners = zip(
-            *rows, strict=True
+    def games(self, start: int, stop: int) -> tuple[np.ndarray, ...]:
+        """(match ids, epoch seconds, rating A, rating B, A won) of games start:stop."""
+        part = slice(start, stop)
+        return (
+            self.match_id[part],
+            self.played_at[part],
+            self.rating_a[part],
+            self.rating_b[part],
+            self.a_won[part],
         )
-        keys = self.keys
-        new: list[RatingKey] = []
-        numbers = []
-        for pa, ca, pb, cb in zip(players_a, characters_a, players_b, characters_b, strict=True):
-            for key in ((pa, ca), (pb, cb)):
-                number = keys.get(key)
-                if number is None:
-                    number = keys[key] = len(keys)
-                    new.append(key)
-                numbers.append(number)
-        sides = np.array(numbers, dtype=np.int64).reshape(-1, 2)
-        excluded = self.excluded_players
-        return GameArrays(
-            np.array(match_ids, dtype=np.int64),
-            np.array(times, dtype=np.float64),
-            sides[:, 0],
-            sides[:, 1],
-            np.array(winners) == Match.Winner.A,
-            np.array([player in excluded for player, _ in new], dtype=np.bool_),
-            np.array([character for _, character in new], dtype=np.int64),
-        )
+
+
+def read_history() -> History:
+    """Every stored match, read as arrays in a few queries and put in order here.
+
+    Rows one at a time cost microseconds each in Python, most of a recompute at ten
+    million games. Instead each query returns whole columns (array_send of array_agg:
+    one binary value a column, decoded by numpy), with players named by a 64-bit hash
+    of their id rather than the id: no join, no per-row text. The hash's seed is one
+    under which no two players' ids collide (checked over every player, so the map
+    back to players is exact), and every hash a match names must belong to a player.
+    Read after the matches, the players include everyone they name.
+    """
+    for seed in itertools.count():
+        columns = _match_columns(seed)
+        players, hashes = _players(seed)
+        order = np.argsort(hashes)
+        hashes = hashes[order]
+        if not (hashes[1:] == hashes[:-1]).any():
+            break
+    players = players[order]
+    sides = []
+    for column in ("hash_a", "hash_b"):
+        found = np.minimum(np.searchsorted(hashes, columns[column]), max(len(hashes) - 1, 0))
+        if len(columns[column]) and not (hashes[found] == columns[column]).all():
+            raise RuntimeError("a stored match names a player missing from the players table")
+        sides.append(found)
+    games = np.lexsort((columns["id"], columns["played_at"]))
+    width = int(max(columns["character_a"].max(initial=0), columns["character_b"].max(initial=0)))
+    width += 1
+    # Each game's two sides interleaved, A first, as ratings are met game by game.
+    keys = np.stack(
+        [sides[0][games] * width + columns["character_a"][games],
+         sides[1][games] * width + columns["character_b"][games]],
+        axis=1,
+    ).ravel()  # fmt: skip
+    numbers, key_of = kernel.first_seen_numbers(keys, max(len(players), 1) * width)
+    return History(
+        columns["id"][games],
+        columns["played_at"][games],
+        numbers[0::2],
+        numbers[1::2],
+        columns["a_won"][games],
+        players[key_of // width],
+        key_of % width,
+    )
+
+
+def _match_columns(seed: int) -> dict[str, np.ndarray]:
+    """Every match's id, time (epoch seconds), players' id hashes, characters and
+    whether A won, in storage order."""
+    match = Match._meta.db_table
+    names = ("id", "played_at", "hash_a", "character_a", "hash_b", "character_b", "a_won")
+    types = (20, 701, 20, 21, 20, 21, 16)  # bigint, double, bigint, smallint, ..., boolean
+    expressions = (
+        "id",
+        "EXTRACT(EPOCH FROM played_at)::float8",
+        "hashtextextended(player_a_id, %(seed)s)",
+        "character_a_id::smallint",
+        "hashtextextended(player_b_id, %(seed)s)",
+        "character_b_id::smallint",
+        "winner = %(a)s",
+    )
+    select = ", ".join(f"array_send(array_agg({e}))" for e in expressions)
+    parts: dict[str, list[np.ndarray]] = {name: [] for name in names}
+    connection.ensure_connection()
+    # psycopg's own cursor: Django's binds parameters client-side, which cannot return
+    # binary results.
+    with connection.wrap_database_errors, psycopg.Cursor(connection.connection) as cursor:
+        cursor.execute(f"SELECT min(id), max(id) FROM {match}")
+        first, last = cursor.fetchone()
+        for low in range(first or 0, (last or -1) + 1, _READ_IDS):
+            cursor.execute(
+                f"SELECT {select} FROM {match} WHERE id >= %(low)s AND id < %(high)s",
+                {"seed": seed, "a": Match.Winner.A, "low": low, "high": low + _READ_IDS},
+                binary=True,
+            )
+            row = cursor.fetchone()
+            if row[0] is None:
+                continue
+            for name, oid, data in zip(names, types, row, strict=True):
+                parts[name].append(binary_copy.decode_array(data, oid))
+    columns = {
+        name: np.concatenate(arrays) if arrays else np.empty(0, binary_copy.FORMATS[oid])
+        for (name, arrays), oid in zip(parts.items(), types, strict=True)
+    }
+    return {name: column.astype(column.dtype.newbyteorder("=")) for name, column in columns.items()}
+
+
+def _players(seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """Every player's id (UTF-8 bytes) and its hash under `seed`."""
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT id, hashtextextended(id, %s) FROM {Player._meta.db_table}", [seed])
+        rows = cursor.fetchall()
+    ids = [player_id for player_id, _ in rows]
+    return (
+        np.char.encode(np.array(ids, dtype=str), "utf-8") if ids else np.empty(0, "S1"),
+        np.array([hash_ for _, hash_ in rows], dtype=np.int64),
+    )
 
 
 def apply(
-    ledger: ArrayLedger, games: GameArrays, rated_at: float, types: list[int]
+    ledger: ArrayLedger, games: tuple[np.ndarray, ...], rated_at: float, types: list[int]
 ) -> tuple[bytes, int]:
-    """Rate a chunk; its MatchRating rows encoded for COPY (of `match_rating_types`),
-    and how many counted."""
-    ledger.add(games.new_excluded, games.new_character)
-    results, counted = ledger.apply(games.played_at, games.rating_a, games.rating_b, games.a_won)
+    """Rate a chunk (History.games); its MatchRating rows encoded for COPY (of
+    `match_rating_types`), and how many counted."""
+    match_id, played_at, rating_a, rating_b, a_won = games
+    results, counted = ledger.apply(played_at, rating_a, rating_b, a_won)
     rows = binary_copy.encode(
         types,
         [
-            games.match_id,
+            match_id,
             np.full(len(counted), rated_at),
             counted,
             results[:, 0],
@@ -101,16 +182,14 @@ def match_rating_types() -> list[int]:
     return bulk.column_types(MatchRating, MATCH_RATING_COLUMNS)
 
 
-def insert_ratings(ledger: ArrayLedger, numbers: RatingNumbers) -> None:
+def insert_ratings(ledger: ArrayLedger, history: History) -> None:
     """Every rating, rating number n as id n + 1, into the emptied table."""
-    keys = list(numbers.keys)
-    players = np.char.encode(np.array([player for player, _ in keys], dtype=str), "utf-8")
-    characters = np.array([character for _, character in keys], dtype=np.int64)
+    players, characters = history.player, history.character
     beaten = ledger.best_win
     no_win = beaten < 0
     beaten = np.where(no_win, 0, beaten)
     columns = {
-        "id": np.arange(1, len(keys) + 1),
+        "id": np.arange(1, len(players) + 1),
         "player_id": players,
         "character_id": characters,
         "best_win_opponent_id": np.ma.array(players[beaten], mask=no_win),
@@ -123,39 +202,58 @@ def insert_ratings(ledger: ArrayLedger, numbers: RatingNumbers) -> None:
         columns[name] = columns[name].astype(np.int64)
     names = ("id", "player_id", "character_id", *RATING_STATE_COLUMNS)
     bulk.copy_arrays(Rating, names, [columns[name] for name in names])
+    _ids_continue_after_the_highest(Rating)
+
+
+def _ids_continue_after_the_highest(model: type) -> None:
     with connection.cursor() as cursor:
-        # The id sequence continues after the highest id given here.
-        for statement in connection.ops.sequence_reset_sql(no_style(), [Rating]):
+        for statement in connection.ops.sequence_reset_sql(no_style(), [model]):
             cursor.execute(statement)
 
 
 def insert_matchups_and_snapshots(ledger: ArrayLedger) -> None:
     """Player matchup sums and daily snapshots into their emptied tables."""
+    # Ids given rather than drawn from the sequence row by row: a third off the load.
     sums = ledger.player_matchups()
-    bulk.copy_arrays(PlayerMatchup, PLAYER_MATCHUP_COLUMNS, [sums.rating + 1, *sums[1:]])
+    bulk.copy_arrays(
+        PlayerMatchup,
+        ("id", *PLAYER_MATCHUP_COLUMNS),
+        [np.arange(1, len(sums.rating) + 1), sums.rating + 1, *sums[1:]],
+    )
+    _ids_continue_after_the_highest(PlayerMatchup)
     snapshots = ledger.snapshots()
     # Stored by rating, each one's days in order (the ledger has them by day): a rating's
     # history is then a few neighbouring pages to read, and its index is built from
     # sorted input.
+    order = np.argsort(snapshots.rating, kind="stable")
+    ids = np.empty_like(order)
+    ids[order] = np.arange(1, len(order) + 1)  # ascending in the order written
     bulk.copy_arrays(
         RatingSnapshot,
-        SNAPSHOT_COLUMNS,
-        [snapshots.rating + 1, *snapshots[1:]],
-        order=np.argsort(snapshots.rating, kind="stable"),
+        ("id", *SNAPSHOT_COLUMNS),
+        [ids, snapshots.rating + 1, *snapshots[1:]],
+        order=order,
     )
+    _ids_continue_after_the_highest(RatingSnapshot)
 
 
 def character_matchup_groups(
-    ledger: ArrayLedger, numbers: RatingNumbers
+    ledger: ArrayLedger,
 ) -> Callable[[dict[RatingKey, int], int | None], list[tuple]]:
-    """services.character_matchups' aggregate, from the games the ledger counted."""
+    """services.character_matchups' aggregate, from the games the ledger counted (once
+    the ratings are stored, each as its number + 1)."""
 
     def groups_of(members: dict[RatingKey, int], limit: int | None) -> list[tuple]:
         rank = np.full(ledger.count, np.inf)
-        for key, position in members.items():
-            number = numbers.keys.get(key)
-            if number is not None:
-                rank[number] = position
+        players = sorted({player for player, _ in members})
+        for chunk in chunks(players):
+            ids = Rating.objects.filter(player_id__in=chunk).values_list(
+                "id", "player_id", "character_id"
+            )
+            for rating_id, player, character in ids:
+                position = members.get((player, character))
+                if position is not None:
+                    rank[rating_id - 1] = position
         return ledger.character_matchup_groups(
             rank, np.inf if limit is None else limit, float(DIFFERENCE_BIN_POINTS)
         )

@@ -8,7 +8,6 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import datetime
 from functools import partial
-from typing import Any, TypeVar
 
 import numpy as np
 from django.db import connection, transaction
@@ -51,8 +50,6 @@ from matches.services.rating_rows import PLAYER_MATCHUP_COLUMNS, SNAPSHOT_COLUMN
 from matches.services.read_ahead import chunks_read_ahead
 from players.models import Player, PlayerMatchup, Rating, RatingSnapshot
 from web.generation import bump_generation
-
-Chunk = TypeVar("Chunk")
 
 
 class _MatchupsInChildProcess:
@@ -100,12 +97,10 @@ def _recompute_matchups(
 
 @contextmanager
 def _matches_in_results_out(
-    chunk_size: int, convert: Callable[[list[tuple]], Chunk], *, encoded: bool = False
-) -> Iterator[tuple[Iterable[Chunk], Callable[[Any], object]]]:
-    """Every match in (played_at, id) order a chunk at a time, each chunk made by
-    `convert` from rows of game_columns(), and a function that stores MatchRating rows:
-    rows of MATCH_RATING_COLUMNS, or with `encoded` their binary COPY data
-    (matches.services.binary_copy, PostgreSQL only).
+    chunk_size: int,
+) -> Iterator[tuple[Iterable[list[Game]], Callable[[Iterable[tuple]], object]]]:
+    """Every match in (played_at, id) order a chunk of Games at a time, and a function
+    that stores rows of MATCH_RATING_COLUMNS.
 
     On PostgreSQL the matches are read a chunk ahead on a second connection
     (matches.services.read_ahead), which leaves this one free to stream every result
@@ -115,10 +110,7 @@ def _matches_in_results_out(
     """
     columns = (MatchRating, MATCH_RATING_COLUMNS)
     if connection.vendor != "postgresql" or connection.savepoint_ids:
-        yield (
-            matches_in_order(Match.objects.all(), chunk_size, convert),
-            partial(bulk.copy_encoded if encoded else bulk.insert, *columns),
-        )
+        yield matches_in_order(Match.objects.all(), chunk_size), partial(bulk.insert, *columns)
         return
     queryset = (
         Match.objects.order_by("played_at", "id")
@@ -126,8 +118,8 @@ def _matches_in_results_out(
         .values_list(*game_columns())
     )
     with (
-        chunks_read_ahead(queryset, chunk_size, convert) as chunks,
-        (bulk.encoded_stream if encoded else bulk.insert_stream)(*columns) as write_results,
+        chunks_read_ahead(queryset, chunk_size, games_of) as chunks,
+        bulk.insert_stream(*columns) as write_results,
     ):
         yield chunks, write_results
 
@@ -195,30 +187,34 @@ def recompute_all_ratings(
 def _recompute_compiled(
     excluded: Iterable[str], chunk_size: int, progress: Callable[[int], None] | None, until: float
 ) -> RatingRun:
-    numbers = arrays.RatingNumbers(excluded)
+    history = arrays.read_history()
     ledger = kernel.ArrayLedger(glicko_params())
+    flagged = np.array([player.encode() for player in excluded], dtype=bytes)
+    ledger.add(np.isin(history.player, flagged), history.character)
     rated = batches = counted = 0
     rated_at = timezone.now().timestamp()
     # Asked before the COPY opens: this connection can run nothing else meanwhile.
     types = arrays.match_rating_types()
     with (
         bulk.indexes_built_after((MatchRating,)),
-        _matches_in_results_out(chunk_size, numbers.games, encoded=True) as (chunks, write),
+        bulk.encoded_stream(MatchRating, MATCH_RATING_COLUMNS) as write,
     ):
-        for games in chunks:
+        for start in range(0, len(history), chunk_size):
+            games = history.games(start, start + chunk_size)
             rows, chunk_counted = arrays.apply(ledger, games, rated_at, types)
             write(rows)
             counted += chunk_counted
-            rated += len(games)
+            rated += len(games[0])
             batches += 1
             if progress is not None:
                 progress(rated)
     deviation, last_decay_at = ledger.column("deviation"), ledger.column("last_decay_at")
-    decayed, decayed_at, write = decay_shown(deviation, last_decay_at, until, ledger.params)
-    deviation[write], last_decay_at[write] = decayed[write], decayed_at[write]
+    decayed, decayed_at, shown = decay_shown(deviation, last_decay_at, until, ledger.params)
+    deviation[shown], last_decay_at[shown] = decayed[shown], decayed_at[shown]
     with bulk.indexes_built_after((Rating,)):
-        arrays.insert_ratings(ledger, numbers)
-    rebuild_character_matchups(arrays.character_matchup_groups(ledger, numbers))
+        arrays.insert_ratings(ledger, history)
+    del history  # hundreds of megabytes at ten million games, for the steps below
+    rebuild_character_matchups(arrays.character_matchup_groups(ledger))
     with bulk.indexes_built_after((RatingSnapshot, PlayerMatchup)):
         arrays.insert_matchups_and_snapshots(ledger)
     return RatingRun(rated, counted, batches)
@@ -265,7 +261,7 @@ def _replay_history(
     matchups and storing them; returns (games rated, chunks, games counted)."""
     rated = batches = counted = 0
     rated_at = timezone.now()
-    with _matches_in_results_out(chunk_size, games_of) as (chunks, write_results):
+    with _matches_in_results_out(chunk_size) as (chunks, write_results):
         for games in chunks:
             results = [ledger.apply(game) for game in games]
             matchups.record(games, results)
