@@ -145,6 +145,69 @@ def first_seen_numbers(keys: np.ndarray, key_count: int) -> tuple[np.ndarray, np
     return numbers, key_of
 
 
+@njit(cache=True, nogil=True)
+def _build_positions(keys: np.ndarray, slots: np.ndarray, positions: np.ndarray) -> bool:
+    mask = slots.shape[0] - 1
+    for i in range(keys.shape[0]):
+        slot = keys[i] & mask
+        while positions[slot] >= 0:
+            if slots[slot] == keys[i]:
+                return False
+            slot = (slot + 1) & mask
+        slots[slot] = keys[i]
+        positions[slot] = i
+    return True
+
+
+@njit(cache=True, nogil=True)
+def _look_up(slots: np.ndarray, positions: np.ndarray, wanted: np.ndarray, out: np.ndarray):
+    mask = slots.shape[0] - 1
+    for i in range(wanted.shape[0]):
+        slot = wanted[i] & mask
+        while positions[slot] >= 0 and slots[slot] != wanted[i]:
+            slot = (slot + 1) & mask
+        out[i] = positions[slot]
+
+
+class Positions:
+    """Where each of a set of distinct 64-bit keys sits in it: an open-addressing hash
+    table, for keys that are hashes already (their low bits pick the slot)."""
+
+    def __init__(self, keys: np.ndarray) -> None:
+        size = 1 << max(4, (2 * len(keys)).bit_length())  # at most half full
+        self._slots = np.zeros(size, dtype=np.int64)
+        self._positions = np.full(size, -1, dtype=np.int64)
+        self.distinct = _build_positions(
+            np.ascontiguousarray(keys, dtype=np.int64), self._slots, self._positions
+        )
+
+    def of(self, wanted: np.ndarray) -> np.ndarray:
+        """The position of each wanted key, -1 where it is not in the set."""
+        out = np.empty(len(wanted), dtype=np.int64)
+        _look_up(self._slots, self._positions, np.ascontiguousarray(wanted, np.int64), out)
+        return out
+
+
+@njit(cache=True, nogil=True)
+def _counting_order(keys: np.ndarray, key_count: int) -> np.ndarray:
+    starts = np.zeros(key_count + 1, dtype=np.int64)
+    for key in keys:
+        starts[key + 1] += 1
+    for key in range(key_count):
+        starts[key + 1] += starts[key]
+    order = np.empty(keys.shape[0], dtype=np.int64)
+    for i in range(keys.shape[0]):
+        order[starts[keys[i]]] = i
+        starts[keys[i]] += 1
+    return order
+
+
+def stable_order(keys: np.ndarray, key_count: int) -> np.ndarray:
+    """np.argsort(keys, kind="stable") for keys 0 <= key < key_count, by counting: one
+    pass, where a comparison sort of tens of millions takes seconds."""
+    return _counting_order(np.ascontiguousarray(keys, dtype=np.int64), key_count)
+
+
 # Positions in the parameter array (`_param_array`).
 (
     _MINIMUM_DEVIATION,
@@ -291,8 +354,17 @@ class ArrayLedger:
         self._character = np.empty(0, dtype=np.int64)
         self._snap = np.empty((0, 4))
         self._snap_slots = np.zeros(1, dtype=np.int64)
-        # Per counted game, what the matchup sums need: both ratings and A's expectation.
-        self._counted_parts: list[tuple[np.ndarray, ...]] = []
+        # Per counted game, what the matchup sums need: both ratings, whether A won and
+        # A's pre-game value minus B's (A's expectation follows from it). Buffers that
+        # double, filled a chunk at a time: no list of parts joined at the end.
+        self._counted_columns = (
+            np.empty(0, np.int32),
+            np.empty(0, np.int32),
+            np.empty(0, np.bool_),
+            np.empty(0, np.float64),
+        )
+        self._counted_count = 0
+        self._expected: np.ndarray | None = None
 
     def add(self, excluded: np.ndarray, character: np.ndarray) -> None:
         """New ratings, numbered on from `count`: whether their player is excluded
@@ -352,17 +424,22 @@ class ArrayLedger:
             self._snap,
             self._snap_slots,
         )
-        difference = results[counted, 0] - results[counted, 2]
-        self._counted_parts.append(
-            (
-                rating_a[counted],
-                rating_b[counted],
-                a_won[counted],
-                # matchup_offset.expected
-                1.0 / (1.0 + 10.0 ** (-difference / 400.0)),
-                difference,
-            )
+        parts = (
+            rating_a[counted],
+            rating_b[counted],
+            a_won[counted],
+            results[counted, 0] - results[counted, 2],
         )
+        start, stop = self._counted_count, self._counted_count + len(parts[0])
+        if stop > len(self._counted_columns[0]):
+            capacity = max(2 * len(self._counted_columns[0]), stop)
+            self._counted_columns = tuple(
+                np.concatenate([column[:start], np.empty(capacity - start, column.dtype)])
+                for column in self._counted_columns
+            )
+        for column, part in zip(self._counted_columns, parts, strict=True):
+            column[start:stop] = part
+        self._counted_count, self._expected = stop, None
         return results, counted
 
     def _reserve_snapshots(self, more: int) -> None:
@@ -393,13 +470,18 @@ class ArrayLedger:
 
     def _counted(self) -> tuple[np.ndarray, ...]:
         """Of every counted game: ratings A and B, whether A won, A's expectation, and
-        A's pre-game value minus B's (joined into one part at the first call)."""
-        if not self._counted_parts:
-            return (np.empty(0, np.int64),) * 2 + (np.empty(0, np.bool_),) + (np.empty(0),) * 2
-        if len(self._counted_parts) > 1:
-            joined = tuple(np.concatenate(part) for part in zip(*self._counted_parts, strict=True))
-            self._counted_parts = [joined]
-        return self._counted_parts[0]
+        A's pre-game value minus B's."""
+        a, b, a_won, difference = (
+            column[: self._counted_count] for column in self._counted_columns
+        )
+        if self._expected is None:
+            self._expected = 1.0 / (1.0 + 10.0 ** (-difference / 400.0))  # matchup_offset.expected
+        return a, b, a_won, self._expected, difference
+
+    def close(self) -> None:
+        """No more games: what the sums read is prepared once, so that they may then be
+        read from several threads."""
+        self._counted()
 
     def character_matchup_groups(
         self, rank: np.ndarray, limit: float, bin_points: float
@@ -447,23 +529,72 @@ class ArrayLedger:
         """Sums per (rating, opposing character) over every counted game, each game
         adding A's then B's side in game order, as MatchupLedger does."""
         a, b, a_won, expected_a, _ = self._counted()
-        # Sides interleaved (A then B per game): the float sums add in the ledger's order.
-        ratings = np.stack([a, b], axis=1).ravel()
         character = self.character
-        opponents = np.stack([character[b], character[a]], axis=1).ravel()
-        won = np.stack([a_won, ~a_won], axis=1).ravel()
-        expected = np.stack([expected_a, 1.0 - expected_a], axis=1).ravel()
-        information = np.repeat(expected_a * (1.0 - expected_a), 2)
         width = int(character.max(initial=0)) + 1
-        keys, group = np.unique(ratings * width + opponents, return_inverse=True)
-        groups = len(keys)
-        wins = np.bincount(group, weights=won, minlength=groups).astype(np.int64)
-        games = np.bincount(group, minlength=groups)
         return PlayerMatchupSums(
-            keys // width,
-            keys % width,
-            wins,
-            games - wins,
-            np.bincount(group, weights=expected, minlength=groups),
-            np.bincount(group, weights=information, minlength=groups),
+            *_player_matchup_sums(a, b, a_won, expected_a, character, self.count, width)
         )
+
+
+@njit(cache=True, nogil=True)
+def _player_matchup_sums(a, b, a_won, expected_a, character, count, width):
+    """PlayerMatchupSums' columns, rows by rating then opposing character. Each game
+    has two sides (2g: A's, 2g + 1: B's); a rating's sides are visited in that order,
+    so every sum adds in game order, A before B."""
+    n = a.shape[0]
+    starts = np.zeros(count + 1, dtype=np.int64)
+    for g in range(n):
+        starts[a[g] + 1] += 1
+        starts[b[g] + 1] += 1
+    for r in range(count):
+        starts[r + 1] += starts[r]
+    sides = np.empty(2 * n, dtype=np.int64)
+    fill = starts[:-1].copy()
+    for g in range(n):
+        sides[fill[a[g]]] = 2 * g
+        fill[a[g]] += 1
+        sides[fill[b[g]]] = 2 * g + 1
+        fill[b[g]] += 1
+    # Rows: one per (rating, opposing character) met.
+    last_rating = np.full(width, -1, dtype=np.int64)
+    rows = 0
+    for r in range(count):
+        for i in range(starts[r], starts[r + 1]):
+            g = sides[i] // 2
+            opponent = character[a[g]] if sides[i] % 2 else character[b[g]]
+            if last_rating[opponent] != r:
+                last_rating[opponent] = r
+                rows += 1
+    rating = np.empty(rows, dtype=np.int64)
+    opponent_character = np.empty(rows, dtype=np.int64)
+    wins = np.empty(rows, dtype=np.int64)
+    losses = np.empty(rows, dtype=np.int64)
+    expected = np.empty(rows, dtype=np.float64)
+    information = np.empty(rows, dtype=np.float64)
+    games_of = np.zeros(width, dtype=np.int64)
+    wins_of = np.zeros(width, dtype=np.int64)
+    expected_of = np.zeros(width, dtype=np.float64)
+    information_of = np.zeros(width, dtype=np.float64)
+    row = 0
+    for r in range(count):
+        for i in range(starts[r], starts[r + 1]):
+            g, side_b = sides[i] // 2, sides[i] % 2
+            e = expected_a[g]
+            opponent = character[a[g]] if side_b else character[b[g]]
+            games_of[opponent] += 1
+            if a_won[g] != (side_b == 1):
+                wins_of[opponent] += 1
+            expected_of[opponent] += 1.0 - e if side_b else e
+            information_of[opponent] += e * (1.0 - e)
+        for opponent in range(width):
+            if games_of[opponent]:
+                rating[row] = r
+                opponent_character[row] = opponent
+                wins[row] = wins_of[opponent]
+                losses[row] = games_of[opponent] - wins_of[opponent]
+                expected[row] = expected_of[opponent]
+                information[row] = information_of[opponent]
+                row += 1
+                games_of[opponent] = wins_of[opponent] = 0
+                expected_of[opponent] = information_of[opponent] = 0.0
+    return rating, opponent_character, wins, losses, expected, information

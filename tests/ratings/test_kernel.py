@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from matches.ratings import kernel
-from matches.ratings.glicko import GlickoParams
+from matches.ratings.glicko import GlickoParams, decay
 from matches.ratings.kernel import RESULT_COLUMNS, ArrayLedger
 from matches.ratings.ledger import RATING_FIELDS, Game, MatchupLedger, RatingLedger
 
@@ -137,3 +137,49 @@ def test_the_kernel_is_compiled_where_numba_is_installed():
     numba = pytest.importorskip("numba")
     assert kernel.COMPILED
     assert isinstance(kernel._apply, numba.core.registry.CPUDispatcher)
+
+
+@given(st.lists(st.integers(0, 40), max_size=300), st.integers(41, 60))
+def test_counting_order_is_the_stable_sort(keys, key_count):
+    keys = np.array(keys, dtype=np.int64)
+    expected = np.argsort(keys, kind="stable")
+    assert kernel.stable_order(keys, key_count).tolist() == expected.tolist()
+
+
+@given(st.lists(st.integers(0, 30), max_size=300))
+def test_first_seen_numbers_count_keys_in_order_of_appearance(keys):
+    numbers, key_of = kernel.first_seen_numbers(np.array(keys, dtype=np.int64), 31)
+    first_seen = list(dict.fromkeys(keys))
+    assert key_of.tolist() == first_seen
+    assert numbers.tolist() == [first_seen.index(key) for key in keys]
+
+
+@given(
+    st.sets(st.integers(-(2**63), 2**63 - 1), max_size=200),
+    st.lists(st.integers(-(2**63), 2**63 - 1), max_size=50),
+)
+def test_positions_find_every_key_and_nothing_else(keys, others):
+    keys = list(keys)
+    # Low bits alike, as colliding slots: the probing must still tell them apart.
+    keys += [(key & ~0xFFFF) | 7 for key in keys[:20] if (key & ~0xFFFF) | 7 not in keys]
+    keys = list(dict.fromkeys(keys))
+    positions = kernel.Positions(np.array(keys, dtype=np.int64))
+    assert positions.distinct
+    assert positions.of(np.array(keys, dtype=np.int64)).tolist() == list(range(len(keys)))
+    missing = [key for key in others if key not in keys]
+    assert (positions.of(np.array(missing, dtype=np.int64)) == -1).all()
+    assert not kernel.Positions(np.array(keys + keys[:1], dtype=np.int64)).distinct or not keys
+
+
+@given(
+    deviation=st.floats(20, 400),
+    idle_seconds=st.floats(0, 3e7),
+    params=st.sampled_from(PARAMS),
+)
+def test_decaying_arrays_is_glicko_decay(deviation, idle_seconds, params):
+    last = 1.7e9
+    got_deviation, got_last = kernel.decayed(
+        np.array([deviation, deviation]), np.array([last, np.nan]), last + idle_seconds, params
+    )
+    assert (got_deviation[0], got_last[0]) == decay(deviation, last, last + idle_seconds, params)
+    assert got_deviation[1] == deviation and math.isnan(got_last[1])  # never played: no decay

@@ -15,16 +15,22 @@ from django.db import connection
 
 from matches.models import Match, MatchRating
 from matches.ratings import kernel
-from matches.ratings.kernel import ArrayLedger
+from matches.ratings.kernel import ArrayLedger, PlayerMatchupSums
 from matches.ratings.ledger import RatingKey
 from matches.services import binary_copy, bulk
 from matches.services.character_matchups import DIFFERENCE_BIN_POINTS
-from matches.services.rating.storage import MATCH_RATING_COLUMNS, RATING_STATE_COLUMNS, chunks
+from matches.services.rating.storage import (
+    MATCH_RATING_COLUMNS,
+    RATING_STATE_COLUMNS,
+    chunks,
+    fetch_rows,
+)
 from matches.services.rating_rows import PLAYER_MATCHUP_COLUMNS, SNAPSHOT_COLUMNS
 from players.models import Player, PlayerMatchup, Rating, RatingSnapshot
 
-# Matches read per query: each query's arrays stay well under PostgreSQL's 1 GB value.
-_READ_IDS = 2_000_000
+# Table pages read per query (a few million matches): each query's arrays stay well
+# under PostgreSQL's 1 GB a value.
+_READ_BLOCKS = 50_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,17 +75,12 @@ def read_history() -> History:
     for seed in itertools.count():
         columns = _match_columns(seed)
         players, hashes = _players(seed)
-        order = np.argsort(hashes)
-        hashes = hashes[order]
-        if not (hashes[1:] == hashes[:-1]).any():
+        positions = kernel.Positions(hashes)
+        if positions.distinct:
             break
-    players = players[order]
-    sides = []
-    for column in ("hash_a", "hash_b"):
-        found = np.minimum(np.searchsorted(hashes, columns[column]), max(len(hashes) - 1, 0))
-        if len(columns[column]) and not (hashes[found] == columns[column]).all():
-            raise RuntimeError("a stored match names a player missing from the players table")
-        sides.append(found)
+    sides = [positions.of(columns["hash_a"]), positions.of(columns["hash_b"])]
+    if any((side < 0).any() for side in sides):
+        raise RuntimeError("a stored match names a player missing from the players table")
     games = np.lexsort((columns["id"], columns["played_at"]))
     width = int(max(columns["character_a"].max(initial=0), columns["character_b"].max(initial=0)))
     width += 1
@@ -109,7 +110,9 @@ def _match_columns(seed: int) -> dict[str, np.ndarray]:
     types = (20, 701, 20, 21, 20, 21, 16)  # bigint, double, bigint, smallint, ..., boolean
     expressions = (
         "id",
-        "EXTRACT(EPOCH FROM played_at)::float8",
+        # EXTRACT(EPOCH ...)::float8, which EpochSeconds reads: the same double, without
+        # computing a numeric first.
+        "date_part('epoch', played_at)",
         "hashtextextended(player_a_id, %(seed)s)",
         "character_a_id::smallint",
         "hashtextextended(player_b_id, %(seed)s)",
@@ -122,14 +125,17 @@ def _match_columns(seed: int) -> dict[str, np.ndarray]:
     # psycopg's own cursor: Django's binds parameters client-side, which cannot return
     # binary results.
     with connection.wrap_database_errors, psycopg.Cursor(connection.connection) as cursor:
-        cursor.execute(f"SELECT min(id), max(id) FROM {match}")
-        first, last = cursor.fetchone()
-        for low in range(first or 0, (last or -1) + 1, _READ_IDS):
+        cursor.execute("SELECT pg_relation_size(%s) / current_setting('block_size')::int", [match])
+        (blocks,) = cursor.fetchone()
+        # Ranges of the table's pages (TID range scans); the last one open-ended.
+        for low in range(0, max(blocks, 1), _READ_BLOCKS):
+            high = "" if low + _READ_BLOCKS >= blocks else " AND ctid < %(high)s::tid"
             cursor.execute(
-                f"SELECT {select} FROM {match} WHERE id >= %(low)s AND id < %(high)s",
-                {"seed": seed, "a": Match.Winner.A, "low": low, "high": low + _READ_IDS},
+                f"SELECT {select} FROM {match} WHERE ctid >= %(low)s::tid{high}",
+                {"seed": seed, "a": Match.Winner.A, "low": f"({low},0)",
+                 "high": f"({low + _READ_BLOCKS},0)"},
                 binary=True,
-            )
+            )  # fmt: skip
             row = cursor.fetchone()
             if row[0] is None:
                 continue
@@ -182,9 +188,10 @@ def match_rating_types() -> list[int]:
     return bulk.column_types(MatchRating, MATCH_RATING_COLUMNS)
 
 
-def insert_ratings(ledger: ArrayLedger, history: History) -> None:
-    """Every rating, rating number n as id n + 1, into the emptied table."""
-    players, characters = history.player, history.character
+def insert_ratings(ledger: ArrayLedger, players: np.ndarray) -> None:
+    """Every rating, rating number n as id n + 1, into the emptied table; `players`
+    holds each one's player id (History.player)."""
+    characters = ledger.character
     beaten = ledger.best_win
     no_win = beaten < 0
     beaten = np.where(no_win, 0, beaten)
@@ -211,10 +218,10 @@ def _ids_continue_after_the_highest(model: type) -> None:
             cursor.execute(statement)
 
 
-def insert_matchups_and_snapshots(ledger: ArrayLedger) -> None:
-    """Player matchup sums and daily snapshots into their emptied tables."""
+def insert_matchups_and_snapshots(ledger: ArrayLedger, sums: PlayerMatchupSums) -> None:
+    """Player matchup sums (ledger.player_matchups) and daily snapshots into their
+    emptied tables."""
     # Ids given rather than drawn from the sequence row by row: a third off the load.
-    sums = ledger.player_matchups()
     bulk.copy_arrays(
         PlayerMatchup,
         ("id", *PLAYER_MATCHUP_COLUMNS),
@@ -225,7 +232,7 @@ def insert_matchups_and_snapshots(ledger: ArrayLedger) -> None:
     # Stored by rating, each one's days in order (the ledger has them by day): a rating's
     # history is then a few neighbouring pages to read, and its index is built from
     # sorted input.
-    order = np.argsort(snapshots.rating, kind="stable")
+    order = kernel.stable_order(snapshots.rating, ledger.count)
     ids = np.empty_like(order)
     ids[order] = np.arange(1, len(order) + 1)  # ascending in the order written
     bulk.copy_arrays(
@@ -243,19 +250,27 @@ def character_matchup_groups(
     """services.character_matchups' aggregate, from the games the ledger counted (once
     the ratings are stored, each as its number + 1)."""
 
-    def groups_of(members: dict[RatingKey, int], limit: int | None) -> list[tuple]:
+    asked: list[tuple[dict[RatingKey, int], np.ndarray]] = []  # members, and their ranks
+
+    def rank_of(members: dict[RatingKey, int]) -> np.ndarray:
+        """The members' ranks by rating number (inf: not a member)."""
         rank = np.full(ledger.count, np.inf)
         players = sorted({player for player, _ in members})
         for chunk in chunks(players):
             ids = Rating.objects.filter(player_id__in=chunk).values_list(
                 "id", "player_id", "character_id"
             )
-            for rating_id, player, character in ids:
+            for rating_id, player, character in fetch_rows(ids):
                 position = members.get((player, character))
                 if position is not None:
                     rank[rating_id - 1] = position
+        return rank
+
+    def groups_of(members: dict[RatingKey, int], limit: int | None) -> list[tuple]:
+        if not asked or asked[0][0] is not members:  # every bracket asks with the same
+            asked[:] = [(members, rank_of(members))]
         return ledger.character_matchup_groups(
-            rank, np.inf if limit is None else limit, float(DIFFERENCE_BIN_POINTS)
+            asked[0][1], np.inf if limit is None else limit, float(DIFFERENCE_BIN_POINTS)
         )
 
     return groups_of

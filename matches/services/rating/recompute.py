@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import multiprocessing
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from datetime import datetime
 from functools import partial
@@ -191,6 +192,32 @@ def _recompute_compiled(
     ledger = kernel.ArrayLedger(glicko_params())
     flagged = np.array([player.encode() for player in excluded], dtype=bytes)
     ledger.add(np.isin(history.player, flagged), history.character)
+    run = _rate_history(ledger, history, chunk_size, progress)
+    players = history.player
+    del history  # hundreds of megabytes at ten million games, for the steps below
+    ledger.close()
+    deviation, last_decay_at = ledger.column("deviation"), ledger.column("last_decay_at")
+    decayed, decayed_at, shown = decay_shown(deviation, last_decay_at, until, ledger.params)
+    deviation[shown], last_decay_at[shown] = decayed[shown], decayed_at[shown]
+    with ThreadPoolExecutor(max_workers=1) as second_core:
+        # The compiled sums release the GIL: they add up on the other core while this
+        # one waits for the database to store the ratings and fit the character matchups.
+        sums = second_core.submit(ledger.player_matchups)
+        with bulk.indexes_built_after((Rating,)):
+            arrays.insert_ratings(ledger, players)
+        rebuild_character_matchups(arrays.character_matchup_groups(ledger))
+        with bulk.indexes_built_after((RatingSnapshot, PlayerMatchup)):
+            arrays.insert_matchups_and_snapshots(ledger, sums.result())
+    return run
+
+
+def _rate_history(
+    ledger: kernel.ArrayLedger,
+    history: arrays.History,
+    chunk_size: int,
+    progress: Callable[[int], None] | None,
+) -> RatingRun:
+    """Rate every game a chunk at a time, streaming the MatchRating rows through COPY."""
     rated = batches = counted = 0
     rated_at = timezone.now().timestamp()
     # Asked before the COPY opens: this connection can run nothing else meanwhile.
@@ -208,15 +235,6 @@ def _recompute_compiled(
             batches += 1
             if progress is not None:
                 progress(rated)
-    deviation, last_decay_at = ledger.column("deviation"), ledger.column("last_decay_at")
-    decayed, decayed_at, shown = decay_shown(deviation, last_decay_at, until, ledger.params)
-    deviation[shown], last_decay_at[shown] = decayed[shown], decayed_at[shown]
-    with bulk.indexes_built_after((Rating,)):
-        arrays.insert_ratings(ledger, history)
-    del history  # hundreds of megabytes at ten million games, for the steps below
-    rebuild_character_matchups(arrays.character_matchup_groups(ledger))
-    with bulk.indexes_built_after((RatingSnapshot, PlayerMatchup)):
-        arrays.insert_matchups_and_snapshots(ledger)
     return RatingRun(rated, counted, batches)
 
 
