@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import AbstractContextManager, closing, nullcontext
+from contextlib import closing, nullcontext
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from itertools import islice
@@ -328,36 +328,46 @@ def _store_transaction(
     run: IngestRun | None,
     chunks: Iterator[_ParsedChunk],
     result: IngestResult,
+    *,
+    first_load: bool,
 ) -> bool:
     """Store chunks in one transaction until one fills it, then the players they saw;
-    False once the input is used up.
+    False once the input is used up. A first load (`_is_first_load`) is one transaction
+    to the end, writing the players each time a chunk fills.
 
     Ingesting transactions take turns (INGEST_WRITER_LOCK): two of them inserting the
     same games in different orders would otherwise deadlock each other.
     """
     with transaction.atomic():
         acquire_transaction_lock(INGEST_WRITER_LOCK, wait=True)
-        with _first_load_indexes():
+        indexes = (
+            bulk.indexes_built_after((Match, Player, PlayerName), keep_unique=True)
+            if first_load
+            else nullcontext()
+        )
+        with indexes:
             sightings = None
             for chunk in chunks:
                 result.add(_store_chunk(source, run, chunk))
                 sightings = chunk.sightings
                 if chunk.fills_transaction:
                     sightings.write()
-                    return True
+                    sightings = None
+                    if not first_load:
+                        return True
             if sightings is not None:
                 sightings.write()
     return False
 
 
-def _first_load_indexes() -> AbstractContextManager:
-    """Into an empty database, games and players load faster without the indexes that
-    no conflict check needs (a game's sides, name search), built once at the commit:
-    a fifth off a million-game first import. Nothing is there to read meanwhile, so
-    the tables' locks until the commit cost nobody. Later loads keep every index."""
-    if Match.objects.exists():
-        return nullcontext()
-    return bulk.indexes_built_after((Match, Player, PlayerName), keep_unique=True)
+def _is_first_load() -> bool:
+    """Into an empty database, games and players load much faster without the indexes
+    that no conflict check needs (a game's sides, name search), built once at the end:
+    each one kept up row by row is a random write into an index larger than memory at
+    ten million games. So a first load is one transaction, which an interruption undoes
+    whole (run it again); nothing is there to read meanwhile, so the tables' locks until
+    the commit cost nobody. Later loads keep every index and commit as they go."""
+    return not Match.objects.exists()
 
 
 def store_replays(
@@ -372,16 +382,18 @@ def store_replays(
     Games are written a chunk at a time and their players once per transaction, which
     commits after every PLAYERS_PER_TRANSACTION distinct players (or at the end): the
     games of a transaction and the players they name land together, and a player seen
-    in a thousand games of an import is written once, not a thousand times. Called
-    inside a transaction, these become savepoints of it: a caller that saves a feed
-    cursor in the same transaction commits cursor and data together.
+    in a thousand games of an import is written once, not a thousand times (a first
+    load commits once, at the end: `_is_first_load`). Called inside a transaction,
+    these become savepoints of it: a caller that saves a feed cursor in the same
+    transaction commits cursor and data together.
     """
     result = IngestResult()
+    first_load = _is_first_load()
     with (
         paused_garbage_collection(),
         closing(_parsed_ahead(source, replays, chunk_size)) as chunks,
     ):
-        while _store_transaction(source, run, chunks, result):
+        while _store_transaction(source, run, chunks, result, first_load=first_load):
             pass
     return result
 

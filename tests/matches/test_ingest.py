@@ -278,6 +278,7 @@ def test_an_import_that_fails_midway_keeps_whole_transactions(monkeypatch):
             raise RuntimeError("database went away")
         return real_insert(rows)
 
+    store([replay(99, P1, P2)])  # not a first load, which is one transaction
     monkeypatch.setattr(ingest, "_insert_matches", insert_failing_on_the_fourth_chunk)
     with pytest.raises(RuntimeError):
         store_replays(
@@ -285,11 +286,43 @@ def test_an_import_that_fails_midway_keeps_whole_transactions(monkeypatch):
             replays=iter_replay_payloads(_name_changing_games()),
             chunk_size=1,
         )
-    stored = Match.objects.count()
+    stored = Match.objects.count() - 1
     assert 0 < stored < 5
     players = set(Player.objects.values_list("id", flat=True))
     for a, b in Match.objects.values_list("player_a_id", "player_b_id"):
         assert {a, b} <= players
+
+
+def test_a_first_load_is_one_transaction_however_many_players_it_meets(monkeypatch):
+    from matches.services import ingest
+
+    monkeypatch.setattr(ingest, "PLAYERS_PER_TRANSACTION", 2)
+    real_insert, calls = ingest._insert_matches, []
+
+    def insert_failing_on_the_fourth_chunk(rows):
+        calls.append(rows)
+        if len(calls) == 4:
+            raise RuntimeError("database went away")
+        return real_insert(rows)
+
+    monkeypatch.setattr(ingest, "_insert_matches", insert_failing_on_the_fourth_chunk)
+    with pytest.raises(RuntimeError):
+        store_replays(
+            source=file_import_source(),
+            replays=iter_replay_payloads(_name_changing_games()),
+            chunk_size=1,
+        )
+    assert not Match.objects.exists() and not Player.objects.exists()
+    # Run again, it loads everything, the players written at each fill.
+    monkeypatch.setattr(ingest, "_insert_matches", real_insert)
+    result = store_replays(
+        source=file_import_source(),
+        replays=iter_replay_payloads(_name_changing_games()),
+        chunk_size=1,
+    )
+    assert (result.new, Match.objects.count(), Player.objects.count()) == (5, 5, 3)
+    latest_names = dict(Player.objects.values_list("id", "name"))
+    assert latest_names == {P1: "Five", P2: "kyo", P3: "Third Renamed"}
 
 
 first_load_only_on_postgres = databases.postgres_only("SQLite keeps its indexes during a load")
