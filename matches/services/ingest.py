@@ -33,6 +33,11 @@ CHUNK_SIZE = 20_000
 # Distinct players a transaction gathers before it is written and committed, which bounds
 # memory: a million-game import of 100,000 players peaks at about 240 MB in all.
 PLAYERS_PER_TRANSACTION = 200_000
+# A first load (one transaction: `_is_first_load`) writes its players after this many
+# instead: each write of a player already written leaves a row version that cannot be
+# pruned until the commit, and at ten million games a player recurs in a dozen windows
+# of 200,000. About 1 KB of memory a player.
+FIRST_LOAD_PLAYERS_PER_WRITE = 1_000_000
 # Enough of a rejected payload to see what was wrong without storing megabytes.
 MAX_REJECTED_RAW_CHARS = 16_384
 MAX_REASON_CHARS = RejectedReplay._meta.get_field("reason").max_length
@@ -296,7 +301,7 @@ def _store_chunk(source: ReplaySource, run: IngestRun | None, chunk: _ParsedChun
 
 
 def _parsed_ahead(
-    source: ReplaySource, replays: Iterable[RawReplay], chunk_size: int
+    source: ReplaySource, replays: Iterable[RawReplay], chunk_size: int, players_per_write: int
 ) -> Iterator[_ParsedChunk]:
     """The replays a chunk at a time, ready to write. The next chunk is read, validated
     and turned into rows on a helper thread while the caller writes this one: all the
@@ -311,7 +316,7 @@ def _parsed_ahead(
         if chunk is None:
             return None
         parsed = _parse_chunk(chunk, source.id, sightings)
-        if len(sightings) >= PLAYERS_PER_TRANSACTION:
+        if len(sightings) >= players_per_write:
             parsed.fills_transaction = True
             sightings = _PlayerSightings()
         return parsed
@@ -389,9 +394,10 @@ def store_replays(
     """
     result = IngestResult()
     first_load = _is_first_load()
+    players_per_write = FIRST_LOAD_PLAYERS_PER_WRITE if first_load else PLAYERS_PER_TRANSACTION
     with (
         paused_garbage_collection(),
-        closing(_parsed_ahead(source, replays, chunk_size)) as chunks,
+        closing(_parsed_ahead(source, replays, chunk_size, players_per_write)) as chunks,
     ):
         while _store_transaction(source, run, chunks, result, first_load=first_load):
             pass

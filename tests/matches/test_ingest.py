@@ -252,8 +252,8 @@ def test_players_written_once_per_transaction_equal_players_written_once(monkeyp
     in_one_transaction = _players_and_names()
     Match.objects.all().delete()
     Player.objects.all().delete()
-    # A transaction full after two players, and a chunk per game: five transactions.
-    monkeypatch.setattr("matches.services.ingest.PLAYERS_PER_TRANSACTION", 2)
+    # Players written after every two, and a chunk per game: five writes.
+    monkeypatch.setattr("matches.services.ingest.FIRST_LOAD_PLAYERS_PER_WRITE", 2)
     result = store_replays(
         source=file_import_source(),
         replays=iter_replay_payloads(_name_changing_games()),
@@ -296,7 +296,7 @@ def test_an_import_that_fails_midway_keeps_whole_transactions(monkeypatch):
 def test_a_first_load_is_one_transaction_however_many_players_it_meets(monkeypatch):
     from matches.services import ingest
 
-    monkeypatch.setattr(ingest, "PLAYERS_PER_TRANSACTION", 2)
+    monkeypatch.setattr(ingest, "FIRST_LOAD_PLAYERS_PER_WRITE", 2)
     real_insert, calls = ingest._insert_matches, []
 
     def insert_failing_on_the_fourth_chunk(rows):
