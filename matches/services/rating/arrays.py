@@ -10,7 +10,6 @@ from dataclasses import dataclass
 
 import numpy as np
 import psycopg
-from django.core.management.color import no_style
 from django.db import connection
 
 from matches.models import Match, MatchRating
@@ -209,13 +208,17 @@ def insert_ratings(ledger: ArrayLedger, players: np.ndarray) -> None:
         columns[name] = columns[name].astype(np.int64)
     names = ("id", "player_id", "character_id", *RATING_STATE_COLUMNS)
     bulk.copy_arrays(Rating, names, [columns[name] for name in names])
-    _ids_continue_after_the_highest(Rating)
+    _ids_continue_after(Rating, len(players))
 
 
-def _ids_continue_after_the_highest(model: type) -> None:
+def _ids_continue_after(model: type, highest: int) -> None:
+    """The id sequence of a table just loaded with ids 1 to `highest` (told, not read:
+    MAX(id) would scan a table whose index is not built yet)."""
     with connection.cursor() as cursor:
-        for statement in connection.ops.sequence_reset_sql(no_style(), [model]):
-            cursor.execute(statement)
+        cursor.execute(
+            "SELECT setval(pg_get_serial_sequence(%s, 'id'), %s, %s)",
+            [model._meta.db_table, max(highest, 1), highest > 0],
+        )
 
 
 def insert_matchups_and_snapshots(ledger: ArrayLedger, sums: PlayerMatchupSums) -> None:
@@ -227,7 +230,7 @@ def insert_matchups_and_snapshots(ledger: ArrayLedger, sums: PlayerMatchupSums) 
         ("id", *PLAYER_MATCHUP_COLUMNS),
         [np.arange(1, len(sums.rating) + 1), sums.rating + 1, *sums[1:]],
     )
-    _ids_continue_after_the_highest(PlayerMatchup)
+    _ids_continue_after(PlayerMatchup, len(sums.rating))
     snapshots = ledger.snapshots()
     # Stored by rating, each one's days in order (the ledger has them by day): a rating's
     # history is then a few neighbouring pages to read, and its index is built from
@@ -241,7 +244,7 @@ def insert_matchups_and_snapshots(ledger: ArrayLedger, sums: PlayerMatchupSums) 
         [ids, snapshots.rating + 1, *snapshots[1:]],
         order=order,
     )
-    _ids_continue_after_the_highest(RatingSnapshot)
+    _ids_continue_after(RatingSnapshot, len(order))
 
 
 def character_matchup_groups(
