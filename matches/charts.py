@@ -23,6 +23,9 @@ LEFT, RIGHT, TOP, BOTTOM = 66, 24, 14, 44
 MAX_BAND_SHOWN = 250.0
 # Above this many points the line has no dots (each dot carries a tooltip).
 MAX_DOTS = 160
+# A chart 1280 px wide at most shows no more than this many distinct points; longer
+# histories are thinned to it on the server (see `downsample`).
+MAX_CHART_POINTS = 300
 # A lone game's band is a bar this wide (a band over no time would be a bare line).
 LONE_BAND_WIDTH = 14
 # Tick labels closer than this to the right edge are right-aligned, so none is cut off.
@@ -170,6 +173,28 @@ def _x_label(px: float, text: str, index: int) -> str:
     )
 
 
+def downsample(points: Sequence[RatingPoint], limit: int = MAX_CHART_POINTS) -> list[RatingPoint]:
+    """At most `limit` of `points` (oldest first), in order: the first and the last, and
+    in each of about limit / 4 runs of consecutive points its first, lowest, highest and
+    last one, so that no peak or trough is lost however long the history."""
+    if len(points) <= limit:
+        return list(points)
+    runs = max(1, (limit - 2) // 4)
+    size = math.ceil(len(points) / runs)
+    kept: set[int] = {0, len(points) - 1}
+    for start in range(0, len(points), size):
+        run = range(start, min(start + size, len(points)))
+        kept.update(
+            (
+                run[0],
+                run[-1],
+                min(run, key=lambda i: points[i].value),
+                max(run, key=lambda i: points[i].value),
+            )
+        )
+    return [points[i] for i in sorted(kept)]
+
+
 def rating_chart(
     chart_id: str,
     points: Sequence[RatingPoint],
@@ -186,6 +211,8 @@ def rating_chart(
         return _empty(chart_id, title, "No games in this range.")
     if points[0].at == points[-1].at:
         points = points[-1:]  # the rating before a lone game would sit on the same spot
+    count = len(points)
+    points = downsample(points)
     start = min(start or points[0].at, points[0].at)
     end = max(end or points[-1].at, points[-1].at)
     if end - start < timedelta(hours=1):
@@ -250,7 +277,7 @@ def rating_chart(
     description = (
         f"From {first.value:.0f} ±{2 * first.deviation:.0f} on {first.at:%Y-%m-%d} "
         f"to {last.value:.0f} ±{2 * last.deviation:.0f} on {last.at:%Y-%m-%d}, "
-        f"{len(points)} point{'' if len(points) == 1 else 's'}, up to {end:%Y-%m-%d}."
+        f"{count} point{'' if count == 1 else 's'}, up to {end:%Y-%m-%d}."
     )
     return _svg(chart_id, title, description, body)
 

@@ -29,6 +29,16 @@ def offset_text(value: float | None, half_width: float | None) -> str:
     return f"{sign}{text} ±{half_width:.0f}"
 
 
+def signed_text(change: float | None, digits: int = 0) -> str:
+    """A rating change with its sign: '+12', '-8' (with a true minus sign), '0'."""
+    if change is None:
+        return ""
+    text = f"{abs(change):.{digits}f}"
+    if float(text) == 0:
+        return text
+    return ("+" if change > 0 else "\u2212") + text
+
+
 def percent_number(share: float | None, digits: int = 1) -> str:
     """0.5421 → '54.2' (a share as a percentage, without the sign)."""
     if share is None:

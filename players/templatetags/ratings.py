@@ -7,13 +7,17 @@ from typing import Any
 
 from django import template
 
-from players.formatting import heat, offset_text, percent, percent_number, rating_text
+from players.formatting import (
+    heat,
+    offset_text,
+    percent,
+    percent_number,
+    rating_text,
+    signed_text,
+)
 from players.models import Player
 
 register = template.Library()
-
-MINUS = "\u2212"
-
 
 # `{{ r.value|rating:r.deviation }}` → '1623 ±120' (the ± is two deviations, 95%).
 register.filter("rating", rating_text)
@@ -22,17 +26,8 @@ register.filter("percent", percent)
 register.filter("heat", heat)
 # `{{ e.offset.value|offset:e.half_width }}` → '+35 ±40' (a matchup, in rating points).
 register.filter("offset", offset_text)
-
-
-@register.filter
-def signed(change: float | None, digits: int = 0) -> str:
-    """A rating change with its sign: '+12', '-8' (with a true minus sign), '0'."""
-    if change is None:
-        return ""
-    text = f"{abs(change):.{digits}f}"
-    if float(text) == 0:
-        return text
-    return ("+" if change > 0 else MINUS) + text
+# `{{ change|signed:1 }}` → '+12.5', or with a true minus sign; '0'.
+register.filter("signed", signed_text)
 
 
 @register.filter

@@ -8,9 +8,8 @@ import pytest
 from playwright.sync_api import expect
 
 from matches.selectors.calculator import Contender, win_forecast
-from players.formatting import percent, rating_text
+from players.formatting import percent, rating_text, signed_text
 from players.models import Rating
-from players.templatetags.ratings import signed
 from tests.browser.conftest import SCREENSHOTS, WIDTHS
 from tests.factories import replay
 from tests.fixtures.league import rate_replays
@@ -52,9 +51,9 @@ def rendered(forecast) -> dict[str, list[str]]:
             rating_text(side.contender.value, side.contender.deviation),
             percent(side.win_probability),
             rating_text(side.after_win.value, side.after_win.deviation),
-            f"({signed(side.after_win.change, 1)})",
+            f"({signed_text(side.after_win.change, 1)})",
             rating_text(side.after_loss.value, side.after_loss.deviation),
-            f"({signed(side.after_loss.change, 1)})",
+            f"({signed_text(side.after_loss.change, 1)})",
         ]
         for letter, side in zip("ab", forecast.sides, strict=True)
     }

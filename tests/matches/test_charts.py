@@ -7,12 +7,14 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
 from matches.charts import (
+    MAX_CHART_POINTS,
     MAX_DOTS,
     Bar,
     CalibrationPoint,
     CalibrationSeries,
     bar_chart,
     calibration_chart,
+    downsample,
     nice_ticks,
     rating_chart,
     time_ticks,
@@ -152,3 +154,29 @@ def test_calibration_chart_draws_a_line_per_series_over_the_diagonal():
     assert "for Good &lt;one&gt;, Timid;" in svg
     assert "<one>" not in svg
     assert "No data yet." in calibration_chart("cal", [CalibrationSeries("x", [])], title="t")
+
+
+def test_downsample_keeps_first_last_and_every_extreme():
+    """A long history is thinned to what a chart can show without losing a peak: the
+    first and last points, the overall low and high, and each run's extremes."""
+    values = [1500 + 100 * ((i * 7919) % 13) / 13 for i in range(5000)]
+    values[1234], values[4321] = 2400.0, 900.0  # one-game spike and dip
+    points = [Point(START + timedelta(minutes=i), v, 60.0) for i, v in enumerate(values)]
+    kept = downsample(points)
+    assert len(kept) <= MAX_CHART_POINTS
+    assert kept[0] is points[0] and kept[-1] is points[-1]
+    assert points[1234] in kept and points[4321] in kept
+    assert [p.at for p in kept] == sorted(p.at for p in kept)
+
+
+def test_downsample_leaves_a_short_history_whole():
+    points = [Point(START + timedelta(hours=i), 1500 + i, 80.0) for i in range(MAX_CHART_POINTS)]
+    assert downsample(points) == points
+
+
+def test_rating_chart_of_a_long_history_draws_a_bounded_line_and_counts_every_point():
+    points = [Point(START + timedelta(minutes=i), 1500 + i % 50, 60.0) for i in range(3000)]
+    svg = rating_chart("long", points, title="t")
+    line = re.search(r'class="chart-line" points="([^"]*)"', svg).group(1)
+    assert len(line.split()) <= MAX_CHART_POINTS
+    assert "3000 points" in svg
