@@ -265,11 +265,10 @@ def test_players_written_once_per_transaction_equal_players_written_once(monkeyp
     assert latest_names == {P1: "Five", P2: "kyo", P3: "Third Renamed"}
 
 
-def test_an_import_that_fails_midway_keeps_whole_transactions(monkeypatch):
-    """Games and the players they name commit together: no stored game lacks its players."""
+def _import_failing_on_the_fourth_chunk(monkeypatch) -> None:
+    """Import the name-changing games a game a chunk, the fourth chunk's insert failing."""
     from matches.services import ingest
 
-    monkeypatch.setattr(ingest, "PLAYERS_PER_TRANSACTION", 2)
     real_insert, calls = ingest._insert_matches, []
 
     def insert_failing_on_the_fourth_chunk(rows):
@@ -278,14 +277,25 @@ def test_an_import_that_fails_midway_keeps_whole_transactions(monkeypatch):
             raise RuntimeError("database went away")
         return real_insert(rows)
 
+    with monkeypatch.context() as patched:
+        patched.setattr(ingest, "_insert_matches", insert_failing_on_the_fourth_chunk)
+        with pytest.raises(RuntimeError):
+            _import_a_game_a_chunk()
+
+
+def _import_a_game_a_chunk():
+    return store_replays(
+        source=file_import_source(),
+        replays=iter_replay_payloads(_name_changing_games()),
+        chunk_size=1,
+    )
+
+
+def test_an_import_that_fails_midway_keeps_whole_transactions(monkeypatch):
+    """Games and the players they name commit together: no stored game lacks its players."""
+    monkeypatch.setattr("matches.services.ingest.PLAYERS_PER_TRANSACTION", 2)
     store([replay(99, P1, P2)])  # not a first load, which is one transaction
-    monkeypatch.setattr(ingest, "_insert_matches", insert_failing_on_the_fourth_chunk)
-    with pytest.raises(RuntimeError):
-        store_replays(
-            source=file_import_source(),
-            replays=iter_replay_payloads(_name_changing_games()),
-            chunk_size=1,
-        )
+    _import_failing_on_the_fourth_chunk(monkeypatch)
     stored = Match.objects.count() - 1
     assert 0 < stored < 5
     players = set(Player.objects.values_list("id", flat=True))
@@ -294,32 +304,11 @@ def test_an_import_that_fails_midway_keeps_whole_transactions(monkeypatch):
 
 
 def test_a_first_load_is_one_transaction_however_many_players_it_meets(monkeypatch):
-    from matches.services import ingest
-
-    monkeypatch.setattr(ingest, "FIRST_LOAD_PLAYERS_PER_WRITE", 2)
-    real_insert, calls = ingest._insert_matches, []
-
-    def insert_failing_on_the_fourth_chunk(rows):
-        calls.append(rows)
-        if len(calls) == 4:
-            raise RuntimeError("database went away")
-        return real_insert(rows)
-
-    monkeypatch.setattr(ingest, "_insert_matches", insert_failing_on_the_fourth_chunk)
-    with pytest.raises(RuntimeError):
-        store_replays(
-            source=file_import_source(),
-            replays=iter_replay_payloads(_name_changing_games()),
-            chunk_size=1,
-        )
+    monkeypatch.setattr("matches.services.ingest.FIRST_LOAD_PLAYERS_PER_WRITE", 2)
+    _import_failing_on_the_fourth_chunk(monkeypatch)
     assert not Match.objects.exists() and not Player.objects.exists()
     # Run again, it loads everything, the players written at each fill.
-    monkeypatch.setattr(ingest, "_insert_matches", real_insert)
-    result = store_replays(
-        source=file_import_source(),
-        replays=iter_replay_payloads(_name_changing_games()),
-        chunk_size=1,
-    )
+    result = _import_a_game_a_chunk()
     assert (result.new, Match.objects.count(), Player.objects.count()) == (5, 5, 3)
     latest_names = dict(Player.objects.values_list("id", "name"))
     assert latest_names == {P1: "Five", P2: "kyo", P3: "Third Renamed"}
