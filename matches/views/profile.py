@@ -98,7 +98,7 @@ def _game_texts(game: RatedGame) -> dict[str, Any]:
     }
 
 
-def _history_sets(sets: list[GameSet], low_deviation: float) -> str:
+def _history_sets(sets: list[GameSet], unsettled_from: float) -> str:
     """The match history's sets (a tbody each), rendered by Jinja2: the profile's
     50 games cost more placed by Django's engine than all of the page's queries."""
     url = profile_url()
@@ -122,5 +122,5 @@ def _history_sets(sets: list[GameSet], low_deviation: float) -> str:
             }
         )
     return render_partial(
-        "matches/history_sets.html", {"sets": rows, "ranked_below": f"{low_deviation:.0f}"}
+        "matches/history_sets.html", {"sets": rows, "ranked_below": f"{unsettled_from:.0f}"}
     )
