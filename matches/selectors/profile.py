@@ -11,7 +11,7 @@ from datetime import UTC, datetime, time, timedelta
 from typing import NamedTuple
 
 from django.conf import settings
-from django.db.models import Q
+from django.db.models import Q, QuerySet
 from django.utils import timezone
 
 from matches.models import Match, MatchRating
@@ -20,14 +20,18 @@ from matches.ratings.glicko import update, win_probability
 from matches.selectors.calibration import NO_CALIBRATION, Calibration, current_calibration
 from matches.selectors.matchups import PlayerMatchups, player_matchups
 from matches.selectors.opponents import fair_opponents
-from players.models import Character, Player, Rating
+from players.models import Character, Player, Rating, RatingSnapshot
 from players.roster import ROSTER
 from players.selectors.rankings import RatingRanks, rating_ranks, unranked_reason
 from players.selectors.ratings import RatingOverview, rating_overview
 
 GAMES_PER_PAGE = 50
-# Per-game history points for the short ranges; beyond this the chart shows the latest.
+# Per-game history points for the short ranges (API); beyond this it gives the latest.
 HISTORY_GAME_POINTS = 1000
+# The profile chart's per-game points: its latest games in the range, the days before them
+# one point a day, so that the whole range is drawn within the chart's 300 points
+# (matches.charts.MAX_CHART_POINTS) and a busy rating's chart reads a few hundred games.
+CHART_GAME_POINTS = 250
 HISTORY_RANGES: dict[str, timedelta | None] = {
     "7d": timedelta(days=7),
     "30d": timedelta(days=30),
@@ -218,9 +222,12 @@ class HistoryPoint:
     deviation: float
 
 
-def _points_after_games(rating: Rating, since: datetime, limit: int) -> list[HistoryPoint]:
+def _points_after_games(
+    rating: Rating, since: datetime, limit: int
+) -> tuple[list[HistoryPoint], bool]:
     """The rating before the first of its last `limit` rated games since `since`, then
-    after each of them (oldest first); two queries.
+    after each of them (oldest first); and whether those are all its games since then.
+    Two queries.
 
     The chart needs a few numbers per game, so this reads them as plain rows (no match,
     player or character objects): a month of a busy player's games costs about what a
@@ -239,12 +246,13 @@ def _points_after_games(rating: Rating, since: datetime, limit: int) -> list[His
                 "played_at", "id", "winner", "rating__counted",
                 f"rating__value_{mine}", f"rating__deviation_{mine}", f"rating__change_{mine}",
                 f"rating__value_{theirs}", f"rating__deviation_{theirs}",
-            )[:limit]
+            )[: limit + 1]  # one more tells whether older games are left out
         ]  # fmt: skip
     rows.sort(key=lambda row: (row[0], row[1]))
+    complete = len(rows) <= limit
     rows = rows[-limit:]
     if not rows:
-        return []
+        return [], complete
     first = rows[0]
     points = [HistoryPoint(first[0], first[4], first[5])]
     for row in rows:
@@ -253,29 +261,57 @@ def _points_after_games(rating: Rating, since: datetime, limit: int) -> list[His
             score = 1.0 if winner == my_win else 0.0
             deviation = update(value, deviation, their_value, their_deviation, score, params)[1]
         points.append(HistoryPoint(at, value + change, deviation))
-    return points
+    return points, complete
+
+
+def _daily_points(snapshots: QuerySet[RatingSnapshot]) -> list[HistoryPoint]:
+    """A point at the end of each day (UTC) of `snapshots`, oldest first."""
+    return [
+        HistoryPoint(datetime.combine(day, time(23, 59), UTC), value, deviation)
+        for day, value, deviation in snapshots.order_by("day").values_list(
+            "day", "value", "deviation"
+        )
+    ]
 
 
 def rating_history(
     rating: Rating, history_range: str = DEFAULT_HISTORY_RANGE, *, until: datetime | None = None
 ) -> list[HistoryPoint]:
-    """Points for the rating chart, oldest first, over a range ending `until` (the page
-    passes now), by default at the last game (the API's "days of play").
+    """Points of a rating over a range ending `until`, by default at its last game (the
+    API's "days of play"), oldest first.
 
-    Short ranges have a point per game (the rating after it, from the match rows);
-    'all' has one per day played (daily snapshots). One or two queries.
+    Short ranges have a point per game (the rating after it, from the match rows), for
+    at most its last HISTORY_GAME_POINTS games; 'all' has one per day played (daily
+    snapshots). One or two queries.
     """
     span = HISTORY_RANGES[history_range]
     if span is None:
-        return [
-            HistoryPoint(datetime.combine(day, time(23, 59), UTC), value, deviation)
-            for day, value, deviation in rating.snapshots.order_by("day").values_list(
-                "day", "value", "deviation"
-            )
-        ]
+        return _daily_points(rating.snapshots.all())
     if rating.last_played_at is None:
         return []
-    return _points_after_games(rating, (until or rating.last_played_at) - span, HISTORY_GAME_POINTS)
+    since = (until or rating.last_played_at) - span
+    return _points_after_games(rating, since, HISTORY_GAME_POINTS)[0]
+
+
+def chart_history(
+    rating: Rating, history_range: str = DEFAULT_HISTORY_RANGE, *, until: datetime
+) -> list[HistoryPoint]:
+    """The profile chart's points over a range ending `until`, oldest first: like
+    `rating_history`, but a short range keeps a point per game for its last
+    CHART_GAME_POINTS games only and covers the days before them with a point per day,
+    so that the line spans the whole range however busy the rating. Up to three queries.
+    """
+    span = HISTORY_RANGES[history_range]
+    if span is None or rating.last_played_at is None:
+        return rating_history(rating, history_range, until=until)
+    since = until - span
+    points, complete = _points_after_games(rating, since, CHART_GAME_POINTS)
+    if complete:
+        return points
+    # The days wholly before the first game kept: its own day's snapshot comes after it.
+    first_day = points[0].at.astimezone(UTC).date()
+    earlier = rating.snapshots.filter(day__gte=since.astimezone(UTC).date(), day__lt=first_day)
+    return _daily_points(earlier) + points
 
 
 @dataclass(frozen=True)
@@ -486,7 +522,7 @@ def rating_profile(
     return RatingProfile(
         overview,
         history_range,
-        rating_history(rating, history_range, until=now or timezone.now()),
+        chart_history(rating, history_range, until=now or timezone.now()),
         match_sets(rating, before=before, after=after, calibration=calibration),
         good_matches(rating, calibration=calibration),
         player_matchups(overview.matchups),

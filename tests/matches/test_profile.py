@@ -13,7 +13,14 @@ from matches.params import glicko_params
 from matches.ratings.calibration import calibrated
 from matches.ratings.glicko import update, win_probability
 from matches.ratings.matchup_offset import OffsetEvidence, one_step_offset
-from matches.selectors.profile import GameCursor, match_sets, rating_history, rating_profile
+from matches.selectors import profile
+from matches.selectors.profile import (
+    GameCursor,
+    chart_history,
+    match_sets,
+    rating_history,
+    rating_profile,
+)
 from players.formatting import offset_text, rating_text
 from players.models import Player, PlayerName, Rating
 from players.selectors.rankings import RANKED_COUNTED_PER_RANK, ranked_ratings
@@ -116,6 +123,39 @@ def test_all_range_reads_daily_snapshots(history):
     assert [(p.at.date(), p.value, p.deviation) for p in points] == [
         (snapshot.day, snapshot.value, snapshot.deviation)
     ]
+
+
+def test_a_busy_chart_draws_its_last_games_and_the_days_before_them(db, monkeypatch):
+    """Three games a day for five days (A alternately on sides a and b): with room for
+    four games, the chart has the end of each of the first three days, then the rating
+    before the fourth last game and after each of the last four."""
+    rate_replays(
+        [
+            replay(
+                3 * day + n,
+                *((A, B) if n % 2 else (B, A)),
+                characters=("SO", "SO"),
+                played_at=BASE_TIME + timedelta(days=day, hours=n),
+            )
+            for day in range(5)
+            for n in range(3)
+        ]
+    )
+    rating = sol()
+    until = BASE_TIME + timedelta(days=6)
+    per_game = rating_history(rating, "30d", until=until)
+    assert chart_history(rating, "30d", until=until) == per_game  # 15 games: all fit
+    monkeypatch.setattr(profile, "CHART_GAME_POINTS", 4)
+    points = chart_history(rating, "30d", until=until)
+    snapshots = list(rating.snapshots.order_by("day").values_list("day", "value", "deviation"))
+    assert [(p.at.date(), p.value, p.deviation) for p in points[:3]] == snapshots[:3]
+    assert points[4:] == per_game[-4:]  # after each of the last four games
+    # Before the first of them: the rating after the game before, grown a little uncertain.
+    assert (points[3].at, points[3].value) == (per_game[-4].at, per_game[-5].value)
+    assert points[3].deviation > per_game[-5].deviation
+    assert points[3].at.date() == snapshots[3][0]  # day four: its snapshot comes after
+    assert [p.at for p in points] == sorted(p.at for p in points)
+    assert (points[-1].value, points[-1].deviation) == (rating.value, rating.deviation)
 
 
 def test_profile_page_shows_the_rating_card_and_history(client, history):
