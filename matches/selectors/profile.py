@@ -225,41 +225,45 @@ class HistoryPoint:
 def _points_after_games(
     rating: Rating, since: datetime, limit: int
 ) -> tuple[list[HistoryPoint], bool]:
-    """The rating before the first of its last `limit` rated games since `since`, then
-    after each of them (oldest first); and whether those are all its games since then.
-    Two queries.
+    """The rating before the first of its last `limit` games since `since`, then after
+    each of them (oldest first), leaving out games not yet rated and those against
+    hidden players; and whether those are all its games since then. Two queries.
 
-    The chart needs a few numbers per game, so this reads them as plain rows (no match,
-    player or character objects): a month of a busy player's games costs about what a
-    page of match history does.
+    Each side picks its latest games' ids from its (player, character, played_at, id)
+    index alone, then reads a few numbers per game as plain rows (no match, player or
+    character objects). Filtering on the result or the opponent there instead would let
+    the planner, expecting a rating to have a handful of games, read and sort all of a
+    busy rating's month (thousands of games) to keep the last few hundred.
     """
     params = glicko_params()
     rows: list[tuple] = []
     for mine, theirs, on_side in _sides(rating):
         my_win = Match.Winner.A if mine == "a" else Match.Winner.B  # `winner` when I won
+        latest = (
+            Match.objects.filter(on_side, played_at__gte=since)
+            .order_by("-played_at", "-id")
+            .values("id")[: limit + 1]  # one more tells whether older games are left out
+        )
         rows += [
             (*row, my_win)
-            for row in Match.objects.visible()
-            .filter(on_side, played_at__gte=since, rating__isnull=False)
-            .order_by("-played_at", "-id")
-            .values_list(
-                "played_at", "id", "winner", "rating__counted",
+            for row in Match.objects.filter(id__in=latest).values_list(
+                "played_at", "id", f"player_{theirs}__hidden", "winner", "rating__counted",
                 f"rating__value_{mine}", f"rating__deviation_{mine}", f"rating__change_{mine}",
                 f"rating__value_{theirs}", f"rating__deviation_{theirs}",
-            )[: limit + 1]  # one more tells whether older games are left out
+            )
         ]  # fmt: skip
     rows.sort(key=lambda row: (row[0], row[1]))
     complete = len(rows) <= limit
-    rows = rows[-limit:]
-    if not rows:
+    # Pending games (no result yet) and hidden opponents' are counted but not drawn.
+    shown = [row for row in rows[-limit:] if row[4] is not None and not row[2]]
+    if not shown:
         return [], complete
-    first = rows[0]
-    points = [HistoryPoint(first[0], first[4], first[5])]
-    for row in rows:
-        at, _, winner, counted, value, deviation, change, their_value, their_deviation, my_win = row
+    first = shown[0]
+    points = [HistoryPoint(first[0], first[5], first[6])]
+    for at, _, _, winner, counted, value, deviation, change, *opponent, my_win in shown:
         if counted:
             score = 1.0 if winner == my_win else 0.0
-            deviation = update(value, deviation, their_value, their_deviation, score, params)[1]
+            deviation = update(value, deviation, *opponent, score, params)[1]
         points.append(HistoryPoint(at, value + change, deviation))
     return points, complete
 
@@ -308,9 +312,9 @@ def chart_history(
     points, complete = _points_after_games(rating, since, CHART_GAME_POINTS)
     if complete:
         return points
-    # The days wholly before the first game kept: its own day's snapshot comes after it.
-    first_day = points[0].at.astimezone(UTC).date()
-    earlier = rating.snapshots.filter(day__gte=since.astimezone(UTC).date(), day__lt=first_day)
+    earlier = rating.snapshots.filter(day__gte=since.astimezone(UTC).date())
+    if points:  # the days wholly before the first game kept: its own day's comes after it
+        earlier = earlier.filter(day__lt=points[0].at.astimezone(UTC).date())
     return _daily_points(earlier) + points
 
 

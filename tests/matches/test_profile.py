@@ -125,6 +125,16 @@ def test_all_range_reads_daily_snapshots(history):
     ]
 
 
+def test_history_points_leave_out_pending_games_and_hidden_opponents(history):
+    Player.objects.filter(id=C).update(hidden=True)
+    pending = Match.objects.order_by("-played_at").first()
+    MatchRating.objects.filter(match=pending).delete()
+    points = rating_history(sol(), "7d")
+    shown = Match.objects.exclude(player_b_id=C).exclude(id=pending.id).order_by("played_at")
+    assert len(shown) == 4
+    assert [point.at for point in points[1:]] == [match.played_at for match in shown]
+
+
 def test_a_busy_chart_draws_its_last_games_and_the_days_before_them(db, monkeypatch):
     """Three games a day for five days (A alternately on sides a and b): with room for
     four games, the chart has the end of each of the first three days, then the rating
