@@ -299,23 +299,26 @@ def rating_history(
 
 def chart_history(
     rating: Rating, history_range: str = DEFAULT_HISTORY_RANGE, *, until: datetime
-) -> list[HistoryPoint]:
-    """The profile chart's points over a range ending `until`, oldest first: like
-    `rating_history`, but a short range keeps a point per game for its last
-    CHART_GAME_POINTS games only and covers the days before them with a point per day,
-    so that the line spans the whole range however busy the rating. Up to three queries.
+) -> tuple[list[HistoryPoint], int]:
+    """The profile chart's points over a range ending `until`, oldest first, and how many
+    of the first ones are one a day: like `rating_history`, but a short range keeps a
+    point per game for its last CHART_GAME_POINTS games only and covers the days before
+    them with a point per day, so that the line spans the whole range however busy the
+    rating. Up to three queries.
     """
     span = HISTORY_RANGES[history_range]
     if span is None or rating.last_played_at is None:
-        return rating_history(rating, history_range, until=until)
+        points = rating_history(rating, history_range, until=until)
+        return points, len(points) if span is None else 0
     since = until - span
     points, complete = _points_after_games(rating, since, CHART_GAME_POINTS)
     if complete:
-        return points
+        return points, 0
     earlier = rating.snapshots.filter(day__gte=since.astimezone(UTC).date())
     if points:  # the days wholly before the first game kept: its own day's comes after it
         earlier = earlier.filter(day__lt=points[0].at.astimezone(UTC).date())
-    return _daily_points(earlier) + points
+    days = _daily_points(earlier)
+    return days + points, len(days)
 
 
 @dataclass(frozen=True)
@@ -495,6 +498,7 @@ class RatingProfile:
     overview: RatingOverview
     history_range: str
     history: list[HistoryPoint]
+    history_days: int  # the first points of `history` that are one a day (see chart_history)
     matches: MatchSetPage
     opponents: list[GoodMatch]  # fair opponents, fairest first
     matchups: PlayerMatchups
@@ -504,6 +508,11 @@ class RatingProfile:
     @property
     def rating(self) -> Rating:
         return self.overview.rating
+
+    @property
+    def history_games(self) -> int:
+        """How many games the chart draws one by one (after the rating before them)."""
+        return max(0, len(self.history) - self.history_days - 1)
 
 
 def rating_profile(
@@ -526,7 +535,7 @@ def rating_profile(
     return RatingProfile(
         overview,
         history_range,
-        chart_history(rating, history_range, until=now or timezone.now()),
+        *chart_history(rating, history_range, until=now or timezone.now()),
         match_sets(rating, before=before, after=after, calibration=calibration),
         good_matches(rating, calibration=calibration),
         player_matchups(overview.matchups),

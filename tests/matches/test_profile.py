@@ -7,6 +7,7 @@ import re
 from datetime import timedelta
 
 import pytest
+from django.utils import timezone
 
 from matches.models import Match, MatchRating
 from matches.params import glicko_params
@@ -135,7 +136,7 @@ def test_history_points_leave_out_pending_games_and_hidden_opponents(history):
     assert [point.at for point in points[1:]] == [match.played_at for match in shown]
 
 
-def test_a_busy_chart_draws_its_last_games_and_the_days_before_them(db, monkeypatch):
+def test_a_busy_chart_draws_its_last_games_and_the_days_before_them(client, db, monkeypatch):
     """Three games a day for five days (A alternately on sides a and b): with room for
     four games, the chart has the end of each of the first three days, then the rating
     before the fourth last game and after each of the last four."""
@@ -154,9 +155,10 @@ def test_a_busy_chart_draws_its_last_games_and_the_days_before_them(db, monkeypa
     rating = sol()
     until = BASE_TIME + timedelta(days=6)
     per_game = rating_history(rating, "30d", until=until)
-    assert chart_history(rating, "30d", until=until) == per_game  # 15 games: all fit
+    assert chart_history(rating, "30d", until=until) == (per_game, 0)  # 15 games: all fit
     monkeypatch.setattr(profile, "CHART_GAME_POINTS", 4)
-    points = chart_history(rating, "30d", until=until)
+    points, days = chart_history(rating, "30d", until=until)
+    assert days == 3
     snapshots = list(rating.snapshots.order_by("day").values_list("day", "value", "deviation"))
     assert [(p.at.date(), p.value, p.deviation) for p in points[:3]] == snapshots[:3]
     assert points[4:] == per_game[-4:]  # after each of the last four games
@@ -166,6 +168,10 @@ def test_a_busy_chart_draws_its_last_games_and_the_days_before_them(db, monkeypa
     assert points[3].at.date() == snapshots[3][0]  # day four: its snapshot comes after
     assert [p.at for p in points] == sorted(p.at for p in points)
     assert (points[-1].value, points[-1].deviation) == (rating.value, rating.deviation)
+    monkeypatch.setattr(timezone, "now", lambda: until)
+    html = client.get(f"/player/{A}/SO").content.decode()
+    caption = "at the end of each day played over the last 30 days, then after each of the last 4"
+    assert caption in html
 
 
 def test_profile_page_shows_the_rating_card_and_history(client, history):
