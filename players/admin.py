@@ -1,6 +1,6 @@
 from django.contrib import admin
 
-from players.models import Character, Player, PlayerMatchup, PlayerName, Rating, RatingSnapshot
+from players.models import Character, Player, PlayerName, Rating
 
 
 @admin.register(Character)
@@ -59,26 +59,4 @@ class RatingAdmin(admin.ModelAdmin):
     list_select_related = ("player", "character")
     search_fields = ("player__id", "player__name")
     raw_id_fields = ("player", "best_win_opponent")
-    show_full_result_count = False
-
-
-@admin.register(RatingSnapshot)
-class RatingSnapshotAdmin(admin.ModelAdmin):
-    list_display = ("rating", "day", "value", "deviation")
-    raw_id_fields = ("rating",)
-    show_full_result_count = False
-
-
-@admin.register(PlayerMatchup)
-class PlayerMatchupAdmin(admin.ModelAdmin):
-    list_display = (
-        "rating",
-        "opponent_character",
-        "wins",
-        "losses",
-        "expected_wins",
-        "information",
-    )
-    list_select_related = ("rating", "opponent_character")
-    raw_id_fields = ("rating",)
     show_full_result_count = False

@@ -23,7 +23,6 @@ LIST_PAGES = [
     "/admin/players/player/",
     "/admin/players/rating/",
     "/admin/players/playername/",
-    "/admin/players/playermatchup/",
 ]
 
 

@@ -224,27 +224,15 @@ def _ids_continue_after(model: type, highest: int) -> None:
 def insert_matchups_and_snapshots(ledger: ArrayLedger, sums: PlayerMatchupSums) -> None:
     """Player matchup sums (ledger.player_matchups) and daily snapshots into their
     emptied tables."""
-    # Ids given rather than drawn from the sequence row by row: a third off the load.
-    bulk.copy_arrays(
-        PlayerMatchup,
-        ("id", *PLAYER_MATCHUP_COLUMNS),
-        [np.arange(1, len(sums.rating) + 1), sums.rating + 1, *sums[1:]],
-    )
-    _ids_continue_after(PlayerMatchup, len(sums.rating))
+    bulk.copy_arrays(PlayerMatchup, PLAYER_MATCHUP_COLUMNS, [sums.rating + 1, *sums[1:]])
     snapshots = ledger.snapshots()
     # Stored by rating, each one's days in order (the ledger has them by day): a rating's
-    # history is then a few neighbouring pages to read, and its index is built from
-    # sorted input.
+    # history is then a few neighbouring pages to read, and its key is built from sorted
+    # input.
     order = kernel.stable_order(snapshots.rating, ledger.count)
-    ids = np.empty_like(order)
-    ids[order] = np.arange(1, len(order) + 1)  # ascending in the order written
     bulk.copy_arrays(
-        RatingSnapshot,
-        ("id", *SNAPSHOT_COLUMNS),
-        [ids, snapshots.rating + 1, *snapshots[1:]],
-        order=order,
+        RatingSnapshot, SNAPSHOT_COLUMNS, [snapshots.rating + 1, *snapshots[1:]], order=order
     )
-    _ids_continue_after(RatingSnapshot, len(order))
 
 
 def character_matchup_groups(

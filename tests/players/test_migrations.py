@@ -1,0 +1,104 @@
+"""The players migrations that change keys by hand keep every row, both ways."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from django.db import IntegrityError, connection
+from django.db.migrations.executor import MigrationExecutor
+
+from tests import databases
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+BEFORE_KEYS = ("players", "0012_derived_foreign_keys_not_indexed")
+KEYED = ("players", "0013_derived_rows_keyed_by_rating")
+BYTEWISE = ("players", "0014_player_ids_compared_bytewise")
+
+
+def _migrate(target: tuple[str, str]) -> None:
+    executor = MigrationExecutor(connection)
+    executor.loader.build_graph()
+    executor.migrate([target])
+
+
+@pytest.fixture
+def back_to_latest() -> Iterator[None]:
+    yield
+    executor = MigrationExecutor(connection)
+    _migrate(max(executor.loader.graph.leaf_nodes("players")))
+
+
+def _rows(table: str, columns: str) -> list[tuple]:
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT {columns} FROM {table} ORDER BY {columns}")
+        return cursor.fetchall()
+
+
+def _execute(statement: str) -> None:
+    with connection.cursor() as cursor:
+        cursor.execute(statement)
+
+
+def test_snapshots_and_matchups_keyed_by_rating_keep_their_rows_both_ways(back_to_latest):
+    _migrate(BEFORE_KEYS)
+    _execute(
+        "INSERT INTO players_ratingsnapshot (rating_id, day, value, deviation) "
+        "VALUES (1, '2026-01-01', 1500.0, 300.0), (1, '2026-01-02', 1510.5, 290.0)"
+    )
+    _execute(
+        "INSERT INTO players_playermatchup "
+        "(rating_id, opponent_character_id, wins, losses, expected_wins, information) "
+        "VALUES (1, 3, 4, 2, 3.5, 1.25)"
+    )
+    snapshots = _rows("players_ratingsnapshot", "rating_id, day, value, deviation")
+    matchups = _rows(
+        "players_playermatchup",
+        "rating_id, opponent_character_id, wins, losses, expected_wins, information",
+    )
+
+    _migrate(KEYED)
+    assert _rows("players_ratingsnapshot", "rating_id, day, value, deviation") == snapshots
+    with pytest.raises(IntegrityError):
+        _execute(
+            "INSERT INTO players_ratingsnapshot (rating_id, day, value, deviation) "
+            "VALUES (1, '2026-01-01', 1.0, 2.0)"
+        )
+
+    _migrate(BEFORE_KEYS)
+    assert _rows("players_ratingsnapshot", "rating_id, day, value, deviation") == snapshots
+    assert (
+        _rows(
+            "players_playermatchup",
+            "rating_id, opponent_character_id, wins, losses, expected_wins, information",
+        )
+        == matchups
+    )
+    assert sorted(_rows("players_ratingsnapshot", "id")) == [(1,), (2,)]
+    with pytest.raises(IntegrityError):
+        _execute(
+            "INSERT INTO players_playermatchup "
+            "(rating_id, opponent_character_id, wins, losses, expected_wins, information) "
+            "VALUES (1, 3, 0, 0, 0.0, 0.0)"
+        )
+
+
+def _collations() -> set[str | None]:
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT collation_name FROM information_schema.columns "
+            "WHERE table_schema = current_schema() AND (table_name, column_name) IN "
+            "(('players_player', 'id'), ('players_playername', 'player_id'), "
+            "('players_rating', 'player_id'), ('players_rating', 'best_win_opponent_id'), "
+            "('matches_match', 'player_a_id'), ('matches_match', 'player_b_id'))"
+        )
+        return {collation for (collation,) in cursor.fetchall()}
+
+
+@databases.postgres_only("SQLite compares text byte by byte already")
+def test_player_ids_and_every_column_naming_a_player_compare_bytewise(back_to_latest):
+    _migrate(BYTEWISE)
+    assert _collations() == {"C"}
+    _migrate(KEYED)
+    assert _collations() == {None}
