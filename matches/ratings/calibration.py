@@ -23,6 +23,8 @@ import math
 from collections.abc import Iterable
 from typing import NamedTuple
 
+import numpy as np
+
 from matches.ratings.metrics import CalibrationBin
 
 BIN_WIDTH = 0.01
@@ -68,6 +70,20 @@ class LogitBin(NamedTuple):
     mean_logit: float
     games: int
     wins: float  # the predicted side's score, summed (a draw counts half)
+
+
+def logit_bins(logits: np.ndarray, scores: np.ndarray) -> list[LogitBin]:
+    """Predictions at these logits, with the predicted side's scores, in LogitHistogram's
+    bins; each bin's mean logit within ±MAX_LOGIT."""
+    cells, position = np.unique(np.round(logits / BIN_WIDTH), return_inverse=True)
+    games = np.bincount(position, minlength=len(cells))
+    wins = np.bincount(position, weights=scores, minlength=len(cells))
+    totals = np.bincount(position, weights=logits, minlength=len(cells))
+    means = np.clip(totals / np.maximum(games, 1), -MAX_LOGIT, MAX_LOGIT)
+    return [
+        LogitBin(mean, count, won)
+        for mean, count, won in zip(means.tolist(), games.tolist(), wins.tolist(), strict=True)
+    ]
 
 
 class LogitHistogram:

@@ -72,10 +72,13 @@ def recent_predictions() -> list[LogitBin]:
     ]
 
 
-def refit_calibration() -> dict[str, Any] | None:
-    """Fit the temperature on the latest predictions and store it with its reliability
-    before and after; with fewer than MIN_FIT_GAMES predictions, keep what is stored."""
-    bins = recent_predictions()
+def refit_calibration(bins: list[LogitBin] | None = None) -> dict[str, Any] | None:
+    """Fit the temperature on the latest predictions (`recent_predictions`, unless a
+    recompute that has just made them gives their bins) and store it with its
+    reliability before and after; with fewer than MIN_FIT_GAMES predictions, keep what
+    is stored."""
+    if bins is None:
+        bins = recent_predictions()
     fit = fit_temperature(bins)
     if fit.games < MIN_FIT_GAMES:
         return None

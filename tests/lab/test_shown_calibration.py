@@ -28,8 +28,9 @@ pytestmark = pytest.mark.django_db
 PLAYERS = [f"1000000000000000{n:02d}" for n in range(12)]
 
 
-def store_and_rate(games: int, seed: int = 5) -> None:
-    """A small league through ingestion and rating: strong players mostly win."""
+def store_and_rate(games: int, seed: int = 5, *, shuffled: bool = False) -> None:
+    """A small league through ingestion and rating: strong players mostly win; `shuffled`,
+    the games arrive in another order than they were played."""
     ensure_roster()
     rng = random.Random(seed)
     replays = []
@@ -37,6 +38,8 @@ def store_and_rate(games: int, seed: int = 5) -> None:
         one, two = rng.sample(range(len(PLAYERS)), 2)
         one_wins = rng.random() < sigmoid((one - two) / 3)
         replays.append(replay(n, PLAYERS[one], PLAYERS[two], winner=1 if one_wins else 2))
+    if shuffled:
+        rng.shuffle(replays)
     store_replays(source=file_import_source(), replays=iter_replay_payloads(replays))
     rate_pending_matches()
 
@@ -110,3 +113,19 @@ def test_a_recompute_refits_the_calibration_on_the_new_predictions(settings):
     fit = expected_fit(list(MatchRating.objects.select_related("match")))
     assert after.temperature == pytest.approx(fit.temperature, rel=1e-6)
     assert after.temperature != pytest.approx(before.temperature, rel=1e-3)
+
+
+def test_a_recompute_fits_on_the_predictions_the_stored_games_give_back(monkeypatch):
+    """A recompute gathers the latest predictions as it rates (on PostgreSQL with the
+    compiled kernel): the same window by arrival, without flagged players' games, as
+    refitting from the stored games reads."""
+    monkeypatch.setattr(calibration_math, "RECENT_MIN_GAMES", 150)
+    store_and_rate(600, shuffled=True)  # arrival (match id) is not the order of play
+    Player.objects.filter(id=PLAYERS[0]).update(cheater=True)
+    recompute_all_ratings()
+    gathered = current_calibration()
+    read_back = refit_calibration()
+    assert 100 < gathered.games == read_back["games"] < 150  # the cheater's games left out
+    assert gathered.temperature == pytest.approx(read_back["temperature"], rel=1e-9)
+    assert gathered.log_loss_before == pytest.approx(read_back["log_loss_before"], rel=1e-9)
+    assert gathered.log_loss_after == pytest.approx(read_back["log_loss_after"], rel=1e-9)

@@ -5,14 +5,19 @@ from __future__ import annotations
 import math
 import random
 
+import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from matches.ratings.calibration import (
+    MAX_LOGIT,
     LogitHistogram,
     RollingCalibration,
     calibrated,
     fit_temperature,
     logit,
+    logit_bins,
     recent_games,
     reliability,
     sigmoid,
@@ -150,3 +155,30 @@ def test_a_histogram_forgets_what_it_is_told_to():
     histogram.add_logit(logit(0.3), 0.0, -1)
     assert histogram.games == 1
     assert [(b.games, b.wins) for b in histogram.bins()] == [(1, 1.0)]
+
+
+@given(
+    st.lists(
+        st.tuples(
+            st.floats(min_value=-20, max_value=20, allow_nan=False),
+            st.sampled_from((0.0, 0.5, 1.0)),
+        ),
+        max_size=200,
+    )
+)
+def test_array_bins_are_the_histogram_bins(predictions):
+    """logit_bins (the recompute's, over arrays) bins as LogitHistogram does, each bin's
+    mean logit within ±MAX_LOGIT as the stored predictions are read back."""
+    histogram = LogitHistogram()
+    for x, score in predictions:
+        histogram.add_logit(x, score)
+    expected = sorted(
+        (max(-MAX_LOGIT, min(MAX_LOGIT, mean)), games, wins)
+        for mean, games, wins in histogram.bins()
+    )
+    logits = np.array([x for x, _ in predictions], dtype=np.float64)
+    scores = np.array([score for _, score in predictions], dtype=np.float64)
+    binned = sorted(logit_bins(logits, scores))
+    assert [games for _, games, _ in binned] == [games for _, games, _ in expected]
+    assert [wins for _, _, wins in binned] == pytest.approx([w for _, _, w in expected])
+    assert [mean for mean, _, _ in binned] == pytest.approx([m for m, _, _ in expected])

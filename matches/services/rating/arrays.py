@@ -13,7 +13,8 @@ import psycopg
 from django.db import connection
 
 from matches.models import Match, MatchRating
-from matches.ratings import kernel
+from matches.ratings import glicko, kernel
+from matches.ratings.calibration import LogitBin, logit_bins, recent_games
 from matches.ratings.kernel import ArrayLedger, PlayerMatchupSums
 from matches.ratings.ledger import RatingKey
 from matches.services import binary_copy, bulk
@@ -159,13 +160,52 @@ def _players(seed: int) -> tuple[np.ndarray, np.ndarray]:
     )
 
 
+class RecentPredictions:
+    """The model's prediction of each game that services.calibration.recent_predictions
+    would read back from MatchRating once the history is stored (the latest
+    `recent_games` by arrival, that is by match id; none of a flagged player's), taken
+    as the history is rated: the recompute then fits the calibration without reading a
+    million stored games again."""
+
+    def __init__(self, match_id: np.ndarray, excluded: np.ndarray) -> None:
+        """`match_id`: every game's (History.match_id); `excluded`: per rating number,
+        whether its player is flagged."""
+        window = recent_games(len(match_id))
+        cut = len(match_id) - window
+        self.first = np.partition(match_id, cut)[cut] if window else np.iinfo(np.int64).max
+        self.excluded = excluded
+        self.logits: list[np.ndarray] = []
+        self.scores: list[np.ndarray] = []
+
+    def add(self, games: tuple[np.ndarray, ...], results: np.ndarray) -> None:
+        """A chunk's games (History.games) and its kernel results (ArrayLedger.apply)."""
+        match_id, _, rating_a, rating_b, a_won = games
+        kept = (match_id >= self.first) & ~self.excluded[rating_a] & ~self.excluded[rating_b]
+        value_a, deviation_a, value_b, deviation_b = results[kept, :4].T
+        # glicko.win_probability's logit, as recent_predictions computes it in SQL.
+        spread = np.sqrt(1.0 + glicko.G_FACTOR * (deviation_a**2 + deviation_b**2))
+        self.logits.append(glicko.Q * (value_a - value_b) / spread)
+        self.scores.append(a_won[kept].astype(np.float64))
+
+    def bins(self) -> list[LogitBin]:
+        if not self.logits:
+            return []
+        return logit_bins(np.concatenate(self.logits), np.concatenate(self.scores))
+
+
 def apply(
-    ledger: ArrayLedger, games: tuple[np.ndarray, ...], rated_at: float, types: list[int]
+    ledger: ArrayLedger,
+    games: tuple[np.ndarray, ...],
+    rated_at: float,
+    types: list[int],
+    predictions: RecentPredictions,
 ) -> tuple[bytes, int]:
     """Rate a chunk (History.games); its MatchRating rows encoded for COPY (of
-    `match_rating_types`), and how many counted."""
+    `match_rating_types`), and how many counted. The chunk's predictions go to
+    `predictions`."""
     match_id, played_at, rating_a, rating_b, a_won = games
     results, counted = ledger.apply(played_at, rating_a, rating_b, a_won)
+    predictions.add(games, results)
     rows = binary_copy.encode(
         types,
         [

@@ -18,6 +18,7 @@ from matches.dbfunctions import EpochSeconds
 from matches.models import CharacterMatchup, Match, MatchRating, PendingMatch
 from matches.params import glicko_params
 from matches.ratings import kernel
+from matches.ratings.calibration import LogitBin
 from matches.ratings.glicko import GlickoParams
 from matches.ratings.ledger import (
     Game,
@@ -174,25 +175,30 @@ def recompute_all_ratings(
         acquire_transaction_lock(RATING_WRITER_LOCK, wait=True)
         _reset_derived_tables()
         excluded = Player.objects.flagged().values_list("id", flat=True)
+        predictions: list[LogitBin] | None = None  # read back from the stored games
         if kernel.COMPILED and connection.vendor == "postgresql":
-            run = _recompute_compiled(excluded, chunk_size, progress, until)
+            run, predictions = _recompute_compiled(excluded, chunk_size, progress, until)
         else:
             run = _recompute_with_ledgers(excluded, chunk_size, progress, until)
     bulk.analyze(_DERIVED_MODELS)
     # The shown chances go through a calibration fitted on the old ratings' predictions.
-    refit_calibration()
+    refit_calibration(predictions)
     bump_generation()
     return run
 
 
 def _recompute_compiled(
     excluded: Iterable[str], chunk_size: int, progress: Callable[[int], None] | None, until: float
-) -> RatingRun:
+) -> tuple[RatingRun, list[LogitBin]]:
+    """The compiled recompute, and the bins of the predictions the calibration is
+    fitted on."""
     history = arrays.read_history()
     ledger = kernel.ArrayLedger(glicko_params())
     flagged = np.array([player.encode() for player in excluded], dtype=bytes)
-    ledger.add(np.isin(history.player, flagged), history.character)
-    run = _rate_history(ledger, history, chunk_size, progress)
+    flagged_ratings = np.isin(history.player, flagged)
+    ledger.add(flagged_ratings, history.character)
+    predictions = arrays.RecentPredictions(history.match_id, flagged_ratings)
+    run = _rate_history(ledger, history, chunk_size, progress, predictions)
     players = history.player
     del history  # hundreds of megabytes at ten million games, for the steps below
     ledger.close()
@@ -208,7 +214,7 @@ def _recompute_compiled(
         rebuild_character_matchups(arrays.character_matchup_groups(ledger))
         with bulk.indexes_built_after((RatingSnapshot, PlayerMatchup)):
             arrays.insert_matchups_and_snapshots(ledger, sums.result())
-    return run
+    return run, predictions.bins()
 
 
 def _rate_history(
@@ -216,6 +222,7 @@ def _rate_history(
     history: arrays.History,
     chunk_size: int,
     progress: Callable[[int], None] | None,
+    predictions: arrays.RecentPredictions,
 ) -> RatingRun:
     """Rate every game a chunk at a time, streaming the MatchRating rows through COPY."""
     rated = batches = counted = 0
@@ -228,7 +235,7 @@ def _rate_history(
     ):
         for start in range(0, len(history), chunk_size):
             games = history.games(start, start + chunk_size)
-            rows, chunk_counted = arrays.apply(ledger, games, rated_at, types)
+            rows, chunk_counted = arrays.apply(ledger, games, rated_at, types, predictions)
             write(rows)
             counted += chunk_counted
             rated += len(games[0])
