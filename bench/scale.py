@@ -401,6 +401,12 @@ def main() -> None:
     parser.add_argument("--database", default="bench_scale", help="and <name>_small")
     parser.add_argument("--requests", type=int, default=50, help="per page, uncached")
     parser.add_argument("--print-only", action="store_true", help="do not touch BENCHMARKS.md")
+    parser.add_argument(
+        "--stock-server",
+        action="store_true",
+        help="run on the server at BENCH_POSTGRES_SERVER as it is configured, instead of a "
+        "private one set up as docs/capacity.md says (bench.postgres.PRODUCTION_SETTINGS)",
+    )
     parser.add_argument("--probe-urls", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--write-league", nargs=2, type=Path, help=argparse.SUPPRESS)
     parser.add_argument(
@@ -427,7 +433,15 @@ def main() -> None:
     if options.recompute_only:
         recompute_and_refresh(options)
         return
+    if options.stock_server:
+        measure(options, f"the server at {postgres.SERVER} as it is configured")
+        return
+    with postgres.private_server(postgres.PRODUCTION_SETTINGS) as server:
+        measure(options, server)
 
+
+def measure(options: argparse.Namespace, server: str) -> None:
+    """Both leagues loaded and every figure taken, on the server `server` describes."""
     small_batch = SMALL_GAMES // 10
     small_files = league_files(SMALL_GAMES - small_batch, players_for(SMALL_GAMES), small_batch)
     small_url = postgres.url(f"{options.database}_small")
@@ -512,6 +526,7 @@ def main() -> None:
         ),
     ]
     lines = report(options, loop, steps, refreshed, probes, page_rows, api_rows, sizes, targets)
+    lines[1:1] = ["", f"Database server: {server}."]
     for target, figure, met in targets:
         print(f"  {target}: {figure} — {'met' if met else 'NOT met'}")
     publish(
