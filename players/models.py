@@ -65,7 +65,8 @@ class Player(models.Model):
     class Meta:
         indexes = [
             models.Index(fields=["name"], name="player_name_idx"),
-            # Search finds exact names (UPPER(name) = UPPER(query)) however many contain it.
+            # Search finds exact names and prefixes (UPPER(name) LIKE 'SOL%') however many
+            # contain the query; on PostgreSQL built with text_pattern_ops (migration 0013).
             models.Index(Upper("name"), name="player_upper_name_idx"),
             # Rankings subtract the few flagged players' ratings from counts of the rest.
             models.Index(fields=["id"], name="player_flagged_idx", condition=FLAGGED),

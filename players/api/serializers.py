@@ -10,7 +10,7 @@ from rest_framework import serializers
 from players.api.fields import RatingField, TierField
 from players.models import Player, Rating
 from players.selectors.rankings import ACTIVE_DAYS
-from players.selectors.search import CONTAINING_READ, SEARCH_LIMIT
+from players.selectors.search import SEARCH_LIMIT
 
 
 class CharacterSerializer(serializers.Serializer):
@@ -93,12 +93,13 @@ class PlayerHitSerializer(serializers.Serializer):
 class PlayerSearchSerializer(serializers.Serializer):
     results = PlayerHitSerializer(
         many=True,
-        help_text="Up to `limit` players, best match first: exact names, then current names, "
-        "then the closest.",
+        help_text="Up to `limit` players, best match first: exact names, then names starting "
+        "with `name`, then names containing it further on; current names before past ones, "
+        "then the shortest.",
     )
     more_match = serializers.BooleanField(
-        help_text=f"More than {CONTAINING_READ} names contain `name`: the results are the "
-        f"closest of the first {CONTAINING_READ} found (with any exact name); a longer `name` "
+        help_text="More players match than `limit`: the results are the best of them by the "
+        "order above, a tier cut short giving the shortest of the names read; a longer `name` "
         "narrows the search.",
     )
 
