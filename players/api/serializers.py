@@ -8,9 +8,11 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from players.api.fields import RatingField, TierField
+from players.formatting import rating_text
 from players.models import Player, Rating
-from players.selectors.rankings import ACTIVE_DAYS
+from players.selectors.rankings import ACTIVE_DAYS, RankedRow
 from players.selectors.search import SEARCH_LIMIT
+from players.tiers import rank_tier
 
 
 class CharacterSerializer(serializers.Serializer):
@@ -201,3 +203,21 @@ class RankingRowSerializer(serializers.Serializer):
     tier = TierField()
     wins = serializers.IntegerField(help_text="Counted games won.")
     losses = serializers.IntegerField(help_text="Counted games lost.")
+
+    def to_representation(self, row: RankedRow) -> dict[str, Any]:
+        """The fields above, written directly: a page has a hundred rows, and the generic
+        walk of the fields cost more than its queries (a test holds the two equal)."""
+        character = row.character
+        return {
+            "rank": row.rank,
+            "player": row.player,
+            "character": {"id": character.id, "code": character.code, "name": character.name},
+            "rating": {
+                "value": row.value,
+                "deviation": row.deviation,
+                "display": rating_text(row.value, row.deviation),
+            },
+            "tier": rank_tier(row.value),
+            "wins": row.wins,
+            "losses": row.losses,
+        }
