@@ -100,9 +100,9 @@ class PlayerSearchSerializer(serializers.Serializer):
         "then the shortest.",
     )
     more_match = serializers.BooleanField(
-        help_text="More players match than `limit`: the results are the best of them by the "
-        "order above, a tier cut short giving the shortest of the names read; a longer `name` "
-        "narrows the search.",
+        help_text="More than `limit` names contain `name`: the results are the best of the "
+        "names one search reads, where exact names and names starting with `name` are read "
+        "by themselves, so they come first; a longer `name` narrows the search.",
     )
 
 

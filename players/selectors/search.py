@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from django.db import connection
-from django.db.models import F, Q, Value
+from django.db.models import Case, F, Q, Value, When
 
 from players.models import Player, PlayerName, Rating
 
@@ -40,41 +40,32 @@ class PlayerHit:
 
 @dataclass(frozen=True)
 class PlayerSearch:
-    """The players a search found, best match first, and whether more players match
-    than it shows."""
+    """The players a search found, best match first, and whether more names match than
+    one search reads (then the hits are the best of those it read)."""
 
     hits: list[PlayerHit]
     more_match: bool
 
 
-def _tiers(query: str) -> list[Q]:
-    """How a name can match `query`, best first, each tier without the ones before it:
-    the name itself, a name starting with it, a name containing it further on (all
-    ignoring case)."""
-    exact = Q(name__iexact=query)
-    prefix = Q(name__istartswith=query)
-    return [exact, prefix & ~exact, Q(name__icontains=query) & ~prefix]
-
-
-def _matching_names(matching: Q, found: list[str], rows: int) -> list[tuple]:
-    """(player id, matched name, current name, platform, last seen, supporter, cheater,
-    current) rows of the current names, then the past names, of visible players that
-    match, leaving out the players `found`: the first `rows` of them, in one query."""
+def _matching_names(matching: Q, tier: Case, rows: int) -> list[tuple]:
+    """(tier, current, matched name, player id, current name, platform, last seen,
+    supporter, cheater) rows of the current names, then the past names, of visible
+    players that match: the first `rows` of them, in one query."""
     columns = ("name", "platform", "last_seen", "supporter", "cheater")
     current = (
         Player.objects.visible()
         .filter(matching)
-        .exclude(id__in=found)
-        .annotate(current=Value(True))
-        .values_list("id", "name", *columns, "current")
+        .annotate(tier=tier, current=Value(True))
+        .values_list("tier", "current", "name", "id", *columns)
     )
     past = (
         PlayerName.objects.filter(matching, player__hidden=False)
         .exclude(name=F("player__name"))
-        .exclude(player_id__in=found)
         .order_by()  # unordered, so that a read stops at its limit
-        .annotate(current=Value(False))
-        .values_list("player_id", "name", *(f"player__{column}" for column in columns), "current")
+        .annotate(tier=tier, current=Value(False))
+        .values_list(
+            "tier", "current", "name", "player_id", *(f"player__{column}" for column in columns)
+        )
     )
     if connection.features.supports_slicing_ordering_in_compound:
         # PostgreSQL plans the parts of a union for reading them whole, not for stopping
@@ -89,58 +80,47 @@ def find_players(query: str, *, limit: int = SEARCH_LIMIT) -> PlayerSearch:
     further on; within each, current names before past ones, then the shortest. Hidden
     players are never found, by any of their names.
 
-    A tier is read only while at most `limit` players are found, and only as many of its
-    names as are still wanted: a query in a hundred thousand names reads a few dozen of
-    them, where the reading happens to stop. On PostgreSQL exact names and prefixes walk
-    the UPPER(name) indexes (players/migrations/0013), names containing the query the
-    trigram indexes (0003), or the table when most names contain it. A tier cut short
-    shows the shortest of the names it read. One query a tier, and one for the ratings.
+    One read of up to `limit` + 1 names containing the query, which stops there: when
+    fewer match, it holds them all. Otherwise exact names and then prefixes are read by
+    themselves, each walking an UPPER(name) index (players/migrations/0013) as far as the
+    page needs, and what the first read found stands for the names containing the query
+    further on: a fragment in a hundred thousand names reads a few dozen (on PostgreSQL
+    through the trigram indexes of 0003, or the table when most names contain it). Two
+    queries when few names match, four when many, the last for the hits' ratings.
     """
     query = query.strip()
     if not query:
         return PlayerSearch([], more_match=False)
+    exact, prefix = Q(name__iexact=query), Q(name__istartswith=query)
+    tier = Case(When(exact, then=0), When(prefix, then=1), default=2)
+    rows = _matching_names(Q(name__icontains=query), tier, limit + 1)
+    more_match = len(rows) > limit
+    if more_match:
+        rows += _matching_names(exact, tier, limit + 1)
+        rows += _matching_names(prefix & ~exact, tier, limit + 1)
+    # Best first, so that each player is shown by their best matching name.
+    rows.sort(key=lambda row: (row[0], not row[1], len(row[2]), row[2].casefold(), row[3]))
     hits: dict[str, PlayerHit] = {}
-    for tier, matching in enumerate(_tiers(query)):
-        while len(hits) <= limit:
-            wanted = limit + 1 - len(hits)
-            rows = _matching_names(matching, list(hits), wanted)
-            # One player's several past names can share a read: read on till it ends.
-            for (
+    for tier_of, current, matched, player_id, name, platform, last_seen, supporter, cheater in rows:
+        if player_id not in hits and len(hits) < limit:
+            exact_current_name = tier_of == 0 and bool(current)
+            hits[player_id] = PlayerHit(
                 player_id,
-                matched,
                 name,
                 platform,
+                matched,
                 last_seen,
                 supporter,
                 cheater,
-                current,
-            ) in sorted(
-                rows, key=lambda row: (not row[-1], len(row[1]), row[1].casefold(), row[0])
-            ):
-                hits.setdefault(
-                    player_id,
-                    PlayerHit(
-                        player_id,
-                        name,
-                        platform,
-                        matched,
-                        last_seen,
-                        supporter,
-                        cheater,
-                        exact_current_name=bool(current) and tier == 0,
-                    ),
-                )
-            if len(rows) < wanted:
-                break
-    shown = list(hits.values())[:limit]
-    by_player = {hit.player_id: hit for hit in shown}
+                exact_current_name,
+            )
     for rating in (
-        Rating.objects.filter(player_id__in=by_player)
+        Rating.objects.filter(player_id__in=hits)
         .select_related("character")
         .order_by("-wins", "-losses", "character_id")
     ):
-        by_player[rating.player_id].ratings.append(rating)
-    return PlayerSearch(shown, more_match=len(hits) > limit)
+        hits[rating.player_id].ratings.append(rating)
+    return PlayerSearch(list(hits.values()), more_match=more_match)
 
 
 def search_players(query: str, *, limit: int = SEARCH_LIMIT) -> list[PlayerHit]:

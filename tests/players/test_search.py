@@ -128,7 +128,7 @@ def test_an_exact_past_name_comes_first_even_among_many_current_names(client, db
     html = client.get("/search?name=SOL").content.decode()
     assert result_ids(html)[0] == A
     assert "formerly <bdi>sol</bdi>" in html
-    assert "More players match" in html
+    assert "More names contain" in html
 
 
 def test_search_is_bounded_on_many_players(client, league, django_assert_max_num_queries):
@@ -164,7 +164,7 @@ def test_exact_then_prefix_then_containing_current_before_past(named):
     assert [hit.player_id for hit in search_players("sol")] == [A, B, D, C]
 
 
-def test_a_query_matching_more_players_than_shown_says_so(client, named):
+def test_a_query_in_more_names_than_one_search_reads_says_so(client, named):
     found = find_players("sol", limit=2)
     assert ([hit.player_id for hit in found.hits], found.more_match) == ([A, B], True)
     # No name is or starts with 'ol': the two shortest of those read are shown.
@@ -174,9 +174,9 @@ def test_a_query_matching_more_players_than_shown_says_so(client, named):
     assert client.get("/api/v1/players/?name=ol&limit=2").json()["more_match"] is True
 
 
-def test_a_query_matching_few_players_shows_them_all(client, named):
+def test_a_query_in_few_names_shows_them_all(client, named):
     found = find_players("sol")
     assert not found.more_match
     assert {hit.player_id for hit in found.hits} == {A, B, C}
-    assert "More players match" not in client.get("/search?name=ol").content.decode()
+    assert "More names contain" not in client.get("/search?name=ol").content.decode()
     assert client.get("/api/v1/players/?name=ol").json()["more_match"] is False
