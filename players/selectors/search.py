@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from django.db import connection
-from django.db.models import Case, F, Q, Value, When
+from django.db.models import F, Q, Value
 
 from players.models import Player, PlayerName, Rating
 
@@ -47,31 +47,39 @@ class PlayerSearch:
     more_match: bool
 
 
-def _matching_names(matching: Q, tier: Case, rows: int) -> list[tuple]:
+def _matching_names(query: str, rows: int) -> list[tuple]:
     """(tier, current, matched name, player id, current name, platform, last seen,
-    supporter, cheater) rows of the current names, then the past names, of visible
-    players that match: the first `rows` of them, in one query."""
+    supporter, cheater) rows of visible players' names that match `query`, best tier first
+    (exact, then starting with it, then containing it further on; in each, current names
+    then past ones), read in one query that stops after `rows` of them."""
+    exact, prefix = Q(name__iexact=query), Q(name__istartswith=query)
+    tiers = (exact, prefix & ~exact, Q(name__icontains=query) & ~prefix)
     columns = ("name", "platform", "last_seen", "supporter", "cheater")
-    current = (
-        Player.objects.visible()
-        .filter(matching)
-        .annotate(tier=tier, current=Value(True))
-        .values_list("tier", "current", "name", "id", *columns)
+    kinds = (
+        (True, Player.objects.visible(), ("id", *columns)),
+        (
+            False,
+            PlayerName.objects.filter(player__hidden=False)
+            .exclude(name=F("player__name"))
+            .order_by(),  # unordered, so that a read stops at its limit
+            ("player_id", *(f"player__{column}" for column in columns)),
+        ),
     )
-    past = (
-        PlayerName.objects.filter(matching, player__hidden=False)
-        .exclude(name=F("player__name"))
-        .order_by()  # unordered, so that a read stops at its limit
-        .annotate(tier=tier, current=Value(False))
-        .values_list(
-            "tier", "current", "name", "player_id", *(f"player__{column}" for column in columns)
-        )
-    )
-    if connection.features.supports_slicing_ordering_in_compound:
-        # PostgreSQL plans the parts of a union for reading them whole, not for stopping
-        # at the union's limit: each part gets its own.
-        current, past = current[:rows], past[:rows]
-    return list(current.union(past, all=True)[:rows])
+    parts = []
+    for tier, matching in enumerate(tiers):
+        for is_current, names, fields in kinds:
+            part = (
+                names.filter(matching)
+                .annotate(tier=Value(tier), current=Value(is_current), matched=F("name"))
+                .values_list("tier", "current", "matched", *fields)
+            )
+            if connection.features.supports_slicing_ordering_in_compound:
+                # PostgreSQL plans each part of a union for reading it whole unless the
+                # part has a limit of its own.
+                part = part[:rows]
+            parts.append(part)
+    # The parts are read in order until `rows` are found: the tiers after are not read.
+    return list(parts[0].union(*parts[1:], all=True)[:rows])
 
 
 def find_players(query: str, *, limit: int = SEARCH_LIMIT) -> PlayerSearch:
@@ -80,30 +88,22 @@ def find_players(query: str, *, limit: int = SEARCH_LIMIT) -> PlayerSearch:
     further on; within each, current names before past ones, then the shortest. Hidden
     players are never found, by any of their names.
 
-    One read of up to `limit` + 1 names containing the query, which stops there: when
-    fewer match, it holds them all. Otherwise exact names and then prefixes are read by
-    themselves, each walking an UPPER(name) index (players/migrations/0013) as far as the
-    page needs, and what the first read found stands for the names containing the query
-    further on: a fragment in a hundred thousand names reads a few dozen (on PostgreSQL
-    through the trigram indexes of 0003, or the table when most names contain it). Two
-    queries when few names match, four when many, the last for the hits' ratings.
+    One query reads the names tier by tier and stops after `limit` + 1 of them (see
+    PlayerSearch), another the hits' ratings. On PostgreSQL exact names and prefixes walk
+    the UPPER(name) indexes (players/migrations/0013), names containing the query the
+    trigram indexes (0003), or the table when most names contain it, each as far as the
+    page needs: a fragment in a hundred thousand names reads a few dozen. A tier cut short
+    shows the shortest of the names it read.
     """
     query = query.strip()
     if not query:
         return PlayerSearch([], more_match=False)
-    exact, prefix = Q(name__iexact=query), Q(name__istartswith=query)
-    tier = Case(When(exact, then=0), When(prefix, then=1), default=2)
-    rows = _matching_names(Q(name__icontains=query), tier, limit + 1)
-    more_match = len(rows) > limit
-    if more_match:
-        rows += _matching_names(exact, tier, limit + 1)
-        rows += _matching_names(prefix & ~exact, tier, limit + 1)
+    rows = _matching_names(query, limit + 1)
     # Best first, so that each player is shown by their best matching name.
     rows.sort(key=lambda row: (row[0], not row[1], len(row[2]), row[2].casefold(), row[3]))
     hits: dict[str, PlayerHit] = {}
-    for tier_of, current, matched, player_id, name, platform, last_seen, supporter, cheater in rows:
+    for tier, current, matched, player_id, name, platform, last_seen, supporter, cheater in rows:
         if player_id not in hits and len(hits) < limit:
-            exact_current_name = tier_of == 0 and bool(current)
             hits[player_id] = PlayerHit(
                 player_id,
                 name,
@@ -112,7 +112,7 @@ def find_players(query: str, *, limit: int = SEARCH_LIMIT) -> PlayerSearch:
                 last_seen,
                 supporter,
                 cheater,
-                exact_current_name,
+                exact_current_name=tier == 0 and bool(current),
             )
     for rating in (
         Rating.objects.filter(player_id__in=hits)
@@ -120,7 +120,7 @@ def find_players(query: str, *, limit: int = SEARCH_LIMIT) -> PlayerSearch:
         .order_by("-wins", "-losses", "character_id")
     ):
         hits[rating.player_id].ratings.append(rating)
-    return PlayerSearch(list(hits.values()), more_match=more_match)
+    return PlayerSearch(list(hits.values()), more_match=len(rows) > limit)
 
 
 def search_players(query: str, *, limit: int = SEARCH_LIMIT) -> list[PlayerHit]:

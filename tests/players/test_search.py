@@ -167,10 +167,15 @@ def test_exact_then_prefix_then_containing_current_before_past(named):
 def test_a_query_in_more_names_than_one_search_reads_says_so(client, named):
     found = find_players("sol", limit=2)
     assert ([hit.player_id for hit in found.hits], found.more_match) == ([A, B], True)
-    # No name is or starts with 'ol': the two shortest of those read are shown.
+    # A's past name starts with 'ol', which ranks A by it, above B's current name.
     found = find_players("ol", limit=2)
-    assert found.more_match
-    assert [hit.name for hit in found.hits] == ["Sol", "xsolx"]
+    assert [(hit.player_id, hit.matched_name) for hit in found.hits] == [
+        (A, "OldSolMain"),
+        (B, "Solitaire"),
+    ]
+    # No name is or starts with 'i': the shortest of the current names read comes first.
+    found = find_players("i", limit=1)
+    assert ([hit.name for hit in found.hits], found.more_match) == (["Ky Kiske"], True)
     assert client.get("/api/v1/players/?name=ol&limit=2").json()["more_match"] is True
 
 
