@@ -114,9 +114,13 @@ def find_players(query: str, *, limit: int = SEARCH_LIMIT) -> PlayerSearch:
                 cheater,
                 exact_current_name=tier == 0 and bool(current),
             )
+    # What a hit shows of its ratings (search, API, calculator): no peaks, best wins or
+    # decay times to read for fifty players.
+    shown = ("player_id", "character", "value", "deviation", "wins", "losses", "last_played_at")
     for rating in (
         Rating.objects.filter(player_id__in=hits)
         .select_related("character")
+        .only(*shown)
         .order_by("-wins", "-losses", "character_id")
     ):
         hits[rating.player_id].ratings.append(rating)
