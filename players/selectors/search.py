@@ -48,31 +48,28 @@ class PlayerSearch:
 
 
 def _matching_names(query: str, rows: int) -> list[tuple]:
-    """(tier, current, matched name, player id, current name, platform, last seen,
-    supporter, cheater) rows of visible players' names that match `query`, best tier first
+    """(player id, current name, platform, last seen, supporter, cheater, current,
+    matched name, tier) rows of visible players' names that match `query`, best tier first
     (exact, then starting with it, then containing it further on; in each, current names
     then past ones), read in one query that stops after `rows` of them."""
     exact, prefix = Q(name__iexact=query), Q(name__istartswith=query)
     tiers = (exact, prefix & ~exact, Q(name__icontains=query) & ~prefix)
     columns = ("name", "platform", "last_seen", "supporter", "cheater")
-    kinds = (
-        (True, Player.objects.visible(), ("id", *columns)),
-        (
-            False,
-            PlayerName.objects.filter(player__hidden=False)
-            .exclude(name=F("player__name"))
-            .order_by(),  # unordered, so that a read stops at its limit
-            ("player_id", *(f"player__{column}" for column in columns)),
-        ),
+    current = Player.objects.visible().values_list("id", *columns)
+    past = (
+        PlayerName.objects.filter(player__hidden=False)
+        .exclude(name=F("player__name"))
+        .order_by()  # unordered, so that a read stops at its limit
+        .values_list("player_id", *(f"player__{column}" for column in columns))
     )
+    kinds = [
+        names.annotate(current=Value(is_current), matched=F("name"))
+        for is_current, names in ((True, current), (False, past))
+    ]
     parts = []
     for tier, matching in enumerate(tiers):
-        for is_current, names, fields in kinds:
-            part = (
-                names.filter(matching)
-                .annotate(tier=Value(tier), current=Value(is_current), matched=F("name"))
-                .values_list("tier", "current", "matched", *fields)
-            )
+        for names in kinds:
+            part = names.filter(matching).annotate(tier=Value(tier))
             if connection.features.supports_slicing_ordering_in_compound:
                 # PostgreSQL plans each part of a union for reading it whole unless the
                 # part has a limit of its own.
@@ -100,9 +97,9 @@ def find_players(query: str, *, limit: int = SEARCH_LIMIT) -> PlayerSearch:
         return PlayerSearch([], more_match=False)
     rows = _matching_names(query, limit + 1)
     # Best first, so that each player is shown by their best matching name.
-    rows.sort(key=lambda row: (row[0], not row[1], len(row[2]), row[2].casefold(), row[3]))
+    rows.sort(key=lambda row: (row[8], not row[6], len(row[7]), row[7].casefold(), row[0]))
     hits: dict[str, PlayerHit] = {}
-    for tier, current, matched, player_id, name, platform, last_seen, supporter, cheater in rows:
+    for player_id, name, platform, last_seen, supporter, cheater, current, matched, tier in rows:
         if player_id not in hits and len(hits) < limit:
             hits[player_id] = PlayerHit(
                 player_id,
