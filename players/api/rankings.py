@@ -16,7 +16,6 @@ from players.api.params import CHARACTER, character_or_404
 from players.api.serializers import CharacterRankingQuery, RankingQuery, RankingRowSerializer
 from players.models import Character, Rating
 from players.selectors.rankings import RankedRow, ranked_ratings, ranked_rows
-from players.selectors.ratings import characters
 from web.api import RankingPagination, documented, query_parameters
 from web.caching import cached_get
 
@@ -32,7 +31,7 @@ class _RankedPaginator(Paginator):
     def page(self, number: int | str) -> Page:
         number = self.validate_number(number)
         start = (number - 1) * self.per_page
-        rows = ranked_rows(self.object_list, start, start + self.per_page, characters())
+        rows = ranked_rows(self.object_list, start, start + self.per_page)
         return self._get_page(rows, number, self)
 
 

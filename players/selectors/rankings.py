@@ -209,26 +209,27 @@ class RankedRow(NamedTuple):
         return {"id": self.player_id, "name": self.name, "platform": self.platform}
 
 
-def ranked_rows(
-    ratings: QuerySet[Rating], start: int, stop: int, roster: list[Character]
-) -> list[RankedRow]:
+def ranked_rows(ratings: QuerySet[Rating], start: int, stop: int) -> list[RankedRow]:
     """Rows `start` to `stop` of a ranking (of `ranked_ratings`) in its order, numbered
-    from `start` + 1, with characters from the `roster`. Their ids are read first,
-    walking the index alone past the earlier rows, so that players are joined to these
-    rows only (the planner otherwise joins every ranked rating of a deep page); then
-    plain values: a hundred rating and player objects cost more than the rest of a page.
+    from `start` + 1. Their ids are read first, walking the index alone past the earlier
+    rows, so that players are joined to these rows only (the planner otherwise joins every
+    ranked rating of a deep page); then plain values: a hundred rating and player objects
+    cost more than the rest of a page. One query.
     """
-    by_id = {c.id: c for c in roster}
     values = ratings.filter(id__in=ratings.values("id")[start:stop]).values_list(
         "player_id", "player__name", "player__platform", "player__supporter",
-        "character_id", "value", "deviation", "wins", "losses",
+        "character_id", "character__code", "character__name",
+        "value", "deviation", "wins", "losses",
     )  # fmt: skip
-    return [
-        RankedRow(rank, player_id, name, platform, supporter, by_id[character_id], *rest)
-        for rank, (player_id, name, platform, supporter, character_id, *rest) in enumerate(
-            values, start=start + 1
-        )
-    ]
+    characters: dict[int, Character] = {}  # each one met, made once
+    rows = []
+    for rank, row in enumerate(values, start=start + 1):
+        player_id, name, platform, supporter, character_id, code, character_name, *numbers = row
+        if character_id not in characters:
+            characters[character_id] = Character(character_id, code, character_name)
+        character = characters[character_id]
+        rows.append(RankedRow(rank, player_id, name, platform, supporter, character, *numbers))
+    return rows
 
 
 @dataclass(frozen=True)
@@ -269,7 +270,7 @@ def ranking_page(
     start = (number - 1) * RANKING_SIZE
     ranked = ranked_ratings(character, one_per_player=one_per_player, active_since=active_since)
     # One more row tells whether a next page exists.
-    rows = ranked_rows(ranked, start, start + RANKING_SIZE + 1, roster)
+    rows = ranked_rows(ranked, start, start + RANKING_SIZE + 1)
     empty_reason = ""
     if not rows and number == 1:
         empty_reason = why_nothing_is_ranked(character, active_days, now)

@@ -11,7 +11,6 @@ from players.api.serializers import RankingRowSerializer
 from players.models import Character, Player, Rating
 from players.roster import ROSTER
 from players.selectors.rankings import ranked_ratings, ranked_rows
-from players.selectors.ratings import characters
 from tests.factories import PlayerFactory, RatingFactory
 from tests.fixtures.api_league import ALICE, BOB, CAROL, DAVE, ERIN, ERIN_OLD_NAME, GHOST
 from web.generation import bump_generation
@@ -192,7 +191,7 @@ def test_rankings_overall_paged(api):
 
 def test_ranking_rows_are_written_as_their_declared_fields(api):
     """The rows' direct representation gives what the generic walk of the fields does."""
-    rows = ranked_rows(ranked_ratings(), 0, 100, characters())
+    rows = ranked_rows(ranked_ratings(), 0, 100)
     assert len(rows) == 5
     serializer = RankingRowSerializer()
     for row in rows:
