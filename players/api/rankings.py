@@ -15,7 +15,7 @@ from players.api import examples
 from players.api.params import CHARACTER, character_or_404
 from players.api.serializers import CharacterRankingQuery, RankingQuery, RankingRowSerializer
 from players.models import Character, Rating
-from players.selectors.rankings import ranked_ratings, ranked_slice
+from players.selectors.rankings import RankedRow, ranked_ratings, ranked_rows
 from web.api import RankingPagination, documented, query_parameters
 from web.caching import cached_get
 
@@ -26,12 +26,12 @@ ORDER = (
 
 
 class _RankedPaginator(Paginator):
-    """Pages of a ranking read by `ranked_slice`."""
+    """Pages of a ranking read by `ranked_rows`, each row numbered by its rank."""
 
     def page(self, number: int | str) -> Page:
         number = self.validate_number(number)
         start = (number - 1) * self.per_page
-        rows = ranked_slice(self.object_list, start, start + self.per_page)
+        rows = ranked_rows(self.object_list, start, start + self.per_page)
         return self._get_page(rows, number, self)
 
 
@@ -52,7 +52,7 @@ class _RankingsPagination(RankingPagination):
 
     def paginate_queryset(
         self, queryset: QuerySet[Rating], request: Request, view: object = None
-    ) -> list[Rating] | None:
+    ) -> list[RankedRow] | None:
         raw = request.query_params.get(self.page_query_param, "")
         # DRF answers any other value; past every page, counting ends at the total anyway.
         self.page_wanted = min(int(raw), PAGES_COUNTED_AT_MOST) if raw.isdigit() else 1
@@ -107,13 +107,6 @@ class Rankings(generics.ListAPIView):
     @cached_get
     def get(self, request: Request) -> Response:
         return self.list(request)
-
-    def list(self, request: Request, *args: object, **kwargs: object) -> Response:
-        """A page of ratings, each numbered by its position in the whole list."""
-        page = self.paginate_queryset(self.filter_queryset(self.get_queryset()))
-        for rank, rating in enumerate(page, start=self.paginator.page.start_index()):
-            rating.rank = rank
-        return self.get_paginated_response(self.get_serializer(page, many=True).data)
 
     def ranked(self, character: Character | None) -> QuerySet[Rating]:
         query = query_parameters(RankingQuery, self.request)

@@ -80,13 +80,6 @@ def ranked_ratings(
     return ratings
 
 
-def ranked_slice(ratings: QuerySet[Rating], start: int, stop: int) -> QuerySet[Rating]:
-    """Rows `start` to `stop` of a ranking (of `ranked_ratings`), in its order: their ids
-    first, walking the index alone past the earlier rows, so that players are joined to
-    these rows only (the planner otherwise joins every ranked rating of a deep page)."""
-    return ratings.filter(id__in=ratings.values("id")[start:stop])
-
-
 def _count(ratings: QuerySet[Rating]) -> Subquery:
     # COUNT as a plain function: an aggregate here would group the outer query.
     number = Func(F("id"), function="COUNT", output_field=IntegerField())
@@ -210,6 +203,34 @@ class RankedRow(NamedTuple):
     wins: int
     losses: int
 
+    @property
+    def player(self) -> dict[str, str]:
+        """The player's id, name and platform (what the API summarises of one)."""
+        return {"id": self.player_id, "name": self.name, "platform": self.platform}
+
+
+def ranked_rows(ratings: QuerySet[Rating], start: int, stop: int) -> list[RankedRow]:
+    """Rows `start` to `stop` of a ranking (of `ranked_ratings`) in its order, numbered
+    from `start` + 1. Their ids are read first, walking the index alone past the earlier
+    rows, so that players are joined to these rows only (the planner otherwise joins every
+    ranked rating of a deep page); then plain values: a hundred rating and player objects
+    cost more than the rest of a page. One query.
+    """
+    values = ratings.filter(id__in=ratings.values("id")[start:stop]).values_list(
+        "player_id", "player__name", "player__platform", "player__supporter",
+        "character_id", "character__code", "character__name",
+        "value", "deviation", "wins", "losses",
+    )  # fmt: skip
+    characters: dict[int, Character] = {}  # each one met, made once
+    rows = []
+    for rank, row in enumerate(values, start=start + 1):
+        player_id, name, platform, supporter, character_id, code, character_name, *numbers = row
+        if character_id not in characters:
+            characters[character_id] = Character(character_id, code, character_name)
+        character = characters[character_id]
+        rows.append(RankedRow(rank, player_id, name, platform, supporter, character, *numbers))
+    return rows
+
 
 @dataclass(frozen=True)
 class RankingPage:
@@ -235,9 +256,7 @@ def ranking_page(
     code); two queries, a few more when the first page is empty.
 
     Overall, each player can appear once (their best ranked rating) or with every ranked
-    character. Ranks are positions in the list shown. Rows are read as plain values,
-    characters taken from the roster: a hundred rating and player objects cost more than
-    the rest of the page.
+    character. Ranks are positions in the list shown (`ranked_rows`).
     """
     now = now or timezone.now()
     roster = characters()
@@ -248,32 +267,21 @@ def ranking_page(
             return None
     one_per_player = one_per_player and character is None
     active_since = now - timedelta(days=active_days) if active_days else None
-    by_id = {c.id: c for c in roster}
     start = (number - 1) * RANKING_SIZE
     ranked = ranked_ratings(character, one_per_player=one_per_player, active_since=active_since)
-    values = list(  # one more row tells whether a next page exists
-        ranked_slice(ranked, start, start + RANKING_SIZE + 1).values_list(
-            "player_id", "player__name", "player__platform", "player__supporter",
-            "character_id", "value", "deviation", "wins", "losses",
-        )
-    )  # fmt: skip
-    rows = [
-        RankedRow(rank, player_id, name, platform, supporter, by_id[character_id], *rest)
-        for rank, (player_id, name, platform, supporter, character_id, *rest) in enumerate(
-            values[:RANKING_SIZE], start=start + 1
-        )
-    ]
+    # One more row tells whether a next page exists.
+    rows = ranked_rows(ranked, start, start + RANKING_SIZE + 1)
     empty_reason = ""
     if not rows and number == 1:
         empty_reason = why_nothing_is_ranked(character, active_days, now)
     return RankingPage(
         character,
         roster,
-        rows,
+        rows[:RANKING_SIZE],
         one_per_player,
         active_days,
         number,
-        len(values) > RANKING_SIZE,
+        len(rows) > RANKING_SIZE,
         empty_reason,
     )
 

@@ -28,19 +28,34 @@ def ranked_below() -> float:
     return 2 * settings.RATING_LOW_DEVIATION
 
 
-def profile_url() -> Callable[[str, str], str]:
-    """`profile_url(player_id, code)`, the same as reversing 'profile' for each row
-    (quoted alike) at a fraction of the cost: the URL is reversed once."""
-    # Placeholders the URL's converters accept (a player id is digits).
-    pattern = reverse("profile", args=("9" * 32, "CODE"))
-    before, rest = pattern.split("9" * 32)
-    middle, after = rest.split("CODE")
+# What the player id and character converters accept, standing for each argument.
+_PLACEHOLDERS = ("9" * 32, "CODE")
 
-    def url(player_id: str, code: str) -> str:
-        player_id, code = quote(player_id, safe=_URL_SAFE), quote(code, safe=_URL_SAFE)
-        return f"{before}{player_id}{middle}{code}{after}"
+
+def _url_maker(name: str, arity: int) -> Callable[..., str]:
+    """`url(*args)`, the same as reversing `name` with `arity` arguments (a player id, a
+    character code) and quoted alike, at a fraction of the cost: the URL is reversed once."""
+    rest = reverse(name, args=_PLACEHOLDERS[:arity])
+    pieces = []
+    for placeholder in _PLACEHOLDERS[:arity]:
+        piece, rest = rest.split(placeholder, 1)
+        pieces.append(piece)
+
+    def url(*args: str) -> str:
+        quoted = (quote(arg, safe=_URL_SAFE) for arg in args)
+        return "".join(piece + arg for piece, arg in zip(pieces, quoted, strict=True)) + rest
 
     return url
+
+
+def profile_url() -> Callable[[str, str], str]:
+    """`profile_url(player_id, code)`, as reversing 'profile' for each row."""
+    return _url_maker("profile", 2)
+
+
+def player_url() -> Callable[[str], str]:
+    """`player_url(player_id)`, as reversing 'player' for each row."""
+    return _url_maker("player", 1)
 
 
 def _choice(request: HttpRequest, name: str, choices: tuple[int, ...]) -> int | None:

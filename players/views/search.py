@@ -5,8 +5,13 @@ from __future__ import annotations
 
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.utils.timezone import localtime
 
+from players.formatting import rating_text
+from players.models import Player
 from players.selectors.search import find_players
+from players.views.rankings import player_url, profile_url
+from web.partials import render_partial
 
 
 def search(request: HttpRequest) -> HttpResponse:
@@ -15,5 +20,37 @@ def search(request: HttpRequest) -> HttpResponse:
     exact = [hit for hit in found.hits if hit.exact_current_name]
     if len(exact) == 1:
         return redirect("player", exact[0].player_id)
-    context = {"query": query, "hits": found.hits, "more_match": found.more_match}
+    url, rating_url = player_url(), profile_url()
+    platforms = dict(Player.Platform.choices)
+    # Each hit as texts, so that the partial (web.partials) only places them.
+    hits = [
+        {
+            "url": url(hit.player_id),
+            "name": hit.name,
+            "supporter": hit.supporter,
+            "platform": platforms.get(hit.platform, hit.platform),
+            "cheater": hit.cheater,
+            "past_name": hit.matched_name if hit.matched_past_name else "",
+            "games": f"{hit.games:,} game{'' if hit.games == 1 else 's'}",
+            "iso": localtime(hit.last_seen).isoformat(),
+            "day": f"{localtime(hit.last_seen):%Y-%m-%d}",
+            "ratings": [
+                {
+                    "url": rating_url(hit.player_id, r.character.code),
+                    "character": r.character.name,
+                    "code": r.character.code,
+                    "record": f"{r.wins}\u2013{r.losses}",
+                    "rating": rating_text(r.value, r.deviation),
+                }
+                for r in hit.ratings
+            ],
+        }
+        for hit in found.hits
+    ]
+    context = {
+        "query": query,
+        "hits": found.hits,
+        "results": render_partial("players/search_results.html", {"hits": hits}),
+        "more_match": found.more_match,
+    }
     return render(request, "players/search.html", context)

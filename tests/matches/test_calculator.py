@@ -185,8 +185,8 @@ def test_every_shown_calculator_probability_goes_through_the_calibration(client,
 
 
 def test_players_by_name_take_a_few_queries_each(client, named, django_assert_max_num_queries):
-    # Per side: current names, past names, their ratings, the chosen rating's player;
-    # and the calibration the probabilities are shown through.
-    with django_assert_max_num_queries(9):
+    # Per side: the matching names (one query over every tier), their ratings, the
+    # chosen rating's player; and the calibration the probabilities are shown through.
+    with django_assert_max_num_queries(7):
         html = client.get("/calculator?a-name=guardian&b-name=mayfly").content.decode()
     assert "data-result hidden" not in html

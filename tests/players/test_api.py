@@ -5,10 +5,12 @@ from __future__ import annotations
 import math
 
 import pytest
+from rest_framework.serializers import Serializer
 
+from players.api.serializers import RankingRowSerializer
 from players.models import Character, Player, Rating
 from players.roster import ROSTER
-from players.selectors.rankings import ranked_ratings
+from players.selectors.rankings import ranked_ratings, ranked_rows
 from tests.factories import PlayerFactory, RatingFactory
 from tests.fixtures.api_league import ALICE, BOB, CAROL, DAVE, ERIN, ERIN_OLD_NAME, GHOST
 from web.generation import bump_generation
@@ -185,6 +187,15 @@ def test_rankings_overall_paged(api):
         "losses": top.losses,
     }
     assert GHOST.id not in {row["player"]["id"] for row in rows}
+
+
+def test_ranking_rows_are_written_as_their_declared_fields(api):
+    """The rows' direct representation gives what the generic walk of the fields does."""
+    rows = ranked_rows(ranked_ratings(), 0, 100)
+    assert len(rows) == 5
+    serializer = RankingRowSerializer()
+    for row in rows:
+        assert serializer.to_representation(row) == Serializer.to_representation(serializer, row)
 
 
 def test_rankings_count_stops_past_the_page_and_says_so(api, monkeypatch):

@@ -102,8 +102,8 @@ def test_empty_query_and_no_match(client, named):
 
 
 def test_an_exact_past_name_comes_first_even_among_many_current_names(client, db):
-    """With at least a page of current names matching, past names are read only where
-    they match exactly; such a one still comes first (and partial past names do not)."""
+    """With more than a page of names matching, an exact past name still comes first
+    (and a past name merely containing the query is outranked)."""
     players = [f"2000000000000{i:05d}" for i in range(60)]
     replays = [
         replay(n, players[2 * n], players[2 * n + 1], names=(f"Solo{n}", f"xSol{n}"))
@@ -121,9 +121,14 @@ def test_an_exact_past_name_comes_first_even_among_many_current_names(client, db
     assert (hits[0].player_id, hits[0].matched_name, hits[0].name) == (A, "sol", "Ky Main")
     assert all(not hit.matched_past_name for hit in hits[1:])
     assert C not in {hit.player_id for hit in hits}  # a partial past name, outranked
+    # Then the names starting with it, shortest first, then those containing it.
+    assert [hit.name for hit in hits[1:4]] == ["Solo0", "Solo1", "Solo2"]
+    assert hits[31].name == "Solitude"
+    assert hits[32].name.startswith("xSol")
     html = client.get("/search?name=SOL").content.decode()
     assert result_ids(html)[0] == A
     assert "formerly <bdi>sol</bdi>" in html
+    assert "More names contain" in html
 
 
 def test_search_is_bounded_on_many_players(client, league, django_assert_max_num_queries):
@@ -141,23 +146,42 @@ def test_hostile_names_are_escaped_and_isolated(client, db):
     assert f"<bdi>{rtl}</bdi>" in html
 
 
-def test_a_query_in_more_names_than_are_read_says_so_and_keeps_the_exact_name(
-    client, named, monkeypatch
-):
-    # 'sol' is in three current names; reading one of them leaves two unread.
-    monkeypatch.setattr("players.selectors.search.CONTAINING_READ", 1)
-    found = find_players("sol")
-    assert found.more_match
-    assert found.hits[0].player_id == A  # exact, whichever name was read first
-    assert len(found.hits) <= 2
-    page = client.get("/search?name=ol").content.decode()
-    assert "than one search reads" in page
-    assert client.get("/api/v1/players/?name=ol").json()["more_match"] is True
+def test_exact_then_prefix_then_containing_current_before_past(named):
+    """'sol': A is it, B starts with it, C contains it; A's past 'OldSolMain' adds nothing."""
+    assert [hit.player_id for hit in search_players("sol")] == [A, B, C]
+    # A name that was 'Solid' starts with it: before a current name containing it.
+    rate_replays(
+        [
+            replay(10, D, C, names=("Solid", "xsolx")),
+            replay(11, D, C, names=("Ky Kiske", "xsolx")),
+        ]
+    )
+    hits = search_players("soli")
+    assert [(hit.player_id, hit.matched_name) for hit in hits] == [
+        (B, "Solitaire"),
+        (D, "Solid"),
+    ]
+    assert [hit.player_id for hit in search_players("sol")] == [A, B, D, C]
 
 
-def test_a_query_in_few_names_reads_them_all(client, named):
+def test_a_query_in_more_names_than_one_search_reads_says_so(client, named):
+    found = find_players("sol", limit=2)
+    assert ([hit.player_id for hit in found.hits], found.more_match) == ([A, B], True)
+    # A's past name starts with 'ol', which ranks A by it, above B's current name.
+    found = find_players("ol", limit=2)
+    assert [(hit.player_id, hit.matched_name) for hit in found.hits] == [
+        (A, "OldSolMain"),
+        (B, "Solitaire"),
+    ]
+    # No name is or starts with 'i': the shortest of the current names read comes first.
+    found = find_players("i", limit=1)
+    assert ([hit.name for hit in found.hits], found.more_match) == (["Ky Kiske"], True)
+    assert client.get("/api/v1/players/?name=ol&limit=2").json()["more_match"] is True
+
+
+def test_a_query_in_few_names_shows_them_all(client, named):
     found = find_players("sol")
     assert not found.more_match
     assert {hit.player_id for hit in found.hits} == {A, B, C}
-    assert "than one search reads" not in client.get("/search?name=ol").content.decode()
+    assert "More names contain" not in client.get("/search?name=ol").content.decode()
     assert client.get("/api/v1/players/?name=ol").json()["more_match"] is False
