@@ -14,13 +14,13 @@ from django.conf import settings
 from django.db.models import Q, QuerySet
 from django.utils import timezone
 
-from matches.models import Match, MatchRating
+from matches.models import Match
 from matches.params import glicko_params
 from matches.ratings.glicko import update, win_probability
 from matches.selectors.calibration import NO_CALIBRATION, Calibration, current_calibration
 from matches.selectors.matchups import PlayerMatchups, player_matchups
 from matches.selectors.opponents import fair_opponents
-from players.models import Character, Player, Rating, RatingSnapshot
+from players.models import Character, Rating, RatingSnapshot
 from players.roster import ROSTER
 from players.selectors.rankings import RatingRanks, rating_ranks, unranked_reason
 from players.selectors.ratings import RatingOverview, rating_overview
@@ -59,25 +59,33 @@ class GameCursor:
         return cls(moment, int(match_id))
 
 
-@dataclass(frozen=True)
+class GamePlayer(NamedTuple):
+    """A player as a game's row shows them."""
+
+    id: str
+    name: str
+    platform: str
+    cheater: bool
+
+
+@dataclass(frozen=True, slots=True)
 class RatedGame:
     """One game seen from one rating's side."""
 
-    match: Match
+    match_id: int
+    played_at: datetime
+    floor: int | None
     won: bool
     value: float | None  # this side's rating before the game (None until rated)
     deviation: float | None
     change: float | None
-    opponent: Player
+    opponent: GamePlayer
     opponent_character: Character
     opponent_value: float | None
     opponent_deviation: float | None
     counted: bool = False
+    flagged: bool = False  # a player of the game is flagged for cheating now
     calibration: Calibration = NO_CALIBRATION  # what shown probabilities go through
-
-    @property
-    def played_at(self) -> datetime:
-        return self.match.played_at
 
     @property
     def model_win_probability(self) -> float | None:
@@ -111,7 +119,7 @@ class RatedGame:
     @property
     def uncounted_reason(self) -> str:
         """Why the game did not count, as far as the flags shown today tell."""
-        if self.opponent.cheater or self.match.player_a.cheater or self.match.player_b.cheater:
+        if self.flagged:
             return "a player is flagged for cheating"
         return "a lopsided game between established players teaches the ratings nothing"
 
@@ -120,32 +128,45 @@ def _unsettled(deviation: float | None) -> bool:
     return deviation is not None and deviation >= settings.RATING_LOW_DEVIATION
 
 
+# A game's row as `_rating_games` reads it: the match, both sides' players and characters
+# and the result, as plain values (a hundred model objects a page cost more than its query).
+_GAME_COLUMNS = (
+    "id", "played_at", "floor", "winner", "rating__counted",
+    *(
+        column.format(side)
+        for side in ("a", "b")
+        for column in (
+            "player_{}", "player_{}__name", "player_{}__platform", "player_{}__cheater",
+            "character_{}", "character_{}__code", "character_{}__name",
+            "rating__value_{}", "rating__deviation_{}", "rating__change_{}",
+        )
+    ),
+)  # fmt: skip
+
+
 def _rated_game(
-    match: Match, player_id: str, character_id: int, calibration: Calibration
+    row: tuple, rating: Rating, characters: dict[int, Character], calibration: Calibration
 ) -> RatedGame:
-    try:
-        result: MatchRating | None = match.rating
-    except MatchRating.DoesNotExist:
-        result = None  # not rated yet
-    on_a = match.player_a_id == player_id and match.character_a_id == character_id
-    if on_a:
-        won, opponent, opponent_character = (
-            match.winner == Match.Winner.A, match.player_b, match.character_b,
-        )  # fmt: skip
-    else:
-        won, opponent, opponent_character = (
-            match.winner == Match.Winner.B, match.player_a, match.character_a,
-        )  # fmt: skip
-    if result is None:
-        return RatedGame(match, won, None, None, None, opponent, opponent_character, None, None)
-    if on_a:
-        mine = (result.value_a, result.deviation_a, result.change_a)
-        theirs = (result.value_b, result.deviation_b)
-    else:
-        mine = (result.value_b, result.deviation_b, result.change_b)
-        theirs = (result.value_a, result.deviation_a)
+    match_id, played_at, floor, winner, counted, *sides = row
+    side_a, side_b = sides[:10], sides[10:]
+    on_a = side_a[0] == rating.player_id and side_a[4] == rating.character_id
+    mine, theirs = (side_a, side_b) if on_a else (side_b, side_a)
+    player_id, name, platform, cheater, character_id, code, character_name, *result = theirs
+    character = characters.get(character_id)
+    if character is None:
+        character = characters[character_id] = Character(character_id, code, character_name)
     return RatedGame(
-        match, won, *mine, opponent, opponent_character, *theirs, result.counted, calibration
+        match_id,
+        played_at,
+        floor,
+        winner == (Match.Winner.A if on_a else Match.Winner.B),
+        *mine[7:],
+        GamePlayer(player_id, name, platform, cheater),
+        character,
+        *result[:2],
+        counted=bool(counted),
+        flagged=cheater or mine[3],
+        calibration=calibration,
     )
 
 
@@ -178,6 +199,22 @@ def _sides(rating: Rating) -> tuple[tuple[str, str, Q], tuple[str, str, Q]]:
     )
 
 
+def _first_ids(
+    games: QuerySet[Match], rating: Rating, limit: int, order: tuple[str, ...]
+) -> QuerySet[Match]:
+    """The ids of the rating's `games`, at most `limit` on each side of the match, first
+    in `order`: each side walks its own (player, character, played_at) index and stops,
+    and the two lists come back together in one subquery (each side wrapped in its own,
+    as SQLite allows no LIMIT in the parts of a UNION)."""
+    a_side, b_side = (
+        Match.objects.filter(
+            id__in=games.filter(on_side).order_by(*order).values("id")[:limit]
+        ).values("id")
+        for _, _, on_side in _sides(rating)
+    )
+    return a_side.union(b_side, all=True)
+
+
 def _rating_games(
     rating: Rating,
     condition: Q,
@@ -187,32 +224,23 @@ def _rating_games(
     calibration: Calibration | None = None,
 ) -> list[RatedGame]:
     """The rating's visible games meeting `condition`, at most `limit`, newest first
-    (or the oldest ones, oldest first).
+    (or the oldest ones, oldest first); one query.
 
-    One query per side of the match, each ordered along its own (player, character,
-    played_at) index, merged here: cheaper than one OR query sorting every game. Each
-    picks the page's ids in a subquery that reads nothing else, and joins players,
-    characters and results to those ids only: the planner, which expects a rating to
-    have a handful of games, otherwise joined every game of a busy rating before
-    sorting and keeping a page of them.
+    Each side of the match picks the page's ids along its own index (`_first_ids`),
+    and only those are joined to players, characters and results: the planner, which
+    expects a rating to have a handful of games, otherwise joined every game of a busy
+    rating before sorting and keeping a page of them.
     """
     order = ("-played_at", "-id") if newest_first else ("played_at", "id")
-    matches: list[Match] = []
-    for mine, theirs, side in _sides(rating):
-        page = Match.objects.visible().filter(side, condition).order_by(*order).values("id")
-        for match in (
-            Match.objects.filter(id__in=page[:limit])
-            .with_rating()
-            .select_related(f"player_{theirs}", f"character_{theirs}")
-        ):
-            setattr(match, f"player_{mine}", rating.player)  # this side is the rating's own
-            setattr(match, f"character_{mine}", rating.character)
-            matches.append(match)
-    matches.sort(key=lambda match: (match.played_at, match.id), reverse=newest_first)
+    ids = _first_ids(Match.objects.visible().filter(condition), rating, limit, order)
+    rows = sorted(
+        Match.objects.filter(id__in=ids).values_list(*_GAME_COLUMNS),
+        key=lambda row: (row[1], row[0]),
+        reverse=newest_first,
+    )
     calibration = calibration or current_calibration()
-    return [
-        _rated_game(m, rating.player_id, rating.character_id, calibration) for m in matches[:limit]
-    ]
+    characters = {rating.character_id: rating.character}
+    return [_rated_game(row, rating, characters, calibration) for row in rows[:limit]]
 
 
 @dataclass(frozen=True)
@@ -227,44 +255,45 @@ def _points_after_games(
 ) -> tuple[list[HistoryPoint], bool]:
     """The rating before the first of its last `limit` games since `since`, then after
     each of them (oldest first), leaving out games not yet rated and those against
-    hidden players; and whether those are all its games since then. Two queries.
+    hidden players; and whether those are all its games since then. One query.
 
     Each side picks its latest games' ids from its (player, character, played_at, id)
-    index alone, then reads a few numbers per game as plain rows (no match, player or
-    character objects). Filtering on the result or the opponent there instead would let
-    the planner, expecting a rating to have a handful of games, read and sort all of a
-    busy rating's month (thousands of games) to keep the last few hundred.
+    index alone (`_first_ids`), then a few numbers per game are read as plain rows (no
+    match, player or character objects). Filtering on the result or the opponent there
+    instead would let the planner, expecting a rating to have a handful of games, read
+    and sort all of a busy rating's month (thousands of games) to keep the last few
+    hundred.
     """
     params = glicko_params()
-    rows: list[tuple] = []
-    for mine, theirs, on_side in _sides(rating):
-        my_win = Match.Winner.A if mine == "a" else Match.Winner.B  # `winner` when I won
-        latest = (
-            Match.objects.filter(on_side, played_at__gte=since)
-            .order_by("-played_at", "-id")
-            .values("id")[: limit + 1]  # one more tells whether older games are left out
+    # One more than `limit` a side tells whether older games are left out.
+    latest = _first_ids(
+        Match.objects.filter(played_at__gte=since), rating, limit + 1, ("-played_at", "-id")
+    )
+    rows = sorted(
+        Match.objects.filter(id__in=latest).values_list(
+            "played_at", "id", "winner", "rating__counted",
+            "player_a_id", "character_a_id", "player_a__hidden", "player_b__hidden",
+            "rating__value_a", "rating__deviation_a", "rating__change_a",
+            "rating__value_b", "rating__deviation_b", "rating__change_b",
         )
-        rows += [
-            (*row, my_win)
-            for row in Match.objects.filter(id__in=latest).values_list(
-                "played_at", "id", f"player_{theirs}__hidden", "winner", "rating__counted",
-                f"rating__value_{mine}", f"rating__deviation_{mine}", f"rating__change_{mine}",
-                f"rating__value_{theirs}", f"rating__deviation_{theirs}",
-            )
-        ]  # fmt: skip
-    rows.sort(key=lambda row: (row[0], row[1]))
+    )  # fmt: skip
     complete = len(rows) <= limit
-    # Pending games (no result yet) and hidden opponents' are counted but not drawn.
-    shown = [row for row in rows[-limit:] if row[4] is not None and not row[2]]
-    if not shown:
-        return [], complete
-    first = shown[0]
-    points = [HistoryPoint(first[0], first[5], first[6])]
-    for at, _, _, winner, counted, value, deviation, change, *opponent, my_win in shown:
+    points: list[HistoryPoint] = []
+    for row in rows[-limit:]:
+        at, _, winner, counted, player_a, character_a, hidden_a, hidden_b, *results = row
+        on_a = player_a == rating.player_id and character_a == rating.character_id
+        # Pending games (no result yet) and hidden opponents' are counted but not drawn.
+        if counted is None or (hidden_b if on_a else hidden_a):
+            continue
+        mine, theirs = (results[:3], results[3:]) if on_a else (results[3:], results[:3])
+        value, deviation, change = mine
+        if not points:
+            points.append(HistoryPoint(at, value, deviation))
+        after = deviation
         if counted:
-            score = 1.0 if winner == my_win else 0.0
-            deviation = update(value, deviation, *opponent, score, params)[1]
-        points.append(HistoryPoint(at, value + change, deviation))
+            won = winner == (Match.Winner.A if on_a else Match.Winner.B)
+            after = update(value, deviation, *theirs[:2], 1.0 if won else 0.0, params)[1]
+        points.append(HistoryPoint(at, value + change, after))
     return points, complete
 
 
@@ -336,7 +365,7 @@ class GameSet:
         return self.games[0]
 
     @property
-    def opponent(self) -> Player:
+    def opponent(self) -> GamePlayer:
         return self.last.opponent
 
     @property
@@ -394,7 +423,7 @@ class MatchSetPage:
 
 
 def _cursor(game: RatedGame) -> GameCursor:
-    return GameCursor(game.played_at, game.match.id)
+    return GameCursor(game.played_at, game.match_id)
 
 
 def match_sets(
@@ -571,4 +600,4 @@ def rating_games(
     if len(rows) <= games:
         return GamePage(rows, None)
     last = rows[games - 1]
-    return GamePage(rows[:games], GameCursor(last.played_at, last.match.id))
+    return GamePage(rows[:games], GameCursor(last.played_at, last.match_id))
