@@ -19,11 +19,12 @@ from matches.params import glicko_params
 from matches.ratings.glicko import update, win_probability
 from matches.selectors.calibration import NO_CALIBRATION, Calibration, current_calibration
 from matches.selectors.matchups import PlayerMatchups, player_matchups
-from matches.selectors.opponents import fair_opponents
+from matches.selectors.opponents import opponents_near
 from players.models import Character, Rating, RatingSnapshot
 from players.roster import ROSTER
 from players.selectors.rankings import RatingRanks, rating_ranks, unranked_reason
 from players.selectors.ratings import RatingOverview, rating_overview
+from web.queries import ids_of_pages
 
 GAMES_PER_PAGE = 50
 # Per-game history points for the short ranges (API); beyond this it gives the latest.
@@ -190,12 +191,12 @@ def _newer_than(cursor: GameCursor) -> Q:
     )
 
 
-def _sides(rating: Rating) -> tuple[tuple[str, str, Q], tuple[str, str, Q]]:
-    """(this side, the other side, the condition for this rating being on this side)."""
+def _sides(rating: Rating) -> tuple[Q, Q]:
+    """The conditions for this rating being side A of a match, and side B."""
     player_id, character_id = rating.player_id, rating.character_id
     return (
-        ("a", "b", Q(player_a_id=player_id, character_a_id=character_id)),
-        ("b", "a", Q(player_b_id=player_id, character_b_id=character_id)),
+        Q(player_a_id=player_id, character_a_id=character_id),
+        Q(player_b_id=player_id, character_b_id=character_id),
     )
 
 
@@ -203,16 +204,10 @@ def _first_ids(
     games: QuerySet[Match], rating: Rating, limit: int, order: tuple[str, ...]
 ) -> QuerySet[Match]:
     """The ids of the rating's `games`, at most `limit` on each side of the match, first
-    in `order`: each side walks its own (player, character, played_at) index and stops,
-    and the two lists come back together in one subquery (each side wrapped in its own,
-    as SQLite allows no LIMIT in the parts of a UNION)."""
-    a_side, b_side = (
-        Match.objects.filter(
-            id__in=games.filter(on_side).order_by(*order).values("id")[:limit]
-        ).values("id")
-        for _, _, on_side in _sides(rating)
+    in `order`: each side walks its own (player, character, played_at) index and stops."""
+    return ids_of_pages(
+        *(games.filter(on_side).order_by(*order).values("id")[:limit] for on_side in _sides(rating))
     )
-    return a_side.union(b_side, all=True)
 
 
 def _rating_games(
@@ -500,7 +495,7 @@ def good_matches(
     rating: Rating, limit: int = GOOD_MATCHES, *, calibration: Calibration | None = None
 ) -> list[GoodMatch]:
     """The fairest recently active opponents for `rating`, fairest first
-    (matches.selectors.opponents: three queries, never hidden players or cheaters).
+    (matches.selectors.opponents: one query, never hidden players or cheaters).
     A player flagged for cheating gets none, without a query: their games move nobody."""
     if rating.player.cheater:
         return []
@@ -516,8 +511,8 @@ def good_matches(
             row["tier"],
             row["win_probability"],
         )
-        for row in fair_opponents(
-            rating.player_id, rating.character_id, limit, calibration=calibration
+        for row in opponents_near(
+            rating.player_id, rating.value, rating.deviation, limit, calibration=calibration
         )
     ]
 

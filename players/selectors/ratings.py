@@ -53,15 +53,17 @@ class RatingOverview:
 
 
 def rating_overview(player_id: str, character_code: str) -> RatingOverview | None:
-    """A rating with the player's other ratings, past names and matchups (four queries)."""
-    rating = rating_of(player_id, character_code)
-    if rating is None:
-        return None
+    """A rating with the player's other ratings, past names and matchups (three queries:
+    the ratings come in one, each with what `rating_of` joins, as a player has few)."""
     ratings = list(
-        Rating.objects.filter(player_id=player_id)
-        .select_related("character")
+        Rating.objects.filter(player_id=player_id, player__hidden=False)
+        .select_related("player", "character", "best_win_opponent", "best_win_character")
         .order_by(-(F("wins") + F("losses")), "character_id")
     )
+    code = character_code.upper()
+    rating = next((r for r in ratings if r.character.code.upper() == code), None)
+    if rating is None:
+        return None
     past_names = list(rating.player.names.exclude(name=rating.player.name).order_by("-last_seen"))
     matchups = list(
         rating.matchups.select_related("opponent_character").order_by("opponent_character_id")
