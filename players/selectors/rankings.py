@@ -18,6 +18,7 @@ from django.conf import settings
 from django.db.models import (
     Count,
     Exists,
+    Expression,
     F,
     Func,
     IntegerField,
@@ -28,6 +29,7 @@ from django.db.models import (
     QuerySet,
     Subquery,
 )
+from django.db.models.expressions import CombinedExpression
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
@@ -93,19 +95,28 @@ def _count(ratings: QuerySet[Rating]) -> Subquery:
     return Subquery(ratings.order_by().annotate(n=number).values("n"))
 
 
-def _counts(*sets: QuerySet[Rating]) -> tuple[int, ...]:
-    """How many of each set (already cut to low deviations) are ranked, in one query: each
-    set counted whole on its index, less its ratings of flagged players, which are looked
-    up player by player (they are few: hashing them would read every rating's row)."""
-    flagged = Player.objects.flagged()
+def _of_flagged(ratings: QuerySet[Rating]) -> Coalesce:
+    """How many of `ratings` belong to flagged players, looked up player by player (they
+    are few: hashing them would read every rating's row)."""
+    each = Player.objects.flagged().annotate(n=_count(ratings.filter(player_id=OuterRef("id"))))
+    total = Func(F("n"), function="SUM", output_field=IntegerField())
+    return Coalesce(Subquery(each.order_by().values(total=total)), 0)
 
-    def of_flagged(ratings: QuerySet[Rating]) -> Coalesce:
-        each = flagged.annotate(n=_count(ratings.filter(player_id=OuterRef("id"))))
-        total = Func(F("n"), function="SUM", output_field=IntegerField())
-        return Coalesce(Subquery(each.order_by().values(total=total)), 0)
 
-    columns = {f"c{n}": _count(ratings) - of_flagged(ratings) for n, ratings in enumerate(sets)}
+def _ranked(ratings: QuerySet[Rating]) -> CombinedExpression:
+    """How many of `ratings` (already cut to low deviations) are ranked: the set counted
+    whole on its index, less its ratings of flagged players."""
+    return _count(ratings) - _of_flagged(ratings)
+
+
+def _one_row(**columns: Expression) -> tuple[int, ...]:
+    """Expressions computed in one query (over one row of the small roster table)."""
     return tuple(Character.objects.annotate(**columns).values_list(*columns)[:1].get())
+
+
+def _counts(*sets: QuerySet[Rating]) -> tuple[int, ...]:
+    """How many of each set (already cut to low deviations) are ranked, in one query."""
+    return _one_row(**{f"c{n}": _ranked(ratings) for n, ratings in enumerate(sets)})
 
 
 def ranked_count(character: Character | None = None) -> int:
@@ -145,12 +156,20 @@ def rating_ranks(rating: Rating) -> RatingRanks | None:
     if unranked_reason(rating) is not None:
         return None
     # value >= v bounds the index walk; the few ties at v from this id on are dropped.
-    ahead = Rating.objects.filter(_low_deviation(), value__gte=rating.value).exclude(
-        value=rating.value, id__gte=rating.id
+    low = Rating.objects.filter(_low_deviation())
+    ahead = low.filter(value__gte=rating.value).exclude(value=rating.value, id__gte=rating.id)
+    overall, character, flagged = _one_row(
+        overall=_ranked(ahead),
+        character=_ranked(ahead.filter(character_id=rating.character_id)),
+        flagged=_of_flagged(low),
     )
-    overall, character = _counts(ahead, ahead.filter(character_id=rating.character_id))
     counted = RANKED_COUNTED_PER_RANK * (1 + overall)
-    ranked = ranked_ratings().values("id")[: counted + 1].count()
+    # The first `counted` + `flagged` + 1 entries of the ranked index, from the index alone
+    # (leaving out flagged players' there would read each rating's row): when they are
+    # all of them, the ranked ones are exactly these less the flagged; else more than
+    # `counted` are ranked.
+    walked = low.order_by("-value", "id").values("id")[: counted + flagged + 1].count()
+    ranked = walked - flagged
     return RatingRanks(
         overall=1 + overall,
         character=1 + character,
