@@ -20,7 +20,7 @@ from matches.ratings.glicko import update, win_probability
 from matches.selectors.calibration import NO_CALIBRATION, Calibration, current_calibration
 from matches.selectors.matchups import PlayerMatchups, player_matchups
 from matches.selectors.opponents import opponents_near
-from players.models import Character, Rating, RatingSnapshot
+from players.models import Character, Player, Rating, RatingSnapshot
 from players.roster import ROSTER
 from players.selectors.rankings import RatingRanks, rating_ranks, unranked_reason
 from players.selectors.ratings import RatingOverview, rating_overview
@@ -264,10 +264,13 @@ def _points_after_games(
     latest = _first_ids(
         Match.objects.filter(played_at__gte=since), rating, limit + 1, ("-played_at", "-id")
     )
+    hidden = Player.objects.filter(hidden=True).values("id")  # few: hashed, not joined
     rows = sorted(
-        Match.objects.filter(id__in=latest).values_list(
+        Match.objects.filter(id__in=latest)
+        .annotate(hidden_a=Q(player_a_id__in=hidden), hidden_b=Q(player_b_id__in=hidden))
+        .values_list(
             "played_at", "id", "winner", "rating__counted",
-            "player_a_id", "character_a_id", "player_a__hidden", "player_b__hidden",
+            "player_a_id", "character_a_id", "hidden_a", "hidden_b",
             "rating__value_a", "rating__deviation_a", "rating__change_a",
             "rating__value_b", "rating__deviation_b", "rating__change_b",
         )
