@@ -29,7 +29,6 @@ from django.db.models import (
     QuerySet,
     Subquery,
 )
-from django.db.models.expressions import CombinedExpression
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
@@ -95,28 +94,25 @@ def _count(ratings: QuerySet[Rating]) -> Subquery:
     return Subquery(ratings.order_by().annotate(n=number).values("n"))
 
 
-def _of_flagged(ratings: QuerySet[Rating]) -> Coalesce:
-    """How many of `ratings` belong to flagged players, looked up player by player (they
-    are few: hashing them would read every rating's row)."""
-    each = Player.objects.flagged().annotate(n=_count(ratings.filter(player_id=OuterRef("id"))))
-    total = Func(F("n"), function="SUM", output_field=IntegerField())
-    return Coalesce(Subquery(each.order_by().values(total=total)), 0)
-
-
-def _ranked(ratings: QuerySet[Rating]) -> CombinedExpression:
-    """How many of `ratings` (already cut to low deviations) are ranked: the set counted
-    whole on its index, less its ratings of flagged players."""
-    return _count(ratings) - _of_flagged(ratings)
-
-
 def _one_row(**columns: Expression) -> tuple[int, ...]:
     """Expressions computed in one query (over one row of the small roster table)."""
     return tuple(Character.objects.annotate(**columns).values_list(*columns)[:1].get())
 
 
 def _counts(*sets: QuerySet[Rating]) -> tuple[int, ...]:
-    """How many of each set (already cut to low deviations) are ranked, in one query."""
-    return _one_row(**{f"c{n}": _ranked(ratings) for n, ratings in enumerate(sets)})
+    """How many of each set (already cut to low deviations) are ranked, in one query: each
+    set counted whole on its index, less its ratings of flagged players, which are looked
+    up player by player (they are few: hashing them would read every rating's row)."""
+    flagged = Player.objects.flagged()
+
+    def of_flagged(ratings: QuerySet[Rating]) -> Coalesce:
+        each = flagged.annotate(n=_count(ratings.filter(player_id=OuterRef("id"))))
+        total = Func(F("n"), function="SUM", output_field=IntegerField())
+        return Coalesce(Subquery(each.order_by().values(total=total)), 0)
+
+    return _one_row(
+        **{f"c{n}": _count(ratings) - of_flagged(ratings) for n, ratings in enumerate(sets)}
+    )
 
 
 def ranked_count(character: Character | None = None) -> int:
@@ -152,24 +148,33 @@ class RatingRanks:
 def rating_ranks(rating: Rating) -> RatingRanks | None:
     """The overall and character rank of a rating (None when unranked): one more than
     the ranked ratings ahead of it in the rankings' order; and how many are ranked, counted
-    up to RANKED_COUNTED_PER_RANK times its rank. Two queries of counts on the indexes."""
+    up to RANKED_COUNTED_PER_RANK times its rank. Three small queries: flagged players'
+    ratings, and counts on the indexes."""
     if unranked_reason(rating) is not None:
         return None
-    # value >= v bounds the index walk; the few ties at v from this id on are dropped.
     low = Rating.objects.filter(_low_deviation())
-    ahead = low.filter(value__gte=rating.value).exclude(value=rating.value, id__gte=rating.id)
-    overall, character, flagged = _one_row(
-        overall=_ranked(ahead),
-        character=_ranked(ahead.filter(character_id=rating.character_id)),
-        flagged=_of_flagged(low),
+    # Flagged players are few: their ranked-width ratings are read and taken off the counts
+    # here (leaving them out in the counts would read every counted rating's row).
+    flagged = list(
+        low.filter(player_id__in=Player.objects.flagged()).values_list(
+            "value", "id", "character_id"
+        )
     )
+    # value >= v bounds the index walk; the few ties at v from this id on are dropped.
+    ahead = low.filter(value__gte=rating.value).exclude(value=rating.value, id__gte=rating.id)
+    overall, character = _one_row(
+        overall=_count(ahead), character=_count(ahead.filter(character_id=rating.character_id))
+    )
+    for value, rating_id, character_id in flagged:
+        if (-value, rating_id) < (-rating.value, rating.id):  # ahead in the rankings' order
+            overall -= 1
+            character -= character_id == rating.character_id
     counted = RANKED_COUNTED_PER_RANK * (1 + overall)
-    # The first `counted` + `flagged` + 1 entries of the ranked index, from the index alone
-    # (leaving out flagged players' there would read each rating's row): when they are
-    # all of them, the ranked ones are exactly these less the flagged; else more than
-    # `counted` are ranked.
-    walked = low.order_by("-value", "id").values("id")[: counted + flagged + 1].count()
-    ranked = walked - flagged
+    # The first `counted` + flagged + 1 entries of the ranked index, from the index alone:
+    # when they are all of them, the ranked ones are exactly these less the flagged; else
+    # more than `counted` are ranked.
+    walked = low.order_by("-value", "id").values("id")[: counted + len(flagged) + 1].count()
+    ranked = walked - len(flagged)
     return RatingRanks(
         overall=1 + overall,
         character=1 + character,
