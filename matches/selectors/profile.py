@@ -8,10 +8,11 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime, time, timedelta
+from functools import cache
 from typing import NamedTuple
 
 from django.conf import settings
-from django.db.models import Q, QuerySet
+from django.db.models import Q, QuerySet, Value
 from django.utils import timezone
 
 from matches.models import Match
@@ -129,44 +130,43 @@ def _unsettled(deviation: float | None) -> bool:
     return deviation is not None and deviation >= settings.RATING_LOW_DEVIATION
 
 
-# A game's row as `_rating_games` reads it: the match, both sides' players and characters
-# and the result, as plain values (a hundred model objects a page cost more than its query).
-_GAME_COLUMNS = (
-    "id", "played_at", "floor", "winner", "rating__counted",
-    *(
-        column.format(side)
-        for side in ("a", "b")
-        for column in (
-            "player_{}", "player_{}__name", "player_{}__platform", "player_{}__cheater",
-            "character_{}", "character_{}__code", "character_{}__name",
-            "rating__value_{}", "rating__deviation_{}", "rating__change_{}",
-        )
-    ),
-)  # fmt: skip
+def _game_columns(mine: str, theirs: str) -> tuple[str, ...]:
+    """A game's row as `_rating_games` reads it for the rating on side `mine`: the match,
+    the opponent and the result, as plain values (a hundred model objects a page cost
+    more than its query)."""
+    return (
+        "id", "played_at", "floor", "winner", "rating__counted",
+        f"player_{theirs}", f"player_{theirs}__name", f"player_{theirs}__platform",
+        f"player_{theirs}__cheater", f"character_{theirs}",
+        f"rating__value_{mine}", f"rating__deviation_{mine}", f"rating__change_{mine}",
+        f"rating__value_{theirs}", f"rating__deviation_{theirs}",
+    )  # fmt: skip
 
 
-def _rated_game(
-    row: tuple, rating: Rating, characters: dict[int, Character], calibration: Calibration
-) -> RatedGame:
-    match_id, played_at, floor, winner, counted, *sides = row
-    side_a, side_b = sides[:10], sides[10:]
-    on_a = side_a[0] == rating.player_id and side_a[4] == rating.character_id
-    mine, theirs = (side_a, side_b) if on_a else (side_b, side_a)
-    player_id, name, platform, cheater, character_id, code, character_name, *result = theirs
-    character = characters.get(character_id)
-    if character is None:
-        character = characters[character_id] = Character(character_id, code, character_name)
+@cache
+def _roster() -> dict[int, Character]:
+    """The characters by id, from the roster the database copy is made from (a game's
+    row names its opponent's character by id alone, which saves two joins a page)."""
+    return {cid: Character(id=cid, code=code, name=name) for cid, code, name in ROSTER}
+
+
+def _rated_game(row: tuple, rating: Rating, calibration: Calibration) -> RatedGame:
+    match_id, played_at, floor, winner, counted, *opponent, character_id = row[:10]
+    value, deviation, change, opponent_value, opponent_deviation, my_winner = row[10:]
     return RatedGame(
         match_id,
         played_at,
         floor,
-        winner == (Match.Winner.A if on_a else Match.Winner.B),
-        *mine[7:],
-        GamePlayer(player_id, name, platform, cheater),
-        character,
-        *result[:2],
+        winner == my_winner,
+        value,
+        deviation,
+        change,
+        GamePlayer(*opponent),
+        _roster()[character_id],
+        opponent_value,
+        opponent_deviation,
         counted=bool(counted),
-        flagged=cheater or mine[3],
+        flagged=opponent[3] or rating.player.cheater,
         calibration=calibration,
     )
 
@@ -227,15 +227,19 @@ def _rating_games(
     rating before sorting and keeping a page of them.
     """
     order = ("-played_at", "-id") if newest_first else ("played_at", "id")
-    ids = _first_ids(Match.objects.visible().filter(condition), rating, limit, order)
-    rows = sorted(
-        Match.objects.filter(id__in=ids).values_list(*_GAME_COLUMNS),
-        key=lambda row: (row[1], row[0]),
-        reverse=newest_first,
+    games = Match.objects.visible().filter(condition)
+    # Each side's page joined to its opponent only, the two as one UNION in `order`.
+    side_a, side_b = (
+        Match.objects.filter(id__in=games.filter(on_side).order_by(*order).values("id")[:limit])
+        .annotate(my_winner=Value(winner))
+        .values_list(*_game_columns(mine, theirs), "my_winner")
+        for on_side, (mine, theirs, winner) in zip(
+            _sides(rating), (("a", "b", Match.Winner.A), ("b", "a", Match.Winner.B)), strict=True
+        )
     )
+    rows = side_a.union(side_b, all=True).order_by(*order)[:limit]
     calibration = calibration or current_calibration()
-    characters = {rating.character_id: rating.character}
-    return [_rated_game(row, rating, characters, calibration) for row in rows[:limit]]
+    return [_rated_game(row, rating, calibration) for row in rows]
 
 
 @dataclass(frozen=True)
@@ -253,8 +257,8 @@ def _points_after_games(
     hidden players; and whether those are all its games since then. One query.
 
     Each side picks its latest games' ids from its (player, character, played_at, id)
-    index alone (`_first_ids`), then a few numbers per game are read as plain rows (no
-    match, player or character objects). Filtering on the result or the opponent there
+    index alone (`_first_ids`), then a few numbers of the latest of them are read as plain
+    rows (no match, player or character objects). Filtering on the result or the opponent there
     instead would let the planner, expecting a rating to have a handful of games, read
     and sort all of a busy rating's month (thousands of games) to keep the last few
     hundred.
@@ -265,19 +269,21 @@ def _points_after_games(
         Match.objects.filter(played_at__gte=since), rating, limit + 1, ("-played_at", "-id")
     )
     hidden = Player.objects.filter(hidden=True).values("id")  # few: hashed, not joined
-    rows = sorted(
+    rows = list(
         Match.objects.filter(id__in=latest)
         .annotate(hidden_a=Q(player_a_id__in=hidden), hidden_b=Q(player_b_id__in=hidden))
+        .order_by("-played_at", "-id")
         .values_list(
             "played_at", "id", "winner", "rating__counted",
             "player_a_id", "character_a_id", "hidden_a", "hidden_b",
             "rating__value_a", "rating__deviation_a", "rating__change_a",
             "rating__value_b", "rating__deviation_b", "rating__change_b",
-        )
+        )[: limit + 1]
     )  # fmt: skip
     complete = len(rows) <= limit
+    rows = rows[:limit][::-1]  # the latest `limit`, oldest first
     points: list[HistoryPoint] = []
-    for row in rows[-limit:]:
+    for row in rows:
         at, _, winner, counted, player_a, character_a, hidden_a, hidden_b, *results = row
         on_a = player_a == rating.player_id and character_a == rating.character_id
         # Pending games (no result yet) and hidden opponents' are counted but not drawn.
