@@ -148,33 +148,32 @@ class RatingRanks:
 def rating_ranks(rating: Rating) -> RatingRanks | None:
     """The overall and character rank of a rating (None when unranked): one more than
     the ranked ratings ahead of it in the rankings' order; and how many are ranked, counted
-    up to RANKED_COUNTED_PER_RANK times its rank. Three small queries: flagged players'
-    ratings, and counts on the indexes."""
+    up to RANKED_COUNTED_PER_RANK times its rank. Two queries of counts on the indexes, and
+    one of the ranked-width ratings of flagged players when there are any."""
     if unranked_reason(rating) is not None:
         return None
     low = Rating.objects.filter(_low_deviation())
-    # Flagged players are few: their ranked-width ratings are read and taken off the counts
-    # here (leaving them out in the counts would read every counted rating's row).
-    flagged = list(
-        low.filter(player_id__in=Player.objects.flagged()).values_list(
-            "value", "id", "character_id"
-        )
-    )
+    flagged = low.filter(player_id__in=Player.objects.flagged())
     # value >= v bounds the index walk; the few ties at v from this id on are dropped.
     ahead = low.filter(value__gte=rating.value).exclude(value=rating.value, id__gte=rating.id)
-    overall, character = _one_row(
-        overall=_count(ahead), character=_count(ahead.filter(character_id=rating.character_id))
+    overall, character, flagged_count = _one_row(
+        overall=_count(ahead),
+        character=_count(ahead.filter(character_id=rating.character_id)),
+        flagged=_count(flagged),
     )
-    for value, rating_id, character_id in flagged:
-        if (-value, rating_id) < (-rating.value, rating.id):  # ahead in the rankings' order
-            overall -= 1
-            character -= character_id == rating.character_id
+    # Flagged players are few, and their ranked-width ratings fewer: those ahead are read
+    # and taken off here (leaving them out in the counts would read every counted row).
+    if flagged_count:
+        for value, rating_id, character_id in flagged.values_list("value", "id", "character_id"):
+            if (-value, rating_id) < (-rating.value, rating.id):  # ahead in the rankings
+                overall -= 1
+                character -= character_id == rating.character_id
     counted = RANKED_COUNTED_PER_RANK * (1 + overall)
     # The first `counted` + flagged + 1 entries of the ranked index, from the index alone:
     # when they are all of them, the ranked ones are exactly these less the flagged; else
     # more than `counted` are ranked.
-    walked = low.order_by("-value", "id").values("id")[: counted + len(flagged) + 1].count()
-    ranked = walked - len(flagged)
+    walked = low.order_by("-value", "id").values("id")[: counted + flagged_count + 1].count()
+    ranked = walked - flagged_count
     return RatingRanks(
         overall=1 + overall,
         character=1 + character,
