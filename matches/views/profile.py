@@ -17,6 +17,7 @@ from matches.selectors.profile import (
     HISTORY_RANGES,
     GameCursor,
     GameSet,
+    GoodMatch,
     RatedGame,
     rating_profile,
 )
@@ -70,6 +71,7 @@ def profile(request: HttpRequest, player_id: str, code: str) -> HttpResponse:
             "ranges": HISTORY_RANGES,
             "ranked_below": ranked_below(),
             "history_sets": _history_sets(found.matches.sets, ranked_below()),
+            "opponent_rows": _opponent_rows(found.opponents),
             "matchup_rows": _matchup_rows(
                 (row.opponent_character.name, row.estimate) for row in found.matchups.rows
             ),
@@ -156,3 +158,21 @@ def _matchup_rows(rows: Iterable[tuple[str, MatchupEstimate]]) -> str:
             }
         )
     return render_partial("matches/player_matchup_rows.html", {"rows": texts})
+
+
+def _opponent_rows(opponents: list[GoodMatch]) -> str:
+    """The fair opponents' rows rendered by Jinja2 from texts (one URL reversed for all)."""
+    url = profile_url()
+    rows = [
+        {
+            "url": url(o.player_id, o.character_code),
+            "name": o.name,
+            "character": o.character_name,
+            "code": o.character_code,
+            "rating": rating_text(o.value, o.deviation),
+            "tier": o.tier,
+            "win_probability": percent(o.win_probability, 0),
+        }
+        for o in opponents
+    ]
+    return render_partial("matches/opponent_rows.html", {"rows": rows})
