@@ -8,7 +8,6 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime, time, timedelta
-from functools import cache
 from typing import NamedTuple
 
 from django.conf import settings
@@ -24,7 +23,7 @@ from matches.selectors.opponents import opponents_near
 from players.models import Character, Player, Rating, RatingSnapshot
 from players.roster import ROSTER
 from players.selectors.rankings import RatingRanks, rating_ranks, unranked_reason
-from players.selectors.ratings import RatingOverview, rating_overview
+from players.selectors.ratings import RatingOverview, rating_overview, roster_characters
 from web.queries import ids_of_pages
 
 GAMES_PER_PAGE = 50
@@ -143,13 +142,6 @@ def _game_columns(mine: str, theirs: str) -> tuple[str, ...]:
     )  # fmt: skip
 
 
-@cache
-def _roster() -> dict[int, Character]:
-    """The characters by id, from the roster the database copy is made from (a game's
-    row names its opponent's character by id alone, which saves two joins a page)."""
-    return {cid: Character(id=cid, code=code, name=name) for cid, code, name in ROSTER}
-
-
 def _rated_game(row: tuple, rating: Rating, calibration: Calibration) -> RatedGame:
     match_id, played_at, floor, winner, counted, *opponent, character_id = row[:10]
     value, deviation, change, opponent_value, opponent_deviation, my_winner = row[10:]
@@ -162,7 +154,7 @@ def _rated_game(row: tuple, rating: Rating, calibration: Calibration) -> RatedGa
         deviation,
         change,
         GamePlayer(*opponent),
-        _roster()[character_id],
+        roster_characters()[character_id],
         opponent_value,
         opponent_deviation,
         counted=bool(counted),
