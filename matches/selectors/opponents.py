@@ -6,7 +6,8 @@ deviations, is nearest 0.5; ties go to the better-known (lower-deviation) rating
 (matches.ratings.matchmaking.best_opponents).
 
 The query stays bounded on millions of ratings: it reads only the CANDIDATES_PER_SIDE
-ratings nearest in value above and below the target (two ordered, limited queries).
+ratings nearest in value above and below the target (two ordered, limited index walks,
+read in one query).
 P(win) depends on the value gap far more than on the deviations, so the fairest
 opponents are among them; a distant rating with a huge deviation can be missed,
 which is no loss for a suggestion.

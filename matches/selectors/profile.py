@@ -311,7 +311,7 @@ def rating_history(
 
     Short ranges have a point per game (the rating after it, from the match rows), for
     at most its last HISTORY_GAME_POINTS games; 'all' has one per day played (daily
-    snapshots). One or two queries.
+    snapshots). One query.
     """
     span = HISTORY_RANGES[history_range]
     if span is None:
@@ -329,7 +329,7 @@ def chart_history(
     of the first ones are one a day: like `rating_history`, but a short range keeps a
     point per game for its last CHART_GAME_POINTS games only and covers the days before
     them with a point per day, so that the line spans the whole range however busy the
-    rating. Up to three queries.
+    rating. Up to two queries.
     """
     span = HISTORY_RANGES[history_range]
     if span is None or rating.last_played_at is None:
@@ -430,8 +430,9 @@ def match_sets(
     games: int = GAMES_PER_PAGE,
     calibration: Calibration | None = None,
 ) -> MatchSetPage:
-    """A page of the rating's match history grouped in sets, newest first; two queries,
-    and one more for the calibration its chances are shown through unless given.
+    """A page of the rating's match history grouped in sets, newest first; one query (two
+    going back up past the newest page), and one more for the calibration its chances are
+    shown through unless given.
 
     The page holds about `games` games older than `before` (the newest games without a
     cursor) or, going back up, newer than `after`. It never cuts a set in two (unless
@@ -550,8 +551,8 @@ def rating_profile(
     now: datetime | None = None,
 ) -> RatingProfile | None:
     """Everything the profile page shows (None if the player or rating is unknown or hidden),
-    its history range ending `now`; the fair opponents take three of its queries, the
-    ranks one, and the calibration both its history and its opponents go through one."""
+    its history range ending `now`; the fair opponents take one of its queries, the ranks
+    two, and the calibration both its history and its opponents go through one."""
     overview = rating_overview(player_id, character_code)
     if overview is None:
         return None
@@ -584,7 +585,7 @@ def rating_games(
     games: int = GAMES_PER_PAGE,
 ) -> GamePage:
     """A page of the rating's visible games, newest first, optionally only against one
-    opponent or from a moment on; two queries. The next page starts after its last game."""
+    opponent or from a moment on; one query. The next page starts after its last game."""
     condition = Q() if before is None else _older_than(before)
     if opponent_id == rating.player_id:
         return GamePage([], None)  # nobody plays themself
