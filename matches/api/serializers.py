@@ -136,11 +136,9 @@ class RatingHistorySerializer(serializers.Serializer):
 class GameSerializer(serializers.Serializer):
     """One game seen from the rating's side."""
 
-    id = serializers.IntegerField(source="match.id", help_text="The game's id on this site.")
+    id = serializers.IntegerField(source="match_id", help_text="The game's id on this site.")
     played_at = serializers.DateTimeField(help_text="When it was played (UTC).")
-    floor = serializers.IntegerField(
-        source="match.floor", allow_null=True, help_text="The floor: 1-10, 99 = Celestial."
-    )
+    floor = serializers.IntegerField(allow_null=True, help_text="The floor: 1-10, 99 = Celestial.")
     won = serializers.BooleanField(help_text="Whether this rating's player won.")
     counted = serializers.SerializerMethodField(
         help_text="Whether the game moved ratings (lopsided games between established players "

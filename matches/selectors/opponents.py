@@ -6,7 +6,8 @@ deviations, is nearest 0.5; ties go to the better-known (lower-deviation) rating
 (matches.ratings.matchmaking.best_opponents).
 
 The query stays bounded on millions of ratings: it reads only the CANDIDATES_PER_SIDE
-ratings nearest in value above and below the target (two ordered, limited queries).
+ratings nearest in value above and below the target (two ordered, limited index walks,
+read in one query).
 P(win) depends on the value gap far more than on the deviations, so the fairest
 opponents are among them; a distant rating with a huge deviation can be missed,
 which is no loss for a suggestion.
@@ -25,6 +26,7 @@ from matches.ratings.matchmaking import best_opponents, match_quality_glicko
 from matches.selectors.calibration import Calibration, current_calibration
 from players.models import Rating
 from players.tiers import rank_tier
+from web.queries import ids_of_pages
 
 CANDIDATES_PER_SIDE = 100
 
@@ -51,16 +53,32 @@ def fair_opponents(
     calibration: Calibration | None = None,
 ) -> list[dict[str, Any]]:
     """The `limit` fairest opponents for a rating, fairest first; [] for an unknown or
-    hidden rating.  Three queries whatever the size of the table, and one more for the
+    hidden rating.  Two queries whatever the size of the table, and one more for the
     calibration its shown probabilities go through unless given."""
     row = (
         Rating.objects.filter(player_id=player_id, character_id=character_id, player__hidden=False)
         .values_list("value", "deviation")
         .first()
     )
-    if row is None or limit <= 0:
+    if row is None:
         return []
-    target = _Rated(*row)
+    return opponents_near(player_id, *row, limit, now=now, calibration=calibration)
+
+
+def opponents_near(
+    player_id: str,
+    value: float,
+    deviation: float,
+    limit: int = 10,
+    *,
+    now: datetime | None = None,
+    calibration: Calibration | None = None,
+) -> list[dict[str, Any]]:
+    """`fair_opponents` for a rating already read (its player visible): one query, and
+    one more for the calibration unless given."""
+    if limit <= 0:
+        return []
+    target = _Rated(value, deviation)
     since = (now or timezone.now()) - timedelta(days=settings.FAIR_OPPONENT_DAYS)
     active = Rating.objects.filter(
         last_played_at__gte=since, player__hidden=False, player__cheater=False
@@ -68,10 +86,12 @@ def fair_opponents(
     size = max(CANDIDATES_PER_SIDE, limit)
     above = active.filter(value__gte=target.rating).order_by("value", "id")
     below = active.filter(value__lt=target.rating).order_by("-value", "-id")
+    nearest = ids_of_pages(above.values("id")[:size], below.values("id")[:size])
     candidates = [
         _Rated(*values)
-        for queryset in (above, below)
-        for values in queryset.values_list(*_COLUMNS)[:size]
+        for values in Rating.objects.filter(id__in=nearest)
+        .order_by("value", "id")  # ties go the same way every time
+        .values_list(*_COLUMNS)
     ]
     calibration = calibration or current_calibration()
     suggestions = []

@@ -11,19 +11,20 @@ from datetime import UTC, datetime, time, timedelta
 from typing import NamedTuple
 
 from django.conf import settings
-from django.db.models import Q, QuerySet
+from django.db.models import Q, QuerySet, Value
 from django.utils import timezone
 
-from matches.models import Match, MatchRating
+from matches.models import Match
 from matches.params import glicko_params
 from matches.ratings.glicko import update, win_probability
 from matches.selectors.calibration import NO_CALIBRATION, Calibration, current_calibration
 from matches.selectors.matchups import PlayerMatchups, player_matchups
-from matches.selectors.opponents import fair_opponents
+from matches.selectors.opponents import opponents_near
 from players.models import Character, Player, Rating, RatingSnapshot
 from players.roster import ROSTER
 from players.selectors.rankings import RatingRanks, rating_ranks, unranked_reason
-from players.selectors.ratings import RatingOverview, rating_overview
+from players.selectors.ratings import RatingOverview, rating_overview, roster_characters
+from web.queries import ids_of_pages
 
 GAMES_PER_PAGE = 50
 # Per-game history points for the short ranges (API); beyond this it gives the latest.
@@ -59,25 +60,33 @@ class GameCursor:
         return cls(moment, int(match_id))
 
 
-@dataclass(frozen=True)
+class GamePlayer(NamedTuple):
+    """A player as a game's row shows them."""
+
+    id: str
+    name: str
+    platform: str
+    cheater: bool
+
+
+@dataclass(frozen=True, slots=True)
 class RatedGame:
     """One game seen from one rating's side."""
 
-    match: Match
+    match_id: int
+    played_at: datetime
+    floor: int | None
     won: bool
     value: float | None  # this side's rating before the game (None until rated)
     deviation: float | None
     change: float | None
-    opponent: Player
+    opponent: GamePlayer
     opponent_character: Character
     opponent_value: float | None
     opponent_deviation: float | None
     counted: bool = False
+    flagged: bool = False  # a player of the game is flagged for cheating now
     calibration: Calibration = NO_CALIBRATION  # what shown probabilities go through
-
-    @property
-    def played_at(self) -> datetime:
-        return self.match.played_at
 
     @property
     def model_win_probability(self) -> float | None:
@@ -111,7 +120,7 @@ class RatedGame:
     @property
     def uncounted_reason(self) -> str:
         """Why the game did not count, as far as the flags shown today tell."""
-        if self.opponent.cheater or self.match.player_a.cheater or self.match.player_b.cheater:
+        if self.flagged:
             return "a player is flagged for cheating"
         return "a lopsided game between established players teaches the ratings nothing"
 
@@ -120,32 +129,37 @@ def _unsettled(deviation: float | None) -> bool:
     return deviation is not None and deviation >= settings.RATING_LOW_DEVIATION
 
 
-def _rated_game(
-    match: Match, player_id: str, character_id: int, calibration: Calibration
-) -> RatedGame:
-    try:
-        result: MatchRating | None = match.rating
-    except MatchRating.DoesNotExist:
-        result = None  # not rated yet
-    on_a = match.player_a_id == player_id and match.character_a_id == character_id
-    if on_a:
-        won, opponent, opponent_character = (
-            match.winner == Match.Winner.A, match.player_b, match.character_b,
-        )  # fmt: skip
-    else:
-        won, opponent, opponent_character = (
-            match.winner == Match.Winner.B, match.player_a, match.character_a,
-        )  # fmt: skip
-    if result is None:
-        return RatedGame(match, won, None, None, None, opponent, opponent_character, None, None)
-    if on_a:
-        mine = (result.value_a, result.deviation_a, result.change_a)
-        theirs = (result.value_b, result.deviation_b)
-    else:
-        mine = (result.value_b, result.deviation_b, result.change_b)
-        theirs = (result.value_a, result.deviation_a)
+def _game_columns(mine: str, theirs: str) -> tuple[str, ...]:
+    """A game's row as `_rating_games` reads it for the rating on side `mine`: the match,
+    the opponent and the result, as plain values (a hundred model objects a page cost
+    more than its query)."""
+    return (
+        "id", "played_at", "floor", "winner", "rating__counted",
+        f"player_{theirs}", f"player_{theirs}__name", f"player_{theirs}__platform",
+        f"player_{theirs}__cheater", f"character_{theirs}",
+        f"rating__value_{mine}", f"rating__deviation_{mine}", f"rating__change_{mine}",
+        f"rating__value_{theirs}", f"rating__deviation_{theirs}",
+    )  # fmt: skip
+
+
+def _rated_game(row: tuple, rating: Rating, calibration: Calibration) -> RatedGame:
+    match_id, played_at, floor, winner, counted, *opponent, character_id = row[:10]
+    value, deviation, change, opponent_value, opponent_deviation, my_winner = row[10:]
     return RatedGame(
-        match, won, *mine, opponent, opponent_character, *theirs, result.counted, calibration
+        match_id,
+        played_at,
+        floor,
+        winner == my_winner,
+        value,
+        deviation,
+        change,
+        GamePlayer(*opponent),
+        roster_characters()[character_id],
+        opponent_value,
+        opponent_deviation,
+        counted=bool(counted),
+        flagged=opponent[3] or rating.player.cheater,
+        calibration=calibration,
     )
 
 
@@ -169,12 +183,22 @@ def _newer_than(cursor: GameCursor) -> Q:
     )
 
 
-def _sides(rating: Rating) -> tuple[tuple[str, str, Q], tuple[str, str, Q]]:
-    """(this side, the other side, the condition for this rating being on this side)."""
+def _sides(rating: Rating) -> tuple[Q, Q]:
+    """The conditions for this rating being side A of a match, and side B."""
     player_id, character_id = rating.player_id, rating.character_id
     return (
-        ("a", "b", Q(player_a_id=player_id, character_a_id=character_id)),
-        ("b", "a", Q(player_b_id=player_id, character_b_id=character_id)),
+        Q(player_a_id=player_id, character_a_id=character_id),
+        Q(player_b_id=player_id, character_b_id=character_id),
+    )
+
+
+def _first_ids(
+    games: QuerySet[Match], rating: Rating, limit: int, order: tuple[str, ...]
+) -> QuerySet[Match]:
+    """The ids of the rating's `games`, at most `limit` on each side of the match, first
+    in `order`: each side walks its own (player, character, played_at) index and stops."""
+    return ids_of_pages(
+        *(games.filter(on_side).order_by(*order).values("id")[:limit] for on_side in _sides(rating))
     )
 
 
@@ -187,32 +211,27 @@ def _rating_games(
     calibration: Calibration | None = None,
 ) -> list[RatedGame]:
     """The rating's visible games meeting `condition`, at most `limit`, newest first
-    (or the oldest ones, oldest first).
+    (or the oldest ones, oldest first); one query.
 
-    One query per side of the match, each ordered along its own (player, character,
-    played_at) index, merged here: cheaper than one OR query sorting every game. Each
-    picks the page's ids in a subquery that reads nothing else, and joins players,
-    characters and results to those ids only: the planner, which expects a rating to
-    have a handful of games, otherwise joined every game of a busy rating before
-    sorting and keeping a page of them.
+    Each side of the match picks the page's ids along its own index (`_first_ids`),
+    and only those are joined to players, characters and results: the planner, which
+    expects a rating to have a handful of games, otherwise joined every game of a busy
+    rating before sorting and keeping a page of them.
     """
     order = ("-played_at", "-id") if newest_first else ("played_at", "id")
-    matches: list[Match] = []
-    for mine, theirs, side in _sides(rating):
-        page = Match.objects.visible().filter(side, condition).order_by(*order).values("id")
-        for match in (
-            Match.objects.filter(id__in=page[:limit])
-            .with_rating()
-            .select_related(f"player_{theirs}", f"character_{theirs}")
-        ):
-            setattr(match, f"player_{mine}", rating.player)  # this side is the rating's own
-            setattr(match, f"character_{mine}", rating.character)
-            matches.append(match)
-    matches.sort(key=lambda match: (match.played_at, match.id), reverse=newest_first)
+    games = Match.objects.visible().filter(condition)
+    # Each side's page joined to its opponent only, the two as one UNION in `order`.
+    side_a, side_b = (
+        Match.objects.filter(id__in=games.filter(on_side).order_by(*order).values("id")[:limit])
+        .annotate(my_winner=Value(winner))
+        .values_list(*_game_columns(mine, theirs), "my_winner")
+        for on_side, (mine, theirs, winner) in zip(
+            _sides(rating), (("a", "b", Match.Winner.A), ("b", "a", Match.Winner.B)), strict=True
+        )
+    )
+    rows = side_a.union(side_b, all=True).order_by(*order)[:limit]
     calibration = calibration or current_calibration()
-    return [
-        _rated_game(m, rating.player_id, rating.character_id, calibration) for m in matches[:limit]
-    ]
+    return [_rated_game(row, rating, calibration) for row in rows]
 
 
 @dataclass(frozen=True)
@@ -227,44 +246,50 @@ def _points_after_games(
 ) -> tuple[list[HistoryPoint], bool]:
     """The rating before the first of its last `limit` games since `since`, then after
     each of them (oldest first), leaving out games not yet rated and those against
-    hidden players; and whether those are all its games since then. Two queries.
+    hidden players; and whether those are all its games since then. One query.
 
     Each side picks its latest games' ids from its (player, character, played_at, id)
-    index alone, then reads a few numbers per game as plain rows (no match, player or
-    character objects). Filtering on the result or the opponent there instead would let
-    the planner, expecting a rating to have a handful of games, read and sort all of a
-    busy rating's month (thousands of games) to keep the last few hundred.
+    index alone (`_first_ids`), then a few numbers of the latest of them are read as plain
+    rows (no match, player or character objects). Filtering on the result or the opponent there
+    instead would let the planner, expecting a rating to have a handful of games, read
+    and sort all of a busy rating's month (thousands of games) to keep the last few
+    hundred.
     """
     params = glicko_params()
-    rows: list[tuple] = []
-    for mine, theirs, on_side in _sides(rating):
-        my_win = Match.Winner.A if mine == "a" else Match.Winner.B  # `winner` when I won
-        latest = (
-            Match.objects.filter(on_side, played_at__gte=since)
-            .order_by("-played_at", "-id")
-            .values("id")[: limit + 1]  # one more tells whether older games are left out
-        )
-        rows += [
-            (*row, my_win)
-            for row in Match.objects.filter(id__in=latest).values_list(
-                "played_at", "id", f"player_{theirs}__hidden", "winner", "rating__counted",
-                f"rating__value_{mine}", f"rating__deviation_{mine}", f"rating__change_{mine}",
-                f"rating__value_{theirs}", f"rating__deviation_{theirs}",
-            )
-        ]  # fmt: skip
-    rows.sort(key=lambda row: (row[0], row[1]))
+    # One more than `limit` a side tells whether older games are left out.
+    latest = _first_ids(
+        Match.objects.filter(played_at__gte=since), rating, limit + 1, ("-played_at", "-id")
+    )
+    hidden = Player.objects.filter(hidden=True).values("id")  # few: hashed, not joined
+    rows = list(
+        Match.objects.filter(id__in=latest)
+        .annotate(hidden_a=Q(player_a_id__in=hidden), hidden_b=Q(player_b_id__in=hidden))
+        .order_by("-played_at", "-id")
+        .values_list(
+            "played_at", "id", "winner", "rating__counted",
+            "player_a_id", "character_a_id", "hidden_a", "hidden_b",
+            "rating__value_a", "rating__deviation_a", "rating__change_a",
+            "rating__value_b", "rating__deviation_b", "rating__change_b",
+        )[: limit + 1]
+    )  # fmt: skip
     complete = len(rows) <= limit
-    # Pending games (no result yet) and hidden opponents' are counted but not drawn.
-    shown = [row for row in rows[-limit:] if row[4] is not None and not row[2]]
-    if not shown:
-        return [], complete
-    first = shown[0]
-    points = [HistoryPoint(first[0], first[5], first[6])]
-    for at, _, _, winner, counted, value, deviation, change, *opponent, my_win in shown:
+    rows = rows[:limit][::-1]  # the latest `limit`, oldest first
+    points: list[HistoryPoint] = []
+    for row in rows:
+        at, _, winner, counted, player_a, character_a, hidden_a, hidden_b, *results = row
+        on_a = player_a == rating.player_id and character_a == rating.character_id
+        # Pending games (no result yet) and hidden opponents' are counted but not drawn.
+        if counted is None or (hidden_b if on_a else hidden_a):
+            continue
+        mine, theirs = (results[:3], results[3:]) if on_a else (results[3:], results[:3])
+        value, deviation, change = mine
+        if not points:
+            points.append(HistoryPoint(at, value, deviation))
+        after = deviation
         if counted:
-            score = 1.0 if winner == my_win else 0.0
-            deviation = update(value, deviation, *opponent, score, params)[1]
-        points.append(HistoryPoint(at, value + change, deviation))
+            won = winner == (Match.Winner.A if on_a else Match.Winner.B)
+            after = update(value, deviation, *theirs[:2], 1.0 if won else 0.0, params)[1]
+        points.append(HistoryPoint(at, value + change, after))
     return points, complete
 
 
@@ -286,7 +311,7 @@ def rating_history(
 
     Short ranges have a point per game (the rating after it, from the match rows), for
     at most its last HISTORY_GAME_POINTS games; 'all' has one per day played (daily
-    snapshots). One or two queries.
+    snapshots). One query.
     """
     span = HISTORY_RANGES[history_range]
     if span is None:
@@ -304,7 +329,7 @@ def chart_history(
     of the first ones are one a day: like `rating_history`, but a short range keeps a
     point per game for its last CHART_GAME_POINTS games only and covers the days before
     them with a point per day, so that the line spans the whole range however busy the
-    rating. Up to three queries.
+    rating. Up to two queries.
     """
     span = HISTORY_RANGES[history_range]
     if span is None or rating.last_played_at is None:
@@ -336,7 +361,7 @@ class GameSet:
         return self.games[0]
 
     @property
-    def opponent(self) -> Player:
+    def opponent(self) -> GamePlayer:
         return self.last.opponent
 
     @property
@@ -394,7 +419,7 @@ class MatchSetPage:
 
 
 def _cursor(game: RatedGame) -> GameCursor:
-    return GameCursor(game.played_at, game.match.id)
+    return GameCursor(game.played_at, game.match_id)
 
 
 def match_sets(
@@ -405,8 +430,9 @@ def match_sets(
     games: int = GAMES_PER_PAGE,
     calibration: Calibration | None = None,
 ) -> MatchSetPage:
-    """A page of the rating's match history grouped in sets, newest first; two queries,
-    and one more for the calibration its chances are shown through unless given.
+    """A page of the rating's match history grouped in sets, newest first; one query (two
+    going back up past the newest page), and one more for the calibration its chances are
+    shown through unless given.
 
     The page holds about `games` games older than `before` (the newest games without a
     cursor) or, going back up, newer than `after`. It never cuts a set in two (unless
@@ -471,7 +497,7 @@ def good_matches(
     rating: Rating, limit: int = GOOD_MATCHES, *, calibration: Calibration | None = None
 ) -> list[GoodMatch]:
     """The fairest recently active opponents for `rating`, fairest first
-    (matches.selectors.opponents: three queries, never hidden players or cheaters).
+    (matches.selectors.opponents: one query, never hidden players or cheaters).
     A player flagged for cheating gets none, without a query: their games move nobody."""
     if rating.player.cheater:
         return []
@@ -487,8 +513,8 @@ def good_matches(
             row["tier"],
             row["win_probability"],
         )
-        for row in fair_opponents(
-            rating.player_id, rating.character_id, limit, calibration=calibration
+        for row in opponents_near(
+            rating.player_id, rating.value, rating.deviation, limit, calibration=calibration
         )
     ]
 
@@ -525,8 +551,8 @@ def rating_profile(
     now: datetime | None = None,
 ) -> RatingProfile | None:
     """Everything the profile page shows (None if the player or rating is unknown or hidden),
-    its history range ending `now`; the fair opponents take three of its queries, the
-    ranks one, and the calibration both its history and its opponents go through one."""
+    its history range ending `now`; the fair opponents take one of its queries, the ranks
+    two, and the calibration both its history and its opponents go through one."""
     overview = rating_overview(player_id, character_code)
     if overview is None:
         return None
@@ -559,7 +585,7 @@ def rating_games(
     games: int = GAMES_PER_PAGE,
 ) -> GamePage:
     """A page of the rating's visible games, newest first, optionally only against one
-    opponent or from a moment on; two queries. The next page starts after its last game."""
+    opponent or from a moment on; one query. The next page starts after its last game."""
     condition = Q() if before is None else _older_than(before)
     if opponent_id == rating.player_id:
         return GamePage([], None)  # nobody plays themself
@@ -571,4 +597,4 @@ def rating_games(
     if len(rows) <= games:
         return GamePage(rows, None)
     last = rows[games - 1]
-    return GamePage(rows[:games], GameCursor(last.played_at, last.match.id))
+    return GamePage(rows[:games], GameCursor(last.played_at, last.match_id))

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from django.conf import settings
@@ -11,14 +12,16 @@ from django.shortcuts import redirect, render
 from django.utils import timezone
 
 from matches import charts
+from matches.selectors.matchups import MatchupEstimate
 from matches.selectors.profile import (
     HISTORY_RANGES,
     GameCursor,
     GameSet,
+    GoodMatch,
     RatedGame,
     rating_profile,
 )
-from players.formatting import percent, rating_text, signed_text
+from players.formatting import offset_text, percent, rating_text, signed_text
 from players.selectors.ratings import best_character_code
 from players.tiers import rank_tier
 from players.views.rankings import profile_url, ranked_below
@@ -68,6 +71,11 @@ def profile(request: HttpRequest, player_id: str, code: str) -> HttpResponse:
             "ranges": HISTORY_RANGES,
             "ranked_below": ranked_below(),
             "history_sets": _history_sets(found.matches.sets, ranked_below()),
+            "opponent_rows": _opponent_rows(found.opponents),
+            "matchup_rows": _matchup_rows(
+                (row.opponent_character.name, row.estimate) for row in found.matchups.rows
+            ),
+            "matchup_overall": _matchup_rows([("Overall", found.matchups.overall)]),
             "tier": rank_tier(found.rating.value),
             "opponent_days": settings.FAIR_OPPONENT_DAYS,
         },
@@ -124,3 +132,47 @@ def _history_sets(sets: list[GameSet], unsettled_from: float) -> str:
     return render_partial(
         "matches/history_sets.html", {"sets": rows, "ranked_below": f"{unsettled_from:.0f}"}
     )
+
+
+def _matchup_rows(rows: Iterable[tuple[str, MatchupEstimate]]) -> str:
+    """Matchup rows (label, estimate) rendered by Jinja2 from texts: as Django includes,
+    a rating's 26 opposing characters cost half the page's template time."""
+    texts = []
+    for label, estimate in rows:
+        offset = None if estimate.offset is None else estimate.offset.value
+        css = ""
+        if offset is not None and not estimate.uncertain:
+            css = " up" if offset >= 0.5 else " down" if offset <= -0.5 else ""
+        texts.append(
+            {
+                "label": label,
+                "uncertain": estimate.uncertain,
+                "games": estimate.games,
+                "wins": estimate.wins,
+                "record": f"{estimate.wins}\u2013{estimate.losses}",
+                "expected_sort": estimate.expected_wins,
+                "expected": f"{estimate.expected_wins:.1f}",
+                "css": css,
+                "offset_sort": "" if offset is None else offset,
+                "offset": offset_text(offset, estimate.half_width),
+            }
+        )
+    return render_partial("matches/player_matchup_rows.html", {"rows": texts})
+
+
+def _opponent_rows(opponents: list[GoodMatch]) -> str:
+    """The fair opponents' rows rendered by Jinja2 from texts (one URL reversed for all)."""
+    url = profile_url()
+    rows = [
+        {
+            "url": url(o.player_id, o.character_code),
+            "name": o.name,
+            "character": o.character_name,
+            "code": o.character_code,
+            "rating": rating_text(o.value, o.deviation),
+            "tier": o.tier,
+            "win_probability": percent(o.win_probability, 0),
+        }
+        for o in opponents
+    ]
+    return render_partial("matches/opponent_rows.html", {"rows": rows})

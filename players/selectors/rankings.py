@@ -18,6 +18,7 @@ from django.conf import settings
 from django.db.models import (
     Count,
     Exists,
+    Expression,
     F,
     Func,
     IntegerField,
@@ -86,6 +87,11 @@ def _count(ratings: QuerySet[Rating]) -> Subquery:
     return Subquery(ratings.order_by().annotate(n=number).values("n"))
 
 
+def _one_row(**columns: Expression) -> tuple[int, ...]:
+    """Expressions computed in one query (over one row of the small roster table)."""
+    return tuple(Character.objects.annotate(**columns).values_list(*columns)[:1].get())
+
+
 def _counts(*sets: QuerySet[Rating]) -> tuple[int, ...]:
     """How many of each set (already cut to low deviations) are ranked, in one query: each
     set counted whole on its index, less its ratings of flagged players, which are looked
@@ -97,8 +103,9 @@ def _counts(*sets: QuerySet[Rating]) -> tuple[int, ...]:
         total = Func(F("n"), function="SUM", output_field=IntegerField())
         return Coalesce(Subquery(each.order_by().values(total=total)), 0)
 
-    columns = {f"c{n}": _count(ratings) - of_flagged(ratings) for n, ratings in enumerate(sets)}
-    return tuple(Character.objects.annotate(**columns).values_list(*columns)[:1].get())
+    return _one_row(
+        **{f"c{n}": _count(ratings) - of_flagged(ratings) for n, ratings in enumerate(sets)}
+    )
 
 
 def ranked_count(character: Character | None = None) -> int:
@@ -134,16 +141,32 @@ class RatingRanks:
 def rating_ranks(rating: Rating) -> RatingRanks | None:
     """The overall and character rank of a rating (None when unranked): one more than
     the ranked ratings ahead of it in the rankings' order; and how many are ranked, counted
-    up to RANKED_COUNTED_PER_RANK times its rank. Two queries of counts on the indexes."""
+    up to RANKED_COUNTED_PER_RANK times its rank. Two queries of counts on the indexes, and
+    one of the ranked-width ratings of flagged players when there are any."""
     if unranked_reason(rating) is not None:
         return None
+    low = Rating.objects.filter(_low_deviation())
+    flagged = low.filter(player_id__in=Player.objects.flagged())
     # value >= v bounds the index walk; the few ties at v from this id on are dropped.
-    ahead = Rating.objects.filter(_low_deviation(), value__gte=rating.value).exclude(
-        value=rating.value, id__gte=rating.id
+    ahead = low.filter(value__gte=rating.value).exclude(value=rating.value, id__gte=rating.id)
+    overall, character, flagged_count = _one_row(
+        overall=_count(ahead),
+        character=_count(ahead.filter(character_id=rating.character_id)),
+        flagged=_count(flagged),
     )
-    overall, character = _counts(ahead, ahead.filter(character_id=rating.character_id))
+    # Flagged players are few, and their ranked-width ratings fewer: those ahead are read
+    # and taken off here (leaving them out in the counts would read every counted row).
+    if flagged_count:
+        for value, rating_id, character_id in flagged.values_list("value", "id", "character_id"):
+            if (-value, rating_id) < (-rating.value, rating.id):  # ahead in the rankings
+                overall -= 1
+                character -= character_id == rating.character_id
     counted = RANKED_COUNTED_PER_RANK * (1 + overall)
-    ranked = ranked_ratings().values("id")[: counted + 1].count()
+    # The first `counted` + flagged + 1 entries of the ranked index, from the index alone:
+    # when they are all of them, the ranked ones are exactly these less the flagged; else
+    # more than `counted` are ranked.
+    walked = low.order_by("-value", "id").values("id")[: counted + flagged_count + 1].count()
+    ranked = walked - flagged_count
     return RatingRanks(
         overall=1 + overall,
         character=1 + character,

@@ -5,15 +5,25 @@ of queries."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cache
 
 from django.db.models import F
 
 from players.models import Character, Player, PlayerMatchup, PlayerName, Rating
+from players.roster import ROSTER
 
 
 def characters() -> list[Character]:
     """The roster, in id order."""
     return list(Character.objects.all())
+
+
+@cache
+def roster_characters() -> dict[int, Character]:
+    """The characters by id as `players.roster` lists them (the database's copy is made
+    from it, a new character being a line there and a row here): rows that name a
+    character by id need no join for it."""
+    return {cid: Character(id=cid, code=code, name=name) for cid, code, name in ROSTER}
 
 
 def best_character_code(player_id: str) -> str | None:
@@ -53,19 +63,26 @@ class RatingOverview:
 
 
 def rating_overview(player_id: str, character_code: str) -> RatingOverview | None:
-    """A rating with the player's other ratings, past names and matchups (four queries)."""
-    rating = rating_of(player_id, character_code)
-    if rating is None:
-        return None
+    """A rating with the player's other ratings, past names and matchups (three queries:
+    the ratings come in one, as a player has few; characters from the roster)."""
     ratings = list(
-        Rating.objects.filter(player_id=player_id)
-        .select_related("character")
+        Rating.objects.filter(player_id=player_id, player__hidden=False)
+        .select_related("player", "best_win_opponent")
         .order_by(-(F("wins") + F("losses")), "character_id")
     )
+    roster = roster_characters()
+    for one in ratings:
+        one.character = roster[one.character_id]
+        if one.best_win_character_id is not None:
+            one.best_win_character = roster[one.best_win_character_id]
+    code = character_code.upper()
+    rating = next((r for r in ratings if r.character.code.upper() == code), None)
+    if rating is None:
+        return None
     past_names = list(rating.player.names.exclude(name=rating.player.name).order_by("-last_seen"))
-    matchups = list(
-        rating.matchups.select_related("opponent_character").order_by("opponent_character_id")
-    )
+    matchups = list(rating.matchups.order_by("opponent_character_id"))
+    for matchup in matchups:
+        matchup.opponent_character = roster[matchup.opponent_character_id]
     return RatingOverview(rating, ratings, past_names, matchups)
 
 

@@ -90,7 +90,7 @@ def test_pages_never_cut_a_set_unless_it_is_longer_than_a_page(history):
     while True:
         page = match_sets(rating, before=cursor, games=2)
         pages.append([len(s.games) for s in page.sets])
-        seen += [game.match.id for s in page.sets for game in s.games]
+        seen += [game.match_id for s in page.sets for game in s.games]
         cursor = page.next_cursor
         if cursor is None:
             break
@@ -342,7 +342,7 @@ def test_newer_pages_mirror_older_ones(league):
     up = walk("after", down[-1].previous_cursor)
 
     def games(pages: list) -> list[int]:
-        return [game.match.id for page in pages for s in page.sets for game in s.games]
+        return [game.match_id for page in pages for s in page.sets for game in s.games]
 
     assert games(up[::-1]) == games(down[:-1])  # newest first, no game twice or missed
     assert all(page.next_cursor is not None for page in up)  # older games are below

@@ -329,7 +329,7 @@ def test_recompute_after_marking_a_cheater_rebuilds_everyone_without_their_games
     assert not Match.objects.pending().exists()
 
 
-def test_ranks_skip_uncertain_hidden_and_cheating_players():
+def test_ranks_skip_uncertain_hidden_and_cheating_players(monkeypatch):
     ranked = [seed_rating(str(200 + n), 1500 + n * 10, 50) for n in range(4)]
     seed_rating("300", 2500, 80)  # too uncertain
     Player.objects.filter(id=ranked[3].player_id).update(hidden=True)
@@ -341,6 +341,11 @@ def test_ranks_skip_uncertain_hidden_and_cheating_players():
     for unranked in (rating("300"), *ranked[2:]):
         assert rating_ranks(Rating.objects.select_related("player").get(id=unranked.id)) is None
     assert top_rated_keys(10) == {(ranked[1].player_id, 0): 1, (ranked[0].player_id, 0): 2}
+    # Counted up to a bound, the flagged ratings ahead in the index never count towards it.
+    for per_rank, shown in ((1, (1, True)), (2, (2, False))):
+        monkeypatch.setattr("players.selectors.rankings.RANKED_COUNTED_PER_RANK", per_rank)
+        second = rating_ranks(Rating.objects.select_related("player").get(id=ranked[1].id))
+        assert (second.ranked, second.more_ranked) == shown
 
 
 def test_recompute_fills_the_top_brackets_from_the_new_ranks():
