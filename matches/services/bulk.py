@@ -120,6 +120,13 @@ def _binary_copy(
         yield copy
 
 
+def copy_text(cursor: Any, table: str, data: bytes) -> None:
+    """COPY data already in PostgreSQL's text format into every column of `table`, on a
+    cursor of this connection."""
+    with connection.wrap_database_errors, cursor.cursor.copy(f"COPY {table} FROM STDIN") as copy:
+        copy.write(data)
+
+
 def _copy_rows(
     cursor: Any, table: str, columns: Sequence[str], types: list[int], rows: Iterable[Row]
 ) -> int:

@@ -9,22 +9,26 @@ the batch goes on.
 from __future__ import annotations
 
 import hashlib
+import multiprocessing
 from collections.abc import Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import closing, nullcontext
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from itertools import islice
+from pathlib import Path
 
 from django.conf import settings
 from django.db import connection, transaction
 from django.utils import timezone
 
 from matches.models import IngestRun, Match, PendingMatch, RejectedReplay, ReplaySource
-from matches.replays.readers import RawReplay
+from matches.replays.batch import PlayerSightings, parse_batch
+from matches.replays.readers import RawReplay, iter_replay_file
 from matches.replays.storable import storable, storable_text
-from matches.replays.validation import InvalidReplay, ParsedReplay, parse_replay
+from matches.replays.validation import FlatReplay, from_epoch_microseconds
 from matches.services import bulk
+from matches.services.import_process import GAME_COLUMNS, ImportProcess, ParsedChunk
 from matches.services.locks import INGEST_WRITER_LOCK, acquire_transaction_lock
 from matches.services.memory import paused_garbage_collection
 from players.models import Player, PlayerName
@@ -100,112 +104,65 @@ def _greatest_least() -> tuple[str, str]:
     return ("GREATEST", "LEAST") if connection.vendor == "postgresql" else ("MAX", "MIN")
 
 
-class _PlayerSightings:
-    """What a run of chunks showed of each player, written once for the whole run.
-
-    A player appears in many games of an import; upserting their row once per run
-    instead of once per chunk is what keeps large imports fast. Keeps, per player, the
-    latest name, platform and floor and the first and last time seen; per (player,
-    name), the first and last time that name was used.
-    """
-
-    def __init__(self) -> None:
-        self.latest: dict[str, list] = {}
-        self.names: dict[tuple[str, str], list] = {}
-
-    def __len__(self) -> int:
-        return len(self.latest)
-
-    def add(self, replays: list[ParsedReplay]) -> None:
-        latest, names = self.latest, self.names
-        for replay in replays:
-            moment = replay.played_at
-            for player in replay.players:
-                row = latest.get(player.id)
-                if row is None:
-                    latest[player.id] = [
-                        player.id,
-                        player.name,
-                        player.platform,
-                        replay.floor,
-                        moment,
-                        moment,
-                        False,
-                        False,
-                        False,
-                    ]
-                else:
-                    if moment >= row[5]:
-                        row[1], row[2], row[5] = player.name, player.platform, moment
-                        row[3] = replay.floor if replay.floor is not None else row[3]
-                    elif moment < row[4]:
-                        row[4] = moment
-                seen = names.get((player.id, player.name))
-                if seen is None:
-                    names[(player.id, player.name)] = [player.id, player.name, moment, moment]
-                elif moment > seen[3]:
-                    seen[3] = moment
-                elif moment < seen[2]:
-                    seen[2] = moment
-
-    def write(self) -> None:
-        """Upsert the players, then their names, in key order: concurrent importers then
-        lock shared rows in the same order and cannot deadlock."""
-        greatest, least = _greatest_least()
-        table = Player._meta.db_table
-        newer = f"excluded.last_seen >= {table}.last_seen"
-        bulk.insert(
-            Player,
-            (
-                "id",
-                "name",
-                "platform",
-                "floor",
-                "first_seen",
-                "last_seen",
-                "hidden",
-                "cheater",
-                "supporter",
-            ),
-            (self.latest[key] for key in sorted(self.latest)),
-            f"""ON CONFLICT (id) DO UPDATE SET
-                name = CASE WHEN {newer} THEN excluded.name ELSE {table}.name END,
-                platform = CASE WHEN {newer} THEN excluded.platform ELSE {table}.platform END,
-                floor = CASE WHEN {newer} THEN COALESCE(excluded.floor, {table}.floor)
-                        ELSE {table}.floor END,
-                first_seen = {least}({table}.first_seen, excluded.first_seen),
-                last_seen = {greatest}({table}.last_seen, excluded.last_seen)""",
-        )
-        names_table = PlayerName._meta.db_table
-        bulk.insert(
-            PlayerName,
-            ("player_id", "name", "first_seen", "last_seen"),
-            (self.names[key] for key in sorted(self.names)),
-            f"""ON CONFLICT (player_id, name) DO UPDATE SET
-                first_seen = {least}({names_table}.first_seen, excluded.first_seen),
-                last_seen = {greatest}({names_table}.last_seen, excluded.last_seen)""",
-        )
+def _write_sightings(sightings: PlayerSightings) -> None:
+    """Upsert the players, then their names, in key order: concurrent importers then
+    lock shared rows in the same order and cannot deadlock."""
+    greatest, least = _greatest_least()
+    table = Player._meta.db_table
+    newer = f"excluded.last_seen >= {table}.last_seen"
+    moment = from_epoch_microseconds
+    bulk.insert(
+        Player,
+        ("id", "name", "platform", "floor", "first_seen", "last_seen", "hidden", "cheater",
+         "supporter"),
+        (
+            (key, name, platform, floor, moment(first), moment(last), False, False, False)
+            for key, name, platform, floor, first, last, _ in map(
+                sightings.latest.__getitem__, sorted(sightings.latest)
+            )
+        ),
+        f"""ON CONFLICT (id) DO UPDATE SET
+            name = CASE WHEN {newer} THEN excluded.name ELSE {table}.name END,
+            platform = CASE WHEN {newer} THEN excluded.platform ELSE {table}.platform END,
+            floor = CASE WHEN {newer} THEN COALESCE(excluded.floor, {table}.floor)
+                    ELSE {table}.floor END,
+            first_seen = {least}({table}.first_seen, excluded.first_seen),
+            last_seen = {greatest}({table}.last_seen, excluded.last_seen)""",
+    )  # fmt: skip
+    names_table = PlayerName._meta.db_table
+    bulk.insert(
+        PlayerName,
+        ("player_id", "name", "first_seen", "last_seen"),
+        (
+            (key, name, moment(first), moment(last))
+            for key, name, first, last in map(sightings.names.__getitem__, sorted(sightings.names))
+        ),
+        f"""ON CONFLICT (player_id, name) DO UPDATE SET
+            first_seen = {least}({names_table}.first_seen, excluded.first_seen),
+            last_seen = {greatest}({names_table}.last_seen, excluded.last_seen)""",
+    )
 
 
-def _match_row(source_id: int, replay: ParsedReplay, now: datetime) -> tuple:
+def _match_row(source_id: int, replay: FlatReplay, now: datetime) -> tuple:
     """The stored row of a game: side A is the player with the smaller id."""
-    first, second = replay.players
-    winner = replay.winner
-    if first.id > second.id:
-        first, second, winner = second, first, 1 - winner
+    (replay_id, played, reported, floor,
+     id1, _, char1, platform1, id2, _, char2, platform2, winner) = replay  # fmt: skip
+    if id1 > id2:
+        id1, char1, platform1, id2, char2, platform2 = id2, char2, platform2, id1, char1, platform1
+        winner = 1 - winner
     return (
         source_id,
-        replay.source_replay_id,
-        replay.played_at,
-        replay.reported_at,
+        replay_id,
+        from_epoch_microseconds(played),
+        None if reported is None else from_epoch_microseconds(reported),
         now,
-        replay.floor,
-        first.id,
-        first.character_id,
-        first.platform,
-        second.id,
-        second.character_id,
-        second.platform,
+        floor,
+        id1,
+        char1,
+        platform1,
+        id2,
+        char2,
+        platform2,
         "A" if winner == 0 else "B",
     )
 
@@ -263,26 +220,17 @@ class _ParsedChunk:
     rejected: list[tuple[str, str]]  # (raw text, reason)
     parsed_at: datetime
     # The players of this chunk's transaction so far, this chunk's included.
-    sightings: _PlayerSightings
+    sightings: PlayerSightings
     # Whether the transaction has seen enough players to be written and committed.
     fills_transaction: bool = False
 
 
 def _parse_chunk(
-    chunk: list[RawReplay], source_id: int, sightings: _PlayerSightings
+    chunk: list[RawReplay], source_id: int, sightings: PlayerSightings
 ) -> _ParsedChunk:
     now = timezone.now()
     skew = timedelta(seconds=settings.REPLAY_MAX_CLOCK_SKEW_SECONDS)
-    valid: list[ParsedReplay] = []
-    rejected: list[tuple[str, str]] = []
-    for item in chunk:
-        if item.error is not None:
-            rejected.append((item.raw, item.error))
-            continue
-        try:
-            valid.append(parse_replay(item.payload, now=now, max_clock_skew=skew))
-        except InvalidReplay as error:
-            rejected.append((item.raw, error.reason))
+    valid, rejected = parse_batch(chunk, now=now, max_clock_skew=skew)
     sightings.add(valid)
     rows = [_match_row(source_id, replay, now) for replay in valid]
     return _ParsedChunk(len(chunk), rows, rejected, now, sightings)
@@ -308,7 +256,7 @@ def _parsed_ahead(
     pure-Python work happens there, while the database works on the caller's statements
     (which release the GIL)."""
     chunks = _chunks(replays, chunk_size)
-    sightings = _PlayerSightings()
+    sightings = PlayerSightings()
 
     def next_parsed() -> _ParsedChunk | None:
         nonlocal sightings
@@ -318,7 +266,7 @@ def _parsed_ahead(
         parsed = _parse_chunk(chunk, source.id, sightings)
         if len(sightings) >= players_per_write:
             parsed.fills_transaction = True
-            sightings = _PlayerSightings()
+            sightings = PlayerSightings()
         return parsed
 
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="replay-parser") as parser:
@@ -356,12 +304,12 @@ def _store_transaction(
                 result.add(_store_chunk(source, run, chunk))
                 sightings = chunk.sightings
                 if chunk.fills_transaction:
-                    sightings.write()
+                    _write_sightings(sightings)
                     sightings = None
                     if not first_load:
                         return True
             if sightings is not None:
-                sightings.write()
+                _write_sightings(sightings)
     return False
 
 
@@ -402,6 +350,86 @@ def store_replays(
         while _store_transaction(source, run, chunks, result, first_load=first_load):
             pass
     return result
+
+
+def store_replay_file(
+    *, source: ReplaySource, path: Path, run: IngestRun | None = None, chunk_size: int = CHUNK_SIZE
+) -> IngestResult:
+    """Validate and store the replays of a file (`readers.iter_replay_file`), as
+    `store_replays` does. A first load on PostgreSQL reads the file in a child process
+    (`import_process`) while this one writes; a daemonic process (a Celery pool
+    worker, say) may not start one and reads on a thread instead."""
+    replays = iter_replay_file(path)  # an unsupported file name raises here
+    if connection.vendor == "postgresql" and not multiprocessing.current_process().daemon:
+        result = _first_load_from_child(source, path, run, chunk_size)
+        if result is not None:
+            return result
+    return store_replays(source=source, replays=replays, run=run, chunk_size=chunk_size)
+
+
+def _first_load_from_child(
+    source: ReplaySource, path: Path, run: IngestRun | None, chunk_size: int
+) -> IngestResult | None:
+    """A first load (`_is_first_load`) of a file read in a child process; None, having
+    done nothing, when the database holds games. The games go in through COPY of the
+    child's data and one INSERT a chunk, and are queued for rating all at once at the
+    end: every game stored is new."""
+    result = IngestResult()
+    with transaction.atomic():
+        acquire_transaction_lock(INGEST_WRITER_LOCK, wait=True)
+        if not _is_first_load():  # asked after the lock: another import may have run
+            return None
+        with (
+            paused_garbage_collection(),
+            ImportProcess(
+                path,
+                chunk_size=chunk_size,
+                players_per_write=FIRST_LOAD_PLAYERS_PER_WRITE,
+                max_clock_skew=timedelta(seconds=settings.REPLAY_MAX_CLOCK_SKEW_SECONDS),
+            ) as child,
+            bulk.indexes_built_after((Match, Player, PlayerName), keep_unique=True),
+        ):
+            for message in child.messages():
+                if isinstance(message, PlayerSightings):
+                    _write_sightings(message)
+                    continue
+                new = _insert_encoded_matches(source.id, message) if message.valid else 0
+                if message.rejected:
+                    _reject(source, run, message.rejected, message.parsed_at)
+                result.add(
+                    IngestResult(message.read, new, message.valid - new, len(message.rejected))
+                )
+        with connection.cursor() as cursor:
+            cursor.execute(
+                f"INSERT INTO {PendingMatch._meta.db_table} (match_id, played_at) "
+                f"SELECT id, played_at FROM {Match._meta.db_table}"
+            )
+    return result
+
+
+def _insert_encoded_matches(source_id: int, chunk: ParsedChunk) -> int:
+    """Insert a chunk's games from the child's COPY data; returns how many were new."""
+    columns = ", ".join(f"{name} {kind}" for name, kind in GAME_COLUMNS)
+    table = Match._meta.db_table
+    at = "timestamptz 'epoch' + {} * interval '1 microsecond'"
+    values = {name: name for name, _ in GAME_COLUMNS} | {
+        "source_id": "%s",
+        "ingested_at": "%s",
+        "played_at": at.format("played_at"),
+        "reported_at": at.format("reported_at"),
+    }
+    with connection.cursor() as cursor:
+        cursor.execute(f"CREATE TEMP TABLE _first_load_games ({columns}) ON COMMIT DROP")
+        bulk.copy_text(cursor, "_first_load_games", chunk.games)
+        cursor.execute(
+            f"INSERT INTO {table} ({', '.join(MATCH_INSERT_COLUMNS)}) "
+            f"SELECT {', '.join(values[name] for name in MATCH_INSERT_COLUMNS)} "
+            "FROM _first_load_games ON CONFLICT DO NOTHING",
+            [source_id, chunk.parsed_at],
+        )
+        new = cursor.rowcount
+        cursor.execute("DROP TABLE _first_load_games")
+    return new
 
 
 def start_run(source: ReplaySource) -> IngestRun:

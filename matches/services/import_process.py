@@ -1,0 +1,184 @@
+"""A first import's second core: reading and checking the replay file in a child process.
+
+A first load (`ingest._is_first_load`) is one transaction in which PostgreSQL inserts
+games while Python reads, validates and encodes the next ones. On threads the two
+share one interpreter lock, and the Python half alone took a core; here the child
+reads the file, checks each replay (`matches.replays.batch`), follows its players and
+encodes each chunk's games as text COPY data, and the parent only hands that data to
+the database, a chunk behind.
+
+Free of Django on purpose: the child starts as a fresh interpreter ("spawn", never a
+fork of a process holding database connections).
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import pickle
+import traceback
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from itertools import islice
+from multiprocessing.connection import Connection
+from pathlib import Path
+from types import TracebackType
+from typing import NamedTuple, Self
+
+from matches.replays.batch import PlayerSightings, parse_batch
+from matches.replays.readers import iter_replay_file
+from matches.replays.validation import FlatReplay
+from matches.services.memory import paused_garbage_collection
+
+# The columns of the COPY data of `ParsedChunk.games`, side A being the smaller player
+# id; times are integer epoch microseconds, winner "A" or "B".
+GAME_COLUMNS = (
+    ("source_replay_id", "text"),
+    ("played_at", "bigint"),
+    ("reported_at", "bigint"),
+    ("floor", "smallint"),
+    ("player_a_id", "text"),
+    ("character_a_id", "integer"),
+    ("platform_a", "text"),
+    ("player_b_id", "text"),
+    ("character_b_id", "integer"),
+    ("platform_b", "text"),
+    ("winner", "text"),
+)
+# Errors of the input the parent raises as they were raised in the child (the import
+# command reports them as bad input); any other is a ImportProcessFailed.
+_INPUT_ERRORS = (OSError, ValueError, EOFError)
+_NULL = "\\N"  # NULL in text COPY data
+
+
+class ImportProcessFailed(RuntimeError):
+    """The child process failed or died; the import must roll back."""
+
+
+class ParsedChunk(NamedTuple):
+    """A chunk of the file made ready to store."""
+
+    read: int
+    games: bytes  # text COPY data, GAME_COLUMNS
+    valid: int
+    rejected: list[tuple[str, str]]  # (raw text, reason)
+    parsed_at: datetime
+
+
+class ImportProcess:
+    """Reads `path` in a child process: iterate `messages` for each ParsedChunk in file
+    order and, after the chunks whose players they are, the PlayerSightings to write
+    (whenever `players_per_write` players have gathered, and at the end).
+
+    Use it as a context manager: leaving it stops the child.
+    """
+
+    def __init__(
+        self, path: Path, *, chunk_size: int, players_per_write: int, max_clock_skew: timedelta
+    ) -> None:
+        context = multiprocessing.get_context("spawn")
+        # A pipe, not a queue: a child that dies ends the parent's wait at once, and a
+        # child at most a chunk ahead waits in `send`, which bounds the memory.
+        self._messages, child_end = context.Pipe(duplex=False)
+        self._child_end = child_end
+        self._process = context.Process(
+            target=_serve,
+            args=(path, chunk_size, players_per_write, max_clock_skew, child_end),
+            name="import-replays",
+            daemon=True,
+        )
+
+    def __enter__(self) -> Self:
+        self._process.start()
+        self._child_end.close()  # the child holds its own end
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback_: TracebackType | None,
+    ) -> None:
+        if self._process.is_alive():
+            self._process.terminate()
+        self._process.join()
+        self._messages.close()
+
+    def messages(self) -> Iterator[ParsedChunk | PlayerSightings]:
+        while True:
+            try:
+                kind, *payload = self._messages.recv()
+            except EOFError:
+                self._process.join(timeout=1.0)
+                raise ImportProcessFailed(
+                    f"the import process died (exit code {self._process.exitcode})"
+                ) from None
+            if kind == "done":
+                return
+            if kind == "failed":
+                error, text = payload
+                if isinstance(error, _INPUT_ERRORS):
+                    raise error
+                raise ImportProcessFailed(f"the import process failed:\n{text}")
+            yield payload[0]
+
+
+def _serve(
+    path: Path,
+    chunk_size: int,
+    players_per_write: int,
+    max_clock_skew: timedelta,
+    messages: Connection,
+) -> None:
+    """The child: send each chunk and the players they show, then "done", or the error."""
+    try:
+        with paused_garbage_collection():
+            replays = iter_replay_file(path, csv_cells=True)
+            sightings = PlayerSightings()
+            while chunk := list(islice(replays, chunk_size)):
+                now = datetime.now(UTC)
+                valid, rejected = parse_batch(chunk, now=now, max_clock_skew=max_clock_skew)
+                sightings.add(valid)
+                games = encode_games(valid)
+                messages.send(("chunk", ParsedChunk(len(chunk), games, len(valid), rejected, now)))
+                if len(sightings) >= players_per_write:
+                    messages.send(("players", sightings))
+                    sightings = PlayerSightings()
+            if sightings:
+                messages.send(("players", sightings))
+        messages.send(("done",))
+    except Exception as error:
+        messages.send(("failed", _picklable(error), traceback.format_exc()))
+
+
+def _picklable(error: Exception) -> Exception | None:
+    """The error itself when the parent may raise it again, else None (its traceback
+    still goes along)."""
+    if not isinstance(error, _INPUT_ERRORS):
+        return None
+    try:
+        pickle.loads(pickle.dumps(error))
+    except Exception:
+        return None
+    return error
+
+
+def encode_games(replays: list[FlatReplay]) -> bytes:
+    """The games of `replays` as text COPY data of GAME_COLUMNS."""
+    lines = []
+    for replay in replays:
+        (replay_id, played, reported, floor,
+         id1, _, char1, platform1, id2, _, char2, platform2, winner) = replay  # fmt: skip
+        if id1 > id2:
+            id1, char1, platform1, id2, char2, platform2 = (
+                id2, char2, platform2, id1, char1, platform1
+            )  # fmt: skip
+            winner = 1 - winner
+        # Validation leaves no control character in an id: only backslashes need escaping.
+        if "\\" in replay_id:
+            replay_id = replay_id.replace("\\", "\\\\")
+        lines.append(
+            f"{replay_id}\t{played}\t{_NULL if reported is None else reported}\t"
+            f"{_NULL if floor is None else floor}\t{id1}\t{char1}\t{platform1}\t"
+            f"{id2}\t{char2}\t{platform2}\t{'AB'[winner]}\n"
+        )
+    return "".join(lines).encode()
