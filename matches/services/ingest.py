@@ -19,7 +19,7 @@ from itertools import islice
 from pathlib import Path
 
 from django.conf import settings
-from django.db import connection, transaction
+from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 
 from matches.models import IngestRun, Match, PendingMatch, RejectedReplay, ReplaySource
@@ -371,9 +371,16 @@ def _first_load_from_child(
     source: ReplaySource, path: Path, run: IngestRun | None, chunk_size: int
 ) -> IngestResult | None:
     """A first load (`_is_first_load`) of a file read in a child process; None, having
-    done nothing, when the database holds games. The games go in through COPY of the
-    child's data and one INSERT a chunk, and are queued for rating all at once at the
-    end: every game stored is new."""
+    done nothing, when the database holds games.
+
+    Into an empty table, the games go in without any index at all, even the unique
+    ones, each chunk as COPY of the child's data and one plain INSERT; the indexes are
+    built at the end, by then on far more rows than memory holds pages. A game that
+    repeats one before it (the same replay, or the same game from another source) fails
+    a unique index: only then are such repeats looked for, and removed as ON CONFLICT DO
+    NOTHING would have skipped them (`_drop_repeated_games`), before the indexes are
+    built again. Each game is queued for rating as it is inserted: all are new.
+    """
     result = IngestResult()
     with transaction.atomic():
         acquire_transaction_lock(INGEST_WRITER_LOCK, wait=True)
@@ -387,30 +394,32 @@ def _first_load_from_child(
                 players_per_write=FIRST_LOAD_PLAYERS_PER_WRITE,
                 max_clock_skew=timedelta(seconds=settings.REPLAY_MAX_CLOCK_SKEW_SECONDS),
             ) as child,
-            bulk.indexes_built_after((Match, Player, PlayerName), keep_unique=True),
+            bulk.indexes_built_after((Player, PlayerName), keep_unique=True),
         ):
+            build_match_indexes = bulk.set_indexes_aside((Match,))
             for message in child.messages():
                 if isinstance(message, PlayerSightings):
                     _write_sightings(message)
                     continue
-                new = _insert_encoded_matches(source.id, message) if message.valid else 0
+                if message.valid:
+                    _insert_encoded_matches(source.id, message)
                 if message.rejected:
                     _reject(source, run, message.rejected, message.parsed_at)
-                result.add(
-                    IngestResult(message.read, new, message.valid - new, len(message.rejected))
-                )
-        with connection.cursor() as cursor:
-            cursor.execute(
-                f"INSERT INTO {PendingMatch._meta.db_table} (match_id, played_at) "
-                f"SELECT id, played_at FROM {Match._meta.db_table}"
-            )
+                result.add(IngestResult(message.read, message.valid, 0, len(message.rejected)))
+            try:
+                with transaction.atomic():
+                    build_match_indexes()
+            except IntegrityError:
+                repeated = _drop_repeated_games()
+                result.new, result.duplicate = result.new - repeated, repeated
+                build_match_indexes()
     return result
 
 
-def _insert_encoded_matches(source_id: int, chunk: ParsedChunk) -> int:
-    """Insert a chunk's games from the child's COPY data; returns how many were new."""
+def _insert_encoded_matches(source_id: int, chunk: ParsedChunk) -> None:
+    """Insert a chunk's games from the child's COPY data, the table's sequence numbering
+    them in file order, and queue them for rating."""
     columns = ", ".join(f"{name} {kind}" for name, kind in GAME_COLUMNS)
-    table = Match._meta.db_table
     at = "timestamptz 'epoch' + {} * interval '1 microsecond'"
     values = {name: name for name, _ in GAME_COLUMNS} | {
         "source_id": "%s",
@@ -422,14 +431,52 @@ def _insert_encoded_matches(source_id: int, chunk: ParsedChunk) -> int:
         cursor.execute(f"CREATE TEMP TABLE _first_load_games ({columns}) ON COMMIT DROP")
         bulk.copy_text(cursor, "_first_load_games", chunk.games)
         cursor.execute(
-            f"INSERT INTO {table} ({', '.join(MATCH_INSERT_COLUMNS)}) "
+            f"WITH new AS (INSERT INTO {Match._meta.db_table} ({', '.join(MATCH_INSERT_COLUMNS)}) "
             f"SELECT {', '.join(values[name] for name in MATCH_INSERT_COLUMNS)} "
-            "FROM _first_load_games ON CONFLICT DO NOTHING",
+            "FROM _first_load_games RETURNING id, played_at) "
+            f"INSERT INTO {PendingMatch._meta.db_table} (match_id, played_at) "
+            "SELECT id, played_at FROM new",
             [source_id, chunk.parsed_at],
         )
-        new = cursor.rowcount
         cursor.execute("DROP TABLE _first_load_games")
-    return new
+
+
+def _drop_repeated_games() -> int:
+    """Delete each game loaded after one that shares a unique key with it (its source
+    and replay id, or its time and players), as inserting them one after the other
+    with ON CONFLICT DO NOTHING would have skipped it; returns how many were deleted.
+
+    Only games whose key is not unique can be repeats, and they are few: they are taken
+    in load order (id), each kept unless a game kept before holds one of its keys.
+    """
+    table = Match._meta.db_table
+    moment = "COALESCE(reported_at, played_at)"
+    with connection.chunked_cursor() as candidates:  # server-side: they may be many
+        candidates.execute(
+            f"""SELECT id, source_id, source_replay_id, {moment}, player_a_id, player_b_id
+            FROM (SELECT *,
+                    count(*) OVER (PARTITION BY source_id, source_replay_id) AS by_replay,
+                    count(*) OVER (PARTITION BY {moment}, player_a_id, player_b_id) AS by_game
+                  FROM {table}) AS counted
+            WHERE by_replay > 1 OR by_game > 1
+            ORDER BY id"""
+        )
+        kept_replays: set[tuple] = set()
+        kept_games: set[tuple] = set()
+        repeated: list[int] = []
+        for match_id, source_id, replay_id, played, player_a, player_b in candidates:
+            replay, game = (source_id, replay_id), (played, player_a, player_b)
+            if replay in kept_replays or game in kept_games:
+                repeated.append(match_id)
+            else:
+                kept_replays.add(replay)
+                kept_games.add(game)
+    with connection.cursor() as cursor:
+        cursor.execute(f"DELETE FROM {table} WHERE id = ANY(%s)", [repeated])
+        cursor.execute(
+            f"DELETE FROM {PendingMatch._meta.db_table} WHERE match_id = ANY(%s)", [repeated]
+        )
+    return len(repeated)
 
 
 def start_run(source: ReplaySource) -> IngestRun:
