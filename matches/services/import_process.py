@@ -107,7 +107,7 @@ class ImportProcess:
         while True:
             try:
                 kind, *payload = self._messages.recv()
-            except EOFError:
+            except (EOFError, OSError):  # the child died, maybe while sending
                 self._process.join(timeout=1.0)
                 raise ImportProcessFailed(
                     f"the import process died (exit code {self._process.exitcode})"
