@@ -44,6 +44,21 @@ GAME_COLUMNS = (
     ("platform_b", "text"),
     ("winner", "text"),
 )
+# The columns of the COPY data of `EncodedPlayers`, times as in GAME_COLUMNS.
+ENCODED_PLAYER_COLUMNS = (
+    ("id", "text"),
+    ("name", "text"),
+    ("platform", "text"),
+    ("floor", "smallint"),
+    ("first_seen", "bigint"),
+    ("last_seen", "bigint"),
+)
+ENCODED_NAME_COLUMNS = (
+    ("player_id", "text"),
+    ("name", "text"),
+    ("first_seen", "bigint"),
+    ("last_seen", "bigint"),
+)
 # Errors of the input the parent raises as they were raised in the child (the import
 # command reports them as bad input); any other is a ImportProcessFailed.
 _INPUT_ERRORS = (OSError, ValueError, EOFError)
@@ -64,9 +79,16 @@ class ParsedChunk(NamedTuple):
     parsed_at: datetime
 
 
+class EncodedPlayers(NamedTuple):
+    """PlayerSightings as text COPY data, each table's rows in key order."""
+
+    players: bytes  # ENCODED_PLAYER_COLUMNS
+    names: bytes  # ENCODED_NAME_COLUMNS
+
+
 class ImportProcess:
     """Reads `path` in a child process: iterate `messages` for each ParsedChunk in file
-    order and, after the chunks whose players they are, the PlayerSightings to write
+    order and, after the chunks whose players they are, the EncodedPlayers to write
     (whenever `players_per_write` players have gathered, and at the end).
 
     Use it as a context manager: leaving it stops the child.
@@ -103,7 +125,7 @@ class ImportProcess:
         self._process.join()
         self._messages.close()
 
-    def messages(self) -> Iterator[ParsedChunk | PlayerSightings]:
+    def messages(self) -> Iterator[ParsedChunk | EncodedPlayers]:
         while True:
             try:
                 kind, *payload = self._messages.recv()
@@ -141,10 +163,10 @@ def _serve(
                 games = encode_games(valid)
                 messages.send(("chunk", ParsedChunk(len(chunk), games, len(valid), rejected, now)))
                 if len(sightings) >= players_per_write:
-                    messages.send(("players", sightings))
+                    messages.send(("players", encode_players(sightings)))
                     sightings = PlayerSightings()
             if sightings:
-                messages.send(("players", sightings))
+                messages.send(("players", encode_players(sightings)))
         messages.send(("done",))
     except Exception as error:
         messages.send(("failed", _picklable(error), traceback.format_exc()))
@@ -162,6 +184,25 @@ def _picklable(error: Exception) -> Exception | None:
     return error
 
 
+def _text(value: str) -> str:
+    """Text for COPY data: validation leaves no control character in ids and names,
+    so only backslashes need escaping."""
+    return value.replace("\\", "\\\\") if "\\" in value else value
+
+
+def encode_players(sightings: PlayerSightings) -> EncodedPlayers:
+    latest, names = sightings.latest, sightings.names
+    players = [
+        f"{key}\t{_text(name)}\t{platform}\t{_NULL if floor is None else floor}\t{first}\t{last}\n"
+        for key, name, platform, floor, first, last, _ in map(latest.__getitem__, sorted(latest))
+    ]
+    seen = [
+        f"{key}\t{_text(name)}\t{first}\t{last}\n"
+        for key, name, first, last in map(names.__getitem__, sorted(names))
+    ]
+    return EncodedPlayers("".join(players).encode(), "".join(seen).encode())
+
+
 def encode_games(replays: list[FlatReplay]) -> bytes:
     """The games of `replays` as text COPY data of GAME_COLUMNS."""
     lines = []
@@ -173,11 +214,8 @@ def encode_games(replays: list[FlatReplay]) -> bytes:
                 id2, char2, platform2, id1, char1, platform1
             )  # fmt: skip
             winner = 1 - winner
-        # Validation leaves no control character in an id: only backslashes need escaping.
-        if "\\" in replay_id:
-            replay_id = replay_id.replace("\\", "\\\\")
         lines.append(
-            f"{replay_id}\t{played}\t{_NULL if reported is None else reported}\t"
+            f"{_text(replay_id)}\t{played}\t{_NULL if reported is None else reported}\t"
             f"{_NULL if floor is None else floor}\t{id1}\t{char1}\t{platform1}\t"
             f"{id2}\t{char2}\t{platform2}\t{'AB'[winner]}\n"
         )

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import multiprocessing
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import closing, nullcontext
 from dataclasses import dataclass
@@ -20,6 +20,7 @@ from pathlib import Path
 
 from django.conf import settings
 from django.db import IntegrityError, connection, transaction
+from django.db.models import Model
 from django.utils import timezone
 
 from matches.models import IngestRun, Match, PendingMatch, RejectedReplay, ReplaySource
@@ -28,7 +29,14 @@ from matches.replays.readers import RawReplay, iter_replay_file
 from matches.replays.storable import storable, storable_text
 from matches.replays.validation import FlatReplay, from_epoch_microseconds
 from matches.services import bulk
-from matches.services.import_process import GAME_COLUMNS, ImportProcess, ParsedChunk
+from matches.services.import_process import (
+    ENCODED_NAME_COLUMNS,
+    ENCODED_PLAYER_COLUMNS,
+    GAME_COLUMNS,
+    EncodedPlayers,
+    ImportProcess,
+    ParsedChunk,
+)
 from matches.services.locks import INGEST_WRITER_LOCK, acquire_transaction_lock
 from matches.services.memory import paused_garbage_collection
 from players.models import Player, PlayerName
@@ -104,23 +112,19 @@ def _greatest_least() -> tuple[str, str]:
     return ("GREATEST", "LEAST") if connection.vendor == "postgresql" else ("MAX", "MIN")
 
 
-def _write_sightings(sightings: PlayerSightings) -> None:
-    """Upsert the players, then their names, in key order: concurrent importers then
-    lock shared rows in the same order and cannot deadlock."""
+NAME_COLUMNS = ("player_id", "name", "first_seen", "last_seen")
+PLAYER_COLUMNS = (
+    "id", "name", "platform", "floor", "first_seen", "last_seen", "hidden", "cheater", "supporter"
+)  # fmt: skip
+
+
+def _player_conflicts() -> tuple[str, str]:
+    """The ON CONFLICT clauses that merge a run's sightings into the players and names
+    stored: the latest name, platform and floor win, first and last seen widen."""
     greatest, least = _greatest_least()
-    table = Player._meta.db_table
+    table, names_table = Player._meta.db_table, PlayerName._meta.db_table
     newer = f"excluded.last_seen >= {table}.last_seen"
-    moment = from_epoch_microseconds
-    bulk.insert(
-        Player,
-        ("id", "name", "platform", "floor", "first_seen", "last_seen", "hidden", "cheater",
-         "supporter"),
-        (
-            (key, name, platform, floor, moment(first), moment(last), False, False, False)
-            for key, name, platform, floor, first, last, _ in map(
-                sightings.latest.__getitem__, sorted(sightings.latest)
-            )
-        ),
+    return (
         f"""ON CONFLICT (id) DO UPDATE SET
             name = CASE WHEN {newer} THEN excluded.name ELSE {table}.name END,
             platform = CASE WHEN {newer} THEN excluded.platform ELSE {table}.platform END,
@@ -128,18 +132,36 @@ def _write_sightings(sightings: PlayerSightings) -> None:
                     ELSE {table}.floor END,
             first_seen = {least}({table}.first_seen, excluded.first_seen),
             last_seen = {greatest}({table}.last_seen, excluded.last_seen)""",
-    )  # fmt: skip
-    names_table = PlayerName._meta.db_table
+        f"""ON CONFLICT (player_id, name) DO UPDATE SET
+            first_seen = {least}({names_table}.first_seen, excluded.first_seen),
+            last_seen = {greatest}({names_table}.last_seen, excluded.last_seen)""",
+    )
+
+
+def _write_sightings(sightings: PlayerSightings) -> None:
+    """Upsert the players, then their names, in key order: concurrent importers then
+    lock shared rows in the same order and cannot deadlock."""
+    players, names = _player_conflicts()
+    moment = from_epoch_microseconds
+    bulk.insert(
+        Player,
+        PLAYER_COLUMNS,
+        (
+            (key, name, platform, floor, moment(first), moment(last), False, False, False)
+            for key, name, platform, floor, first, last, _ in map(
+                sightings.latest.__getitem__, sorted(sightings.latest)
+            )
+        ),
+        players,
+    )
     bulk.insert(
         PlayerName,
-        ("player_id", "name", "first_seen", "last_seen"),
+        NAME_COLUMNS,
         (
             (key, name, moment(first), moment(last))
             for key, name, first, last in map(sightings.names.__getitem__, sorted(sightings.names))
         ),
-        f"""ON CONFLICT (player_id, name) DO UPDATE SET
-            first_seen = {least}({names_table}.first_seen, excluded.first_seen),
-            last_seen = {greatest}({names_table}.last_seen, excluded.last_seen)""",
+        names,
     )
 
 
@@ -398,8 +420,8 @@ def _first_load_from_child(
         ):
             build_match_indexes = bulk.set_indexes_aside((Match,))
             for message in child.messages():
-                if isinstance(message, PlayerSightings):
-                    _write_sightings(message)
+                if isinstance(message, EncodedPlayers):
+                    _write_encoded_players(message)
                     continue
                 if message.valid:
                     _insert_encoded_matches(source.id, message)
@@ -416,29 +438,79 @@ def _first_load_from_child(
     return result
 
 
+def _insert_copied(
+    model: type[Model],
+    columns: Sequence[str],
+    copied: Sequence[tuple[str, str]],
+    data: bytes,
+    *,
+    times: Sequence[str] = (),
+    given: Mapping[str, str] | None = None,
+    tail: str = "",
+    statement: str = "{}",
+    params: Sequence[object] = (),
+) -> None:
+    """INSERT into `columns` of `model` the rows of text COPY data of the `copied`
+    columns (name, type): each value from the copied column of its name, `times` given
+    as epoch microseconds, others as the SQL expressions of `given` (with `params`);
+    `tail` follows the SELECT, and `statement` holds the INSERT where its {} is."""
+    values = {name: name for name, _ in copied} | dict(given or {})
+    for name in times:
+        values[name] = f"timestamptz 'epoch' + {name} * interval '1 microsecond'"
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"CREATE TEMP TABLE _copied ({', '.join(f'{n} {t}' for n, t in copied)}) ON COMMIT DROP"
+        )
+        bulk.copy_text(cursor, "_copied", data)
+        cursor.execute(
+            statement.format(
+                f"INSERT INTO {model._meta.db_table} ({', '.join(columns)}) "
+                f"SELECT {', '.join(values[name] for name in columns)} FROM _copied {tail}"
+            ),
+            params,
+        )
+        cursor.execute("DROP TABLE _copied")
+
+
 def _insert_encoded_matches(source_id: int, chunk: ParsedChunk) -> None:
     """Insert a chunk's games from the child's COPY data, the table's sequence numbering
     them in file order, and queue them for rating."""
-    columns = ", ".join(f"{name} {kind}" for name, kind in GAME_COLUMNS)
-    at = "timestamptz 'epoch' + {} * interval '1 microsecond'"
-    values = {name: name for name, _ in GAME_COLUMNS} | {
-        "source_id": "%s",
-        "ingested_at": "%s",
-        "played_at": at.format("played_at"),
-        "reported_at": at.format("reported_at"),
-    }
-    with connection.cursor() as cursor:
-        cursor.execute(f"CREATE TEMP TABLE _first_load_games ({columns}) ON COMMIT DROP")
-        bulk.copy_text(cursor, "_first_load_games", chunk.games)
-        cursor.execute(
-            f"WITH new AS (INSERT INTO {Match._meta.db_table} ({', '.join(MATCH_INSERT_COLUMNS)}) "
-            f"SELECT {', '.join(values[name] for name in MATCH_INSERT_COLUMNS)} "
-            "FROM _first_load_games RETURNING id, played_at) "
-            f"INSERT INTO {PendingMatch._meta.db_table} (match_id, played_at) "
-            "SELECT id, played_at FROM new",
-            [source_id, chunk.parsed_at],
-        )
-        cursor.execute("DROP TABLE _first_load_games")
+    _insert_copied(
+        Match,
+        MATCH_INSERT_COLUMNS,
+        GAME_COLUMNS,
+        chunk.games,
+        times=("played_at", "reported_at"),
+        given={"source_id": "%s", "ingested_at": "%s"},
+        tail="RETURNING id, played_at",
+        statement=(
+            f"WITH new AS ({{}}) INSERT INTO {PendingMatch._meta.db_table} "
+            "(match_id, played_at) SELECT id, played_at FROM new"
+        ),
+        params=[source_id, chunk.parsed_at],
+    )
+
+
+def _write_encoded_players(players: EncodedPlayers) -> None:
+    """`_write_sightings` of sightings the child encoded."""
+    player_conflicts, name_conflicts = _player_conflicts()
+    _insert_copied(
+        Player,
+        PLAYER_COLUMNS,
+        ENCODED_PLAYER_COLUMNS,
+        players.players,
+        times=("first_seen", "last_seen"),
+        given={"hidden": "false", "cheater": "false", "supporter": "false"},
+        tail=player_conflicts,
+    )
+    _insert_copied(
+        PlayerName,
+        NAME_COLUMNS,
+        ENCODED_NAME_COLUMNS,
+        players.names,
+        times=("first_seen", "last_seen"),
+        tail=name_conflicts,
+    )
 
 
 def _drop_repeated_games() -> int:

@@ -68,7 +68,7 @@ def awkward_rows() -> list[list[str]]:
         row("d7", T + 9, f1="switch"),
         row("d8", 5),
         row("", T + 9),
-        row("e\\1", T + 11, p2=P3),  # a backslash in an id
+        row("e\\1", T + 11, p2=P3, n2="back\\slash"),  # backslashes in an id and a name
         row("e2", T + 12, p1=P3, p2=P2, n1="Third\u200fmark"),  # a format character
         row("f1", T + 13),  # the time and players of a1 differ: new
         row("a2", T + 200, p2=P3),  # a repeat of a2 by id, though a new game...
