@@ -7,13 +7,11 @@ reads the file, checks each replay (`matches.replays.batch`), follows its player
 encodes each chunk's games as text COPY data, and the parent only hands that data to
 the database, a chunk behind.
 
-Free of Django on purpose: the child starts as a fresh interpreter ("spawn", never a
-fork of a process holding database connections).
+Free of Django on purpose, like every `ChildProcess`.
 """
 
 from __future__ import annotations
 
-import multiprocessing
 import pickle
 import traceback
 from collections.abc import Iterator
@@ -21,12 +19,12 @@ from datetime import UTC, datetime, timedelta
 from itertools import islice
 from multiprocessing.connection import Connection
 from pathlib import Path
-from types import TracebackType
-from typing import NamedTuple, Self
+from typing import NamedTuple
 
 from matches.replays.batch import PlayerSightings, parse_batch
 from matches.replays.readers import iter_replay_file
 from matches.replays.validation import FlatReplay
+from matches.services.child_process import ChildProcess
 from matches.services.memory import paused_garbage_collection
 
 # The columns of the COPY data of `ParsedChunk.games`, side A being the smaller player
@@ -86,54 +84,29 @@ class EncodedPlayers(NamedTuple):
     names: bytes  # ENCODED_NAME_COLUMNS
 
 
-class ImportProcess:
+class ImportProcess(ChildProcess):
     """Reads `path` in a child process: iterate `messages` for each ParsedChunk in file
     order and, after the chunks whose players they are, the EncodedPlayers to write
     (whenever `players_per_write` players have gathered, and at the end).
 
-    Use it as a context manager: leaving it stops the child.
+    Use it as a context manager: leaving it stops the child. The child sends on a pipe,
+    so a child that dies ends the parent's wait at once, and one a chunk ahead waits in
+    `send`, which bounds the memory.
     """
+
+    failure = ImportProcessFailed
+    label = "import"
 
     def __init__(
         self, path: Path, *, chunk_size: int, players_per_write: int, max_clock_skew: timedelta
     ) -> None:
-        context = multiprocessing.get_context("spawn")
-        # A pipe, not a queue: a child that dies ends the parent's wait at once, and a
-        # child at most a chunk ahead waits in `send`, which bounds the memory.
-        self._messages, child_end = context.Pipe(duplex=False)
-        self._child_end = child_end
-        self._process = context.Process(
-            target=_serve,
-            args=(path, chunk_size, players_per_write, max_clock_skew, child_end),
-            name="import-replays",
-            daemon=True,
+        super().__init__(
+            _serve, (path, chunk_size, players_per_write, max_clock_skew), name="import-replays"
         )
-
-    def __enter__(self) -> Self:
-        self._process.start()
-        self._child_end.close()  # the child holds its own end
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        traceback_: TracebackType | None,
-    ) -> None:
-        if self._process.is_alive():
-            self._process.terminate()
-        self._process.join()
-        self._messages.close()
 
     def messages(self) -> Iterator[ParsedChunk | EncodedPlayers]:
         while True:
-            try:
-                kind, *payload = self._messages.recv()
-            except (EOFError, OSError):  # the child died, maybe while sending
-                self._process.join(timeout=1.0)
-                raise ImportProcessFailed(
-                    f"the import process died (exit code {self._process.exitcode})"
-                ) from None
+            kind, *payload = self.reply()
             if kind == "done":
                 return
             if kind == "failed":
