@@ -381,7 +381,7 @@ def store_replay_file(
     `store_replays` does. A first load on PostgreSQL reads the file in a child process
     (`import_process`) while this one writes; a daemonic process (a Celery pool
     worker, say) may not start one and reads on a thread instead."""
-    replays = iter_replay_file(path)  # an unsupported file name raises here
+    replays = iter_replay_file(path, csv_cells=True)  # an unsupported name raises here
     if connection.vendor == "postgresql" and not multiprocessing.current_process().daemon:
         result = _first_load_from_child(source, path, run, chunk_size)
         if result is not None:
