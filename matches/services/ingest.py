@@ -30,12 +30,10 @@ from matches.replays.storable import storable, storable_text
 from matches.replays.validation import FlatReplay, from_epoch_microseconds
 from matches.services import bulk
 from matches.services.import_process import (
-    ENCODED_NAME_COLUMNS,
-    ENCODED_PLAYER_COLUMNS,
     GAME_COLUMNS,
-    EncodedPlayers,
     ImportProcess,
     ParsedChunk,
+    game_sightings,
 )
 from matches.services.locks import INGEST_WRITER_LOCK, acquire_transaction_lock
 from matches.services.memory import paused_garbage_collection
@@ -413,21 +411,23 @@ def _first_load_from_child(
             ImportProcess(
                 path,
                 chunk_size=chunk_size,
-                players_per_write=FIRST_LOAD_PLAYERS_PER_WRITE,
                 max_clock_skew=timedelta(seconds=settings.REPLAY_MAX_CLOCK_SKEW_SECONDS),
             ) as child,
             bulk.indexes_built_after((Player, PlayerName), keep_unique=True),
         ):
             build_match_indexes = bulk.set_indexes_aside((Match,))
-            for message in child.messages():
-                if isinstance(message, EncodedPlayers):
-                    _write_encoded_players(message)
-                    continue
-                if message.valid:
-                    _insert_encoded_matches(source.id, message)
-                if message.rejected:
-                    _reject(source, run, message.rejected, message.parsed_at)
-                result.add(IngestResult(message.read, message.valid, 0, len(message.rejected)))
+            sightings = PlayerSightings()
+            for chunk in child.messages():
+                if chunk.valid:
+                    _insert_encoded_matches(source.id, chunk)
+                if chunk.rejected:
+                    _reject(source, run, chunk.rejected, chunk.parsed_at)
+                result.add(IngestResult(chunk.read, chunk.valid, 0, len(chunk.rejected)))
+                sightings.add(game_sightings(chunk.games))
+                if len(sightings) >= FIRST_LOAD_PLAYERS_PER_WRITE:
+                    _write_sightings(sightings)
+                    sightings = PlayerSightings()
+            _write_sightings(sightings)
             try:
                 with transaction.atomic():
                     build_match_indexes()
@@ -488,28 +488,6 @@ def _insert_encoded_matches(source_id: int, chunk: ParsedChunk) -> None:
             "(match_id, played_at) SELECT id, played_at FROM new"
         ),
         params=[source_id, chunk.parsed_at],
-    )
-
-
-def _write_encoded_players(players: EncodedPlayers) -> None:
-    """`_write_sightings` of sightings the child encoded."""
-    player_conflicts, name_conflicts = _player_conflicts()
-    _insert_copied(
-        Player,
-        PLAYER_COLUMNS,
-        ENCODED_PLAYER_COLUMNS,
-        players.players,
-        times=("first_seen", "last_seen"),
-        given={"hidden": "false", "cheater": "false", "supporter": "false"},
-        tail=player_conflicts,
-    )
-    _insert_copied(
-        PlayerName,
-        NAME_COLUMNS,
-        ENCODED_NAME_COLUMNS,
-        players.names,
-        times=("first_seen", "last_seen"),
-        tail=name_conflicts,
     )
 
 

@@ -220,9 +220,7 @@ def test_bad_input_found_in_the_child_is_reported_as_bad_input(tmp_path: Path):
 
 def test_an_unexpected_error_in_the_child_comes_with_its_traceback():
     with (
-        ImportProcess(
-            None, chunk_size=10, players_per_write=10, max_clock_skew=timedelta()
-        ) as child,
+        ImportProcess(None, chunk_size=10, max_clock_skew=timedelta()) as child,
         pytest.raises(ImportProcessFailed, match="TypeError"),
     ):
         list(child.messages())
@@ -276,3 +274,11 @@ def test_the_plain_csv_path_accepts_only_what_parse_replay_accepts_alike(cells: 
     assert parse_batch([as_cells], now=now, max_clock_skew=skew) == parse_batch(
         [as_payload], now=now, max_clock_skew=skew
     )
+
+
+@postgres_only
+def test_a_first_load_in_a_child_writes_players_whenever_enough_gather(tmp_path: Path, monkeypatch):
+    monkeypatch.setattr(ingest, "FIRST_LOAD_PLAYERS_PER_WRITE", 2)
+    child_counts, in_child, counts, alone = both_ways(write_csv(tmp_path / "g.csv", awkward_rows()))
+    assert child_counts == counts
+    assert in_child == alone
