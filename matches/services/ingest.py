@@ -414,16 +414,19 @@ def _first_load_from_child(
                 max_clock_skew=timedelta(seconds=settings.REPLAY_MAX_CLOCK_SKEW_SECONDS),
             ) as child,
             bulk.indexes_built_after((Player, PlayerName), keep_unique=True),
+            ThreadPoolExecutor(max_workers=1, thread_name_prefix="players") as follower,
         ):
             build_match_indexes = bulk.set_indexes_aside((Match,))
             sightings = PlayerSightings()
             for chunk in child.messages():
+                # The players are followed on a thread while the database inserts.
+                seen = follower.submit(sightings.add, game_sightings(chunk.games))
                 if chunk.valid:
                     _insert_encoded_matches(source.id, chunk)
                 if chunk.rejected:
                     _reject(source, run, chunk.rejected, chunk.parsed_at)
                 result.add(IngestResult(chunk.read, chunk.valid, 0, len(chunk.rejected)))
-                sightings.add(game_sightings(chunk.games))
+                seen.result()
                 if len(sightings) >= FIRST_LOAD_PLAYERS_PER_WRITE:
                     _write_sightings(sightings)
                     sightings = PlayerSightings()
