@@ -14,6 +14,7 @@ import gzip
 import json
 import re
 from collections.abc import Callable, Iterable, Iterator
+from functools import partial
 from pathlib import Path
 from typing import BinaryIO, NamedTuple
 
@@ -40,6 +41,9 @@ class RawReplay(NamedTuple):
     raw: str  # the original text, kept for the rejection log
     payload: dict | None
     error: str | None
+    # A CSV record's cells, when the reader was asked for them instead of a payload
+    # (`iter_replay_file(..., csv_cells=True)`): `csv_payload` makes them one.
+    cells: list[str] | None = None
 
 
 # Files are decompressed and split a block at a time: splitting a block with one
@@ -180,7 +184,8 @@ def _cell(text: str) -> int | str | None:
     return int(text)
 
 
-def _csv_payload(row: list[str]) -> dict:
+def csv_payload(row: list[str]) -> dict:
+    """The replay object of a CSV record's cells, as a JSON Lines file would give it."""
     (replay_id, played_at, floor, winner,
      p1_id, p1_name, p1_character, p1_platform,
      p2_id, p2_name, p2_character, p2_platform) = row  # fmt: skip
@@ -198,7 +203,7 @@ def _csv_payload(row: list[str]) -> dict:
     }  # fmt: skip
 
 
-def _read_csv(stream: BinaryIO) -> Iterator[RawReplay]:
+def _read_csv(stream: BinaryIO, *, cells: bool = False) -> Iterator[RawReplay]:
     header_seen = False
     for number, data in _lines(stream):
         row: list[str] = []
@@ -223,8 +228,10 @@ def _read_csv(stream: BinaryIO) -> Iterator[RawReplay]:
         elif len(row) != len(CSV_COLUMNS):
             error = f"expected {len(CSV_COLUMNS)} columns, found {len(row)}"
             yield RawReplay(number, text, None, error)
+        elif cells:
+            yield RawReplay(number, text, None, None, row)
         else:
-            yield RawReplay(number, text, _csv_payload(row), None)
+            yield RawReplay(number, text, csv_payload(row), None)
 
 
 _FORMATS = (
@@ -235,12 +242,14 @@ _FORMATS = (
 )
 
 
-def iter_replay_file(path: str | Path) -> Iterator[RawReplay]:
+def iter_replay_file(path: str | Path, *, csv_cells: bool = False) -> Iterator[RawReplay]:
     """Stream the replays of a .jsonl/.ndjson/.csv file, each optionally gzipped (.gz).
 
     ``.json.gz`` is read as JSON Lines too, since feed dumps are published that way.
     Raises ValueError at once for an unsupported name; a CSV file without the header
-    raises ValueError when reading starts.
+    raises ValueError when reading starts. With ``csv_cells``, a CSV record comes as its
+    ``cells`` without a payload, for a caller that checks the cells itself
+    (`validation.plain_csv_replay`) and builds the payload only when it must.
     """
     path = Path(path)
     name = path.name.lower()
@@ -248,6 +257,8 @@ def iter_replay_file(path: str | Path) -> Iterator[RawReplay]:
     base = name.removesuffix(".gz")
     for suffix, reader in _FORMATS:
         if base.endswith(suffix) and (compressed or suffix != ".json"):
+            if csv_cells and reader is _read_csv:
+                reader = partial(_read_csv, cells=True)
             return _read_path(path, reader, compressed)
     raise ValueError(
         f"unsupported replay file {path.name!r}: expected .jsonl, .ndjson or .csv,"

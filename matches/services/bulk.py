@@ -120,6 +120,13 @@ def _binary_copy(
         yield copy
 
 
+def copy_text(cursor: Any, table: str, data: bytes) -> None:
+    """COPY data already in PostgreSQL's text format into every column of `table`, on a
+    cursor of this connection."""
+    with connection.wrap_database_errors, cursor.cursor.copy(f"COPY {table} FROM STDIN") as copy:
+        copy.write(data)
+
+
 def _copy_rows(
     cursor: Any, table: str, columns: Sequence[str], types: list[int], rows: Iterable[Row]
 ) -> int:
@@ -312,9 +319,19 @@ def indexes_built_after(
     other indexes are set aside. Dropping an index locks its table until the commit.
     On SQLite this does nothing. Must run inside the transaction that loads the tables.
     """
+    build = set_indexes_aside(tables, keep_unique=keep_unique)
+    yield
+    build()
+
+
+def set_indexes_aside(
+    tables: Iterable[type[models.Model]], *, keep_unique: bool = False
+) -> Callable[[], None]:
+    """`indexes_built_after` in two steps: drop the indexes now, and return the function
+    that builds them back (which may be called again after a failed attempt rolled
+    back to a savepoint: say, once a duplicate that failed a unique index is gone)."""
     if connection.vendor != "postgresql":
-        yield
-        return
+        return lambda: None
     names = [model._meta.db_table for model in tables]
     with connection.cursor() as cursor:
         constraints = []
@@ -337,17 +354,21 @@ def indexes_built_after(
             cursor.execute(f"DROP INDEX {name}")
         for table, name, _ in constraints:
             cursor.execute(f'ALTER TABLE {table} DROP CONSTRAINT "{name}"')
-    yield
-    with connection.cursor() as cursor:
-        # Index builds sort in this memory; the default 64 MB spills to disk at a million rows.
-        cursor.execute("SET LOCAL maintenance_work_mem = '256MB'")
-        # A table with deferred foreign-key checks pending cannot be indexed: run them now.
-        cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
-        for table, name, definition in constraints:
-            cursor.execute(f'ALTER TABLE {table} ADD CONSTRAINT "{name}" {definition}')
-        for _, definition in indexes:
-            cursor.execute(definition)
-        cursor.execute("SET CONSTRAINTS ALL DEFERRED")
+
+    def build() -> None:
+        with connection.cursor() as cursor:
+            # Index builds sort in this memory; the default 64 MB spills to disk at a
+            # million rows.
+            cursor.execute("SET LOCAL maintenance_work_mem = '256MB'")
+            # A table with deferred foreign-key checks pending cannot be indexed: run them now.
+            cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
+            for table, name, definition in constraints:
+                cursor.execute(f'ALTER TABLE {table} ADD CONSTRAINT "{name}" {definition}')
+            for _, definition in indexes:
+                cursor.execute(definition)
+            cursor.execute("SET CONSTRAINTS ALL DEFERRED")
+
+    return build
 
 
 def analyze(tables: Iterable[type[models.Model]]) -> None:

@@ -9,22 +9,32 @@ the batch goes on.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable, Iterator
+import multiprocessing
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import closing, nullcontext
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from itertools import islice
+from pathlib import Path
 
 from django.conf import settings
-from django.db import connection, transaction
+from django.db import IntegrityError, connection, transaction
+from django.db.models import Model
 from django.utils import timezone
 
 from matches.models import IngestRun, Match, PendingMatch, RejectedReplay, ReplaySource
-from matches.replays.readers import RawReplay
+from matches.replays.batch import PlayerSightings, parse_batch
+from matches.replays.readers import RawReplay, iter_replay_file
 from matches.replays.storable import storable, storable_text
-from matches.replays.validation import InvalidReplay, ParsedReplay, parse_replay
+from matches.replays.validation import FlatReplay, from_epoch_microseconds
 from matches.services import bulk
+from matches.services.import_process import (
+    GAME_COLUMNS,
+    ImportProcess,
+    ParsedChunk,
+    game_sightings,
+)
 from matches.services.locks import INGEST_WRITER_LOCK, acquire_transaction_lock
 from matches.services.memory import paused_garbage_collection
 from players.models import Player, PlayerName
@@ -100,112 +110,79 @@ def _greatest_least() -> tuple[str, str]:
     return ("GREATEST", "LEAST") if connection.vendor == "postgresql" else ("MAX", "MIN")
 
 
-class _PlayerSightings:
-    """What a run of chunks showed of each player, written once for the whole run.
-
-    A player appears in many games of an import; upserting their row once per run
-    instead of once per chunk is what keeps large imports fast. Keeps, per player, the
-    latest name, platform and floor and the first and last time seen; per (player,
-    name), the first and last time that name was used.
-    """
-
-    def __init__(self) -> None:
-        self.latest: dict[str, list] = {}
-        self.names: dict[tuple[str, str], list] = {}
-
-    def __len__(self) -> int:
-        return len(self.latest)
-
-    def add(self, replays: list[ParsedReplay]) -> None:
-        latest, names = self.latest, self.names
-        for replay in replays:
-            moment = replay.played_at
-            for player in replay.players:
-                row = latest.get(player.id)
-                if row is None:
-                    latest[player.id] = [
-                        player.id,
-                        player.name,
-                        player.platform,
-                        replay.floor,
-                        moment,
-                        moment,
-                        False,
-                        False,
-                        False,
-                    ]
-                else:
-                    if moment >= row[5]:
-                        row[1], row[2], row[5] = player.name, player.platform, moment
-                        row[3] = replay.floor if replay.floor is not None else row[3]
-                    elif moment < row[4]:
-                        row[4] = moment
-                seen = names.get((player.id, player.name))
-                if seen is None:
-                    names[(player.id, player.name)] = [player.id, player.name, moment, moment]
-                elif moment > seen[3]:
-                    seen[3] = moment
-                elif moment < seen[2]:
-                    seen[2] = moment
-
-    def write(self) -> None:
-        """Upsert the players, then their names, in key order: concurrent importers then
-        lock shared rows in the same order and cannot deadlock."""
-        greatest, least = _greatest_least()
-        table = Player._meta.db_table
-        newer = f"excluded.last_seen >= {table}.last_seen"
-        bulk.insert(
-            Player,
-            (
-                "id",
-                "name",
-                "platform",
-                "floor",
-                "first_seen",
-                "last_seen",
-                "hidden",
-                "cheater",
-                "supporter",
-            ),
-            (self.latest[key] for key in sorted(self.latest)),
-            f"""ON CONFLICT (id) DO UPDATE SET
-                name = CASE WHEN {newer} THEN excluded.name ELSE {table}.name END,
-                platform = CASE WHEN {newer} THEN excluded.platform ELSE {table}.platform END,
-                floor = CASE WHEN {newer} THEN COALESCE(excluded.floor, {table}.floor)
-                        ELSE {table}.floor END,
-                first_seen = {least}({table}.first_seen, excluded.first_seen),
-                last_seen = {greatest}({table}.last_seen, excluded.last_seen)""",
-        )
-        names_table = PlayerName._meta.db_table
-        bulk.insert(
-            PlayerName,
-            ("player_id", "name", "first_seen", "last_seen"),
-            (self.names[key] for key in sorted(self.names)),
-            f"""ON CONFLICT (player_id, name) DO UPDATE SET
-                first_seen = {least}({names_table}.first_seen, excluded.first_seen),
-                last_seen = {greatest}({names_table}.last_seen, excluded.last_seen)""",
-        )
+NAME_COLUMNS = ("player_id", "name", "first_seen", "last_seen")
+PLAYER_COLUMNS = (
+    "id", "name", "platform", "floor", "first_seen", "last_seen", "hidden", "cheater", "supporter"
+)  # fmt: skip
 
 
-def _match_row(source_id: int, replay: ParsedReplay, now: datetime) -> tuple:
+def _player_conflicts() -> tuple[str, str]:
+    """The ON CONFLICT clauses that merge a run's sightings into the players and names
+    stored: the latest name, platform and floor win, first and last seen widen."""
+    greatest, least = _greatest_least()
+    table, names_table = Player._meta.db_table, PlayerName._meta.db_table
+    newer = f"excluded.last_seen >= {table}.last_seen"
+    return (
+        f"""ON CONFLICT (id) DO UPDATE SET
+            name = CASE WHEN {newer} THEN excluded.name ELSE {table}.name END,
+            platform = CASE WHEN {newer} THEN excluded.platform ELSE {table}.platform END,
+            floor = CASE WHEN {newer} THEN COALESCE(excluded.floor, {table}.floor)
+                    ELSE {table}.floor END,
+            first_seen = {least}({table}.first_seen, excluded.first_seen),
+            last_seen = {greatest}({table}.last_seen, excluded.last_seen)""",
+        f"""ON CONFLICT (player_id, name) DO UPDATE SET
+            first_seen = {least}({names_table}.first_seen, excluded.first_seen),
+            last_seen = {greatest}({names_table}.last_seen, excluded.last_seen)""",
+    )
+
+
+def _write_sightings(sightings: PlayerSightings) -> None:
+    """Upsert the players, then their names, in key order: concurrent importers then
+    lock shared rows in the same order and cannot deadlock."""
+    players, names = _player_conflicts()
+    moment = from_epoch_microseconds
+    bulk.insert(
+        Player,
+        PLAYER_COLUMNS,
+        (
+            (key, name, platform, floor, moment(first), moment(last), False, False, False)
+            for key, name, platform, floor, first, last, _ in map(
+                sightings.latest.__getitem__, sorted(sightings.latest)
+            )
+        ),
+        players,
+    )
+    bulk.insert(
+        PlayerName,
+        NAME_COLUMNS,
+        (
+            (key, name, moment(first), moment(last))
+            for key, name, first, last in map(sightings.names.__getitem__, sorted(sightings.names))
+        ),
+        names,
+    )
+
+
+def _match_row(source_id: int, replay: FlatReplay, now: datetime) -> tuple:
     """The stored row of a game: side A is the player with the smaller id."""
-    first, second = replay.players
-    winner = replay.winner
-    if first.id > second.id:
-        first, second, winner = second, first, 1 - winner
+    (replay_id, played, reported, floor,
+     id1, _, char1, platform1, id2, _, char2, platform2, winner) = replay  # fmt: skip
+    if id1 > id2:
+        id1, char1, platform1, id2, char2, platform2 = id2, char2, platform2, id1, char1, platform1
+        winner = 1 - winner
     return (
         source_id,
-        replay.source_replay_id,
-        replay.played_at,
-        replay.reported_at,
+        replay_id,
+        from_epoch_microseconds(played),
+        None if reported is None else from_epoch_microseconds(reported),
         now,
-        replay.floor,
-        first.id,
-        first.character_id,
-        first.platform,
-        second.id,
-        second.character_id,
-        second.platform,
+        floor,
+        id1,
+        char1,
+        platform1,
+        id2,
+        char2,
+        platform2,
         "A" if winner == 0 else "B",
     )
 
@@ -263,26 +240,17 @@ class _ParsedChunk:
     rejected: list[tuple[str, str]]  # (raw text, reason)
     parsed_at: datetime
     # The players of this chunk's transaction so far, this chunk's included.
-    sightings: _PlayerSightings
+    sightings: PlayerSightings
     # Whether the transaction has seen enough players to be written and committed.
     fills_transaction: bool = False
 
 
 def _parse_chunk(
-    chunk: list[RawReplay], source_id: int, sightings: _PlayerSightings
+    chunk: list[RawReplay], source_id: int, sightings: PlayerSightings
 ) -> _ParsedChunk:
     now = timezone.now()
     skew = timedelta(seconds=settings.REPLAY_MAX_CLOCK_SKEW_SECONDS)
-    valid: list[ParsedReplay] = []
-    rejected: list[tuple[str, str]] = []
-    for item in chunk:
-        if item.error is not None:
-            rejected.append((item.raw, item.error))
-            continue
-        try:
-            valid.append(parse_replay(item.payload, now=now, max_clock_skew=skew))
-        except InvalidReplay as error:
-            rejected.append((item.raw, error.reason))
+    valid, rejected = parse_batch(chunk, now=now, max_clock_skew=skew)
     sightings.add(valid)
     rows = [_match_row(source_id, replay, now) for replay in valid]
     return _ParsedChunk(len(chunk), rows, rejected, now, sightings)
@@ -308,7 +276,7 @@ def _parsed_ahead(
     pure-Python work happens there, while the database works on the caller's statements
     (which release the GIL)."""
     chunks = _chunks(replays, chunk_size)
-    sightings = _PlayerSightings()
+    sightings = PlayerSightings()
 
     def next_parsed() -> _ParsedChunk | None:
         nonlocal sightings
@@ -318,7 +286,7 @@ def _parsed_ahead(
         parsed = _parse_chunk(chunk, source.id, sightings)
         if len(sightings) >= players_per_write:
             parsed.fills_transaction = True
-            sightings = _PlayerSightings()
+            sightings = PlayerSightings()
         return parsed
 
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="replay-parser") as parser:
@@ -356,12 +324,12 @@ def _store_transaction(
                 result.add(_store_chunk(source, run, chunk))
                 sightings = chunk.sightings
                 if chunk.fills_transaction:
-                    sightings.write()
+                    _write_sightings(sightings)
                     sightings = None
                     if not first_load:
                         return True
             if sightings is not None:
-                sightings.write()
+                _write_sightings(sightings)
     return False
 
 
@@ -402,6 +370,166 @@ def store_replays(
         while _store_transaction(source, run, chunks, result, first_load=first_load):
             pass
     return result
+
+
+def store_replay_file(
+    *, source: ReplaySource, path: Path, run: IngestRun | None = None, chunk_size: int = CHUNK_SIZE
+) -> IngestResult:
+    """Validate and store the replays of a file (`readers.iter_replay_file`), as
+    `store_replays` does. A first load on PostgreSQL reads the file in a child process
+    (`import_process`) while this one writes; a daemonic process (a Celery pool
+    worker, say) may not start one and reads on a thread instead."""
+    replays = iter_replay_file(path, csv_cells=True)  # an unsupported name raises here
+    if connection.vendor == "postgresql" and not multiprocessing.current_process().daemon:
+        result = _first_load_from_child(source, path, run, chunk_size)
+        if result is not None:
+            return result
+    return store_replays(source=source, replays=replays, run=run, chunk_size=chunk_size)
+
+
+def _first_load_from_child(
+    source: ReplaySource, path: Path, run: IngestRun | None, chunk_size: int
+) -> IngestResult | None:
+    """A first load (`_is_first_load`) of a file read in a child process; None, having
+    done nothing, when the database holds games.
+
+    Into an empty table, the games go in without any index at all, even the unique
+    ones, each chunk as COPY of the child's data and one plain INSERT; the indexes are
+    built at the end, by then on far more rows than memory holds pages. A game that
+    repeats one before it (the same replay, or the same game from another source) fails
+    a unique index: only then are such repeats looked for, and removed as ON CONFLICT DO
+    NOTHING would have skipped them (`_drop_repeated_games`), before the indexes are
+    built again. Each game is queued for rating as it is inserted: all are new.
+    """
+    result = IngestResult()
+    with transaction.atomic():
+        acquire_transaction_lock(INGEST_WRITER_LOCK, wait=True)
+        if not _is_first_load():  # asked after the lock: another import may have run
+            return None
+        with (
+            paused_garbage_collection(),
+            ImportProcess(
+                path,
+                chunk_size=chunk_size,
+                max_clock_skew=timedelta(seconds=settings.REPLAY_MAX_CLOCK_SKEW_SECONDS),
+            ) as child,
+            bulk.indexes_built_after((Player, PlayerName), keep_unique=True),
+            ThreadPoolExecutor(max_workers=1, thread_name_prefix="players") as follower,
+        ):
+            build_match_indexes = bulk.set_indexes_aside((Match,))
+            sightings = PlayerSightings()
+            for chunk in child.messages():
+                # The players are followed on a thread while the database inserts.
+                seen = follower.submit(sightings.add, game_sightings(chunk.games))
+                if chunk.valid:
+                    _insert_encoded_matches(source.id, chunk)
+                if chunk.rejected:
+                    _reject(source, run, chunk.rejected, chunk.parsed_at)
+                result.add(IngestResult(chunk.read, chunk.valid, 0, len(chunk.rejected)))
+                seen.result()
+                if len(sightings) >= FIRST_LOAD_PLAYERS_PER_WRITE:
+                    _write_sightings(sightings)
+                    sightings = PlayerSightings()
+            _write_sightings(sightings)
+            try:
+                with transaction.atomic():
+                    build_match_indexes()
+            except IntegrityError:
+                repeated = _drop_repeated_games()
+                result.new, result.duplicate = result.new - repeated, repeated
+                build_match_indexes()
+    return result
+
+
+def _insert_copied(
+    model: type[Model],
+    columns: Sequence[str],
+    copied: Sequence[tuple[str, str]],
+    data: bytes,
+    *,
+    times: Sequence[str] = (),
+    given: Mapping[str, str] | None = None,
+    tail: str = "",
+    statement: str = "{}",
+    params: Sequence[object] = (),
+) -> None:
+    """INSERT into `columns` of `model` the rows of text COPY data of the `copied`
+    columns (name, type): each value from the copied column of its name, `times` given
+    as epoch microseconds, others as the SQL expressions of `given` (with `params`);
+    `tail` follows the SELECT, and `statement` holds the INSERT where its {} is."""
+    values = {name: name for name, _ in copied} | dict(given or {})
+    for name in times:
+        values[name] = f"timestamptz 'epoch' + {name} * interval '1 microsecond'"
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"CREATE TEMP TABLE _copied ({', '.join(f'{n} {t}' for n, t in copied)}) ON COMMIT DROP"
+        )
+        bulk.copy_text(cursor, "_copied", data)
+        cursor.execute(
+            statement.format(
+                f"INSERT INTO {model._meta.db_table} ({', '.join(columns)}) "
+                f"SELECT {', '.join(values[name] for name in columns)} FROM _copied {tail}"
+            ),
+            params,
+        )
+        cursor.execute("DROP TABLE _copied")
+
+
+def _insert_encoded_matches(source_id: int, chunk: ParsedChunk) -> None:
+    """Insert a chunk's games from the child's COPY data, the table's sequence numbering
+    them in file order, and queue them for rating."""
+    _insert_copied(
+        Match,
+        MATCH_INSERT_COLUMNS,
+        GAME_COLUMNS,
+        chunk.games,
+        times=("played_at", "reported_at"),
+        given={"source_id": "%s", "ingested_at": "%s"},
+        tail="RETURNING id, played_at",
+        statement=(
+            f"WITH new AS ({{}}) INSERT INTO {PendingMatch._meta.db_table} "
+            "(match_id, played_at) SELECT id, played_at FROM new"
+        ),
+        params=[source_id, chunk.parsed_at],
+    )
+
+
+def _drop_repeated_games() -> int:
+    """Delete each game loaded after one that shares a unique key with it (its source
+    and replay id, or its time and players), as inserting them one after the other
+    with ON CONFLICT DO NOTHING would have skipped it; returns how many were deleted.
+
+    Only games whose key is not unique can be repeats, and they are few: they are taken
+    in load order (id), each kept unless a game kept before holds one of its keys.
+    """
+    table = Match._meta.db_table
+    moment = "COALESCE(reported_at, played_at)"
+    with connection.chunked_cursor() as candidates:  # server-side: they may be many
+        candidates.execute(
+            f"""SELECT id, source_id, source_replay_id, {moment}, player_a_id, player_b_id
+            FROM (SELECT *,
+                    count(*) OVER (PARTITION BY source_id, source_replay_id) AS by_replay,
+                    count(*) OVER (PARTITION BY {moment}, player_a_id, player_b_id) AS by_game
+                  FROM {table}) AS counted
+            WHERE by_replay > 1 OR by_game > 1
+            ORDER BY id"""
+        )
+        kept_replays: set[tuple] = set()
+        kept_games: set[tuple] = set()
+        repeated: list[int] = []
+        for match_id, source_id, replay_id, played, player_a, player_b in candidates:
+            replay, game = (source_id, replay_id), (played, player_a, player_b)
+            if replay in kept_replays or game in kept_games:
+                repeated.append(match_id)
+            else:
+                kept_replays.add(replay)
+                kept_games.add(game)
+    with connection.cursor() as cursor:
+        cursor.execute(f"DELETE FROM {table} WHERE id = ANY(%s)", [repeated])
+        cursor.execute(
+            f"DELETE FROM {PendingMatch._meta.db_table} WHERE match_id = ANY(%s)", [repeated]
+        )
+    return len(repeated)
 
 
 def start_run(source: ReplaySource) -> IngestRun:

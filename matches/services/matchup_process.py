@@ -21,14 +21,14 @@ import traceback
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from multiprocessing.connection import Connection
 from pathlib import Path
-from types import TracebackType
-from typing import Any, Self
+from typing import Any
 
 import psycopg
 from psycopg.copy import Copy, FileWriter
 
 from matches.ratings.ledger import Game, GameResult, MatchupLedger, RatingKey
 from matches.services import rating_rows
+from matches.services.child_process import LIVENESS_SECONDS, SPAWN, ChildProcess
 from matches.services.memory import paused_garbage_collection
 
 # What the child encodes: one COPY file per table, named by these keys.
@@ -37,20 +37,21 @@ SNAPSHOTS = "snapshots"
 
 # Chunks waiting for the child; bounds the parent's memory when the child falls behind.
 _QUEUED_CHUNKS = 4
-# How often a parent waiting on the child checks that it is still alive.
-_LIVENESS_SECONDS = 1.0
 
 
 class MatchupProcessFailed(RuntimeError):
     """The child process failed or died; the recompute must roll back."""
 
 
-class MatchupProcess:
+class MatchupProcess(ChildProcess):
     """Runs `ledger` in a child process: `record` chunks of rated games, `close`, then
     load the `encoded_files`.
 
     Use it as a context manager: leaving it stops the child and removes its files.
     """
+
+    failure = MatchupProcessFailed
+    label = "matchup"
 
     def __init__(
         self,
@@ -58,45 +59,24 @@ class MatchupProcess:
         connection_params: Mapping[str, Any],
         column_types: Mapping[str, list[int]],
     ) -> None:
-        self._ledger = ledger
-        # Plain values only (they are pickled for the child).
-        self._connection_params = dict(connection_params)
-        self._column_types = dict(column_types)
-        context = multiprocessing.get_context("spawn")
-        self._inbox = context.Queue(maxsize=_QUEUED_CHUNKS)
-        self._replies, self._child_replies = context.Pipe(duplex=False)
+        self._inbox = SPAWN.Queue(maxsize=_QUEUED_CHUNKS)
         self._directory = tempfile.TemporaryDirectory(prefix="recompute-")
-        self._process = context.Process(
-            target=_serve,
-            args=(
-                self._ledger,
-                self._connection_params,
-                self._column_types,
+        # Plain values only (they are pickled for the child).
+        super().__init__(
+            _serve,
+            (
+                ledger,
+                dict(connection_params),
+                dict(column_types),
                 Path(self._directory.name),
                 self._inbox,
-                self._child_replies,
             ),
             name="recompute-matchups",
-            daemon=True,
         )
 
-    def __enter__(self) -> Self:
-        self._process.start()
-        self._child_replies.close()  # the child holds its own end
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        traceback_: TracebackType | None,
-    ) -> None:
-        if self._process.is_alive():
-            self._process.terminate()
-        self._process.join()
+    def _stopped(self) -> None:
         self._inbox.close()
         self._inbox.cancel_join_thread()  # chunks a dead child never read are dropped
-        self._replies.close()
         self._directory.cleanup()
 
     def record(self, games: Sequence[Game], results: Sequence[GameResult]) -> None:
@@ -112,7 +92,7 @@ class MatchupProcess:
         """(table key, COPY file) as the child finishes each: PLAYER_MATCHUPS and
         SNAPSHOTS, in some order."""
         while True:
-            message = self._reply()
+            message = self.reply()
             if message[0] == "done":
                 return
             if message[0] == "failed":
@@ -120,27 +100,14 @@ class MatchupProcess:
             _, name, path = message
             yield name, path
 
-    def _reply(self) -> tuple:
-        try:
-            # The child holds the only other end: if it dies, this ends at once.
-            return self._replies.recv()
-        except EOFError:
-            raise self._died() from None
-
-    def _died(self) -> MatchupProcessFailed:
-        self._process.join(timeout=_LIVENESS_SECONDS)
-        return MatchupProcessFailed(
-            f"the matchup process died (exit code {self._process.exitcode})"
-        )
-
     def _put(self, message: tuple) -> None:
         while True:
             try:
-                self._inbox.put(message, timeout=_LIVENESS_SECONDS)
+                self._inbox.put(message, timeout=LIVENESS_SECONDS)
                 return
             except queue.Full:
-                if not self._process.is_alive():
-                    raise self._died() from None
+                if not self.is_alive():
+                    raise self.died() from None
 
 
 def _serve(
@@ -176,7 +143,7 @@ def _next_message(inbox: Any) -> tuple:
     parent = multiprocessing.parent_process()
     while True:
         try:
-            return inbox.get(timeout=_LIVENESS_SECONDS)
+            return inbox.get(timeout=LIVENESS_SECONDS)
         except queue.Empty:
             if parent is not None and not parent.is_alive():
                 raise SystemExit("the recompute that started this process is gone") from None

@@ -68,7 +68,7 @@ def test_an_import_that_dies_unexpectedly_finishes_its_run(tmp_path: Path, monke
     def broken(**kwargs: object) -> None:
         raise RuntimeError("the disk \x00 caught fire")
 
-    monkeypatch.setattr(import_replays, "store_replays", broken)
+    monkeypatch.setattr(import_replays, "store_replay_file", broken)
     path = tmp_path / "a.jsonl"
     path.write_bytes(jsonl([replay(1)]))
     with pytest.raises(RuntimeError):

@@ -349,10 +349,10 @@ def test_a_first_load_that_fails_leaves_no_games_and_every_index(monkeypatch):
     tables = (Match, Player, PlayerName)
     before = databases.index_definitions(*tables)
 
-    def failing_player_write(self):
+    def failing_player_write(sightings):
         raise RuntimeError("database went away")
 
-    monkeypatch.setattr(ingest._PlayerSightings, "write", failing_player_write)
+    monkeypatch.setattr(ingest, "_write_sightings", failing_player_write)
     with pytest.raises(RuntimeError):
         store(_name_changing_games())
     assert not Match.objects.exists()

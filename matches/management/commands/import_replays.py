@@ -3,14 +3,13 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from matches.models import Match, PendingMatch
-from matches.replays.readers import iter_replay_file
 from matches.services import bulk
 from matches.services.ingest import (
     IngestResult,
     file_import_source,
     finish_run,
     start_run,
-    store_replays,
+    store_replay_file,
 )
 from matches.services.rating.incremental import rate_pending_matches
 from matches.services.refresh import refresh_site
@@ -39,7 +38,7 @@ class Command(BaseCommand):
         for path in paths:
             run = start_run(source)
             try:
-                result = store_replays(source=source, replays=iter_replay_file(path), run=run)
+                result = store_replay_file(source=source, path=path, run=run)
             except (OSError, ValueError, EOFError) as error:
                 finish_run(run, IngestResult(), error=f"{path}: {error}")
                 raise CommandError(f"{path}: {error}") from error

@@ -1,0 +1,162 @@
+"""A first import's second core: reading and checking the replay file in a child process.
+
+A first load (`ingest._is_first_load`) is one transaction in which PostgreSQL inserts
+games while Python reads, validates and encodes the next ones. On threads the two
+share one interpreter lock, and the Python half alone took a core; here the child
+reads the file, checks each replay (`matches.replays.batch`) and encodes each chunk's
+games as text COPY data; the parent hands that data to the database, a chunk behind,
+and follows the players of each chunk (`game_sightings`) while the child works on the
+next one, which leaves the two processes about as busy.
+
+Free of Django on purpose, like every `ChildProcess`.
+"""
+
+from __future__ import annotations
+
+import pickle
+import traceback
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from itertools import islice
+from multiprocessing.connection import Connection
+from pathlib import Path
+from typing import NamedTuple
+
+from matches.replays.batch import parse_batch
+from matches.replays.readers import iter_replay_file
+from matches.replays.validation import FlatReplay
+from matches.services.child_process import ChildProcess
+from matches.services.memory import paused_garbage_collection
+
+# The columns of the COPY data of `ParsedChunk.games`, side A being the smaller player
+# id; times are integer epoch microseconds, winner "A" or "B". The names are not stored
+# with the game: they are there for `game_sightings`.
+GAME_COLUMNS = (
+    ("source_replay_id", "text"),
+    ("played_at", "bigint"),
+    ("reported_at", "bigint"),
+    ("floor", "smallint"),
+    ("player_a_id", "text"),
+    ("name_a", "text"),
+    ("character_a_id", "integer"),
+    ("platform_a", "text"),
+    ("player_b_id", "text"),
+    ("name_b", "text"),
+    ("character_b_id", "integer"),
+    ("platform_b", "text"),
+    ("winner", "text"),
+)
+# Errors of the input the parent raises as they were raised in the child (the import
+# command reports them as bad input); any other is a ImportProcessFailed.
+_INPUT_ERRORS = (OSError, ValueError, EOFError)
+_NULL = "\\N"  # NULL in text COPY data
+
+
+class ImportProcessFailed(RuntimeError):
+    """The child process failed or died; the import must roll back."""
+
+
+class ParsedChunk(NamedTuple):
+    """A chunk of the file made ready to store."""
+
+    read: int
+    games: bytes  # text COPY data, GAME_COLUMNS
+    valid: int
+    rejected: list[tuple[str, str]]  # (raw text, reason)
+    parsed_at: datetime
+
+
+class ImportProcess(ChildProcess):
+    """Reads `path` in a child process: iterate `messages` for each ParsedChunk in file
+    order.
+
+    Use it as a context manager: leaving it stops the child. The child sends on a pipe,
+    so a child that dies ends the parent's wait at once, and one a chunk ahead waits in
+    `send`, which bounds the memory.
+    """
+
+    failure = ImportProcessFailed
+    label = "import"
+
+    def __init__(self, path: Path, *, chunk_size: int, max_clock_skew: timedelta) -> None:
+        super().__init__(_serve, (path, chunk_size, max_clock_skew), name="import-replays")
+
+    def messages(self) -> Iterator[ParsedChunk]:
+        while True:
+            kind, *payload = self.reply()
+            if kind == "done":
+                return
+            if kind == "failed":
+                error, text = payload
+                if isinstance(error, _INPUT_ERRORS):
+                    raise error
+                raise ImportProcessFailed(f"the import process failed:\n{text}")
+            yield payload[0]
+
+
+def _serve(path: Path, chunk_size: int, max_clock_skew: timedelta, messages: Connection) -> None:
+    """The child: send each chunk, then "done", or the error."""
+    try:
+        with paused_garbage_collection():
+            replays = iter_replay_file(path, csv_cells=True)
+            while chunk := list(islice(replays, chunk_size)):
+                now = datetime.now(UTC)
+                valid, rejected = parse_batch(chunk, now=now, max_clock_skew=max_clock_skew)
+                games = encode_games(valid)
+                messages.send(("chunk", ParsedChunk(len(chunk), games, len(valid), rejected, now)))
+        messages.send(("done",))
+    except Exception as error:
+        messages.send(("failed", _picklable(error), traceback.format_exc()))
+
+
+def _picklable(error: Exception) -> Exception | None:
+    """The error itself when the parent may raise it again, else None (its traceback
+    still goes along)."""
+    if not isinstance(error, _INPUT_ERRORS):
+        return None
+    try:
+        pickle.loads(pickle.dumps(error))
+    except Exception:
+        return None
+    return error
+
+
+def _text(value: str) -> str:
+    """Text for COPY data: validation leaves no control character in ids and names,
+    so only backslashes need escaping."""
+    return value.replace("\\", "\\\\") if "\\" in value else value
+
+
+def game_sightings(games: bytes) -> Iterator[FlatReplay]:
+    """What `PlayerSightings.add` needs of the games of COPY data `encode_games` made:
+    the time, floor and each player's id, name and platform (sides A and B for 1 and 2;
+    the rest is left zero)."""
+    for line in games.decode().split("\n")[:-1]:
+        _, played, _, floor, id_a, name_a, _, platform_a, id_b, name_b, _, platform_b, _ = (
+            line.split("\t")
+        )
+        if "\\" in line:
+            name_a, name_b = name_a.replace("\\\\", "\\"), name_b.replace("\\\\", "\\")
+        yield (
+            "", int(played), None, None if floor == _NULL else int(floor),
+            id_a, name_a, 0, platform_a, id_b, name_b, 0, platform_b, 0,
+        )  # fmt: skip
+
+
+def encode_games(replays: list[FlatReplay]) -> bytes:
+    """The games of `replays` as text COPY data of GAME_COLUMNS."""
+    lines = []
+    for replay in replays:
+        (replay_id, played, reported, floor,
+         id1, name1, char1, platform1, id2, name2, char2, platform2, winner) = replay  # fmt: skip
+        if id1 > id2:
+            id1, name1, char1, platform1, id2, name2, char2, platform2 = (
+                id2, name2, char2, platform2, id1, name1, char1, platform1
+            )  # fmt: skip
+            winner = 1 - winner
+        lines.append(
+            f"{_text(replay_id)}\t{played}\t{_NULL if reported is None else reported}\t"
+            f"{_NULL if floor is None else floor}\t{id1}\t{_text(name1)}\t{char1}\t"
+            f"{platform1}\t{id2}\t{_text(name2)}\t{char2}\t{platform2}\t{'AB'[winner]}\n"
+        )
+    return "".join(lines).encode()
