@@ -16,6 +16,7 @@ from django.utils import timezone
 
 from matches.models import IngestRun, Match, PendingMatch, RejectedReplay
 from matches.replays.readers import iter_replay_payloads
+from matches.services import bulk
 from matches.services.ingest import file_import_source, store_replays
 from matches.sources.pulling import add_source, pull_source
 from players.models import Player, PlayerName
@@ -384,3 +385,23 @@ def test_concurrent_imports_of_the_same_games_in_opposite_orders_do_not_deadlock
     assert errors == []
     assert Match.objects.count() == 400
     assert PendingMatch.objects.count() == 400
+
+
+@databases.postgres_only("the planner's row counts are PostgreSQL's")
+def test_an_import_analyzes_the_tables_only_when_it_adds_a_tenth_of_the_games(
+    tmp_path, monkeypatch
+):
+    analyzed = []
+    monkeypatch.setattr(bulk, "analyze", lambda tables: analyzed.append(len(analyzed)))
+    players = [f"10000000000000{n:04d}" for n in range(40)]
+    history = [replay(n, players[n % 40], players[(n * 7 + 3) % 40]) for n in range(400)]
+    call_command("import_replays", str(write_jsonl(tmp_path / "history.jsonl", history)))
+    assert analyzed == [0]  # into an empty table
+    with connection.cursor() as cursor:
+        cursor.execute("ANALYZE matches_match")  # what the real call does
+    later = [replay(n, players[n % 40], players[(n * 7 + 5) % 40]) for n in range(400, 430)]
+    call_command("import_replays", str(write_jsonl(tmp_path / "later.jsonl", later)))
+    assert Match.objects.count() == 430 and analyzed == [0]  # 30 games: under a tenth
+    more = [replay(n, players[n % 40], players[(n * 7 + 5) % 40]) for n in range(430, 480)]
+    call_command("import_replays", str(write_jsonl(tmp_path / "more.jsonl", more)))
+    assert analyzed == [0, 1]  # 50 games: more than a tenth of the 400 last counted

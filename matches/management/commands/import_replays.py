@@ -52,7 +52,7 @@ class Command(BaseCommand):
             if len(paths) > 1:
                 self.stdout.write(f"{path}: {result}")
         self.stdout.write(str(total))
-        if total.new:
+        if total.new and bulk.grown_by_a_tenth(Match, total.new):
             bulk.analyze((Match, PendingMatch, Player, PlayerName))
         if rate:
             run = rate_pending_matches(batch_size=50_000)
