@@ -11,6 +11,7 @@ from datetime import UTC, datetime, time, timedelta
 from typing import NamedTuple
 
 from django.conf import settings
+from django.db import connection
 from django.db.models import Q, QuerySet, Value
 from django.utils import timezone
 
@@ -20,19 +21,19 @@ from matches.ratings.glicko import update, win_probability
 from matches.selectors.calibration import NO_CALIBRATION, Calibration, current_calibration
 from matches.selectors.matchups import PlayerMatchups, player_matchups
 from matches.selectors.opponents import opponents_near
-from players.models import Character, Player, Rating, RatingSnapshot
+from players.models import Character, Rating, RatingSnapshot
 from players.roster import ROSTER
 from players.selectors.rankings import RatingRanks, rating_ranks, unranked_reason
 from players.selectors.ratings import RatingOverview, rating_overview, roster_characters
-from web.queries import ids_of_pages
 
 GAMES_PER_PAGE = 50
 # Per-game history points for the short ranges (API); beyond this it gives the latest.
 HISTORY_GAME_POINTS = 1000
 # The profile chart's per-game points: its latest games in the range, the days before them
 # one point a day, so that the whole range is drawn within the chart's 300 points
-# (matches.charts.MAX_CHART_POINTS) and a busy rating's chart reads a few hundred games.
-CHART_GAME_POINTS = 250
+# (matches.charts.MAX_CHART_POINTS) and a busy rating's chart reads about a hundred games
+# a side (250 cost the page's largest query at ten million games).
+CHART_GAME_POINTS = 120
 HISTORY_RANGES: dict[str, timedelta | None] = {
     "7d": timedelta(days=7),
     "30d": timedelta(days=30),
@@ -192,16 +193,6 @@ def _sides(rating: Rating) -> tuple[Q, Q]:
     )
 
 
-def _first_ids(
-    games: QuerySet[Match], rating: Rating, limit: int, order: tuple[str, ...]
-) -> QuerySet[Match]:
-    """The ids of the rating's `games`, at most `limit` on each side of the match, first
-    in `order`: each side walks its own (player, character, played_at) index and stops."""
-    return ids_of_pages(
-        *(games.filter(on_side).order_by(*order).values("id")[:limit] for on_side in _sides(rating))
-    )
-
-
 def _rating_games(
     rating: Rating,
     condition: Q,
@@ -213,7 +204,7 @@ def _rating_games(
     """The rating's visible games meeting `condition`, at most `limit`, newest first
     (or the oldest ones, oldest first); one query.
 
-    Each side of the match picks the page's ids along its own index (`_first_ids`),
+    Each side of the match picks the page's ids along its own index,
     and only those are joined to players, characters and results: the planner, which
     expects a rating to have a handful of games, otherwise joined every game of a busy
     rating before sorting and keeping a page of them.
@@ -241,46 +232,71 @@ class HistoryPoint:
     deviation: float
 
 
+# A rating's latest games since a moment, each side along its own (player, character,
+# played_at, id) index and stopping after `limit` (a UNION's parts can hold no ORDER BY or
+# LIMIT in SQLite, a subquery's can), then a few numbers of the latest of them as plain
+# rows: written out, as the ORM built this query for longer than PostgreSQL ran it.
+_LATEST_GAMES_SQL = """
+SELECT m.played_at, m.winner, r.counted,
+    m.player_a_id = %(player)s AND m.character_a_id = %(character)s,
+    m.player_a_id IN (SELECT id FROM players_player WHERE hidden),
+    m.player_b_id IN (SELECT id FROM players_player WHERE hidden),
+    r.value_a, r.deviation_a, r.change_a, r.value_b, r.deviation_b, r.change_b
+FROM matches_match m LEFT OUTER JOIN matches_matchrating r ON r.match_id = m.id
+WHERE m.id IN (
+    SELECT id FROM (
+        SELECT id FROM matches_match
+        WHERE player_a_id = %(player)s AND character_a_id = %(character)s
+            AND played_at >= %(since)s
+        ORDER BY played_at DESC, id DESC LIMIT %(limit)s
+    ) side_a
+    UNION ALL
+    SELECT id FROM (
+        SELECT id FROM matches_match
+        WHERE player_b_id = %(player)s AND character_b_id = %(character)s
+            AND played_at >= %(since)s
+        ORDER BY played_at DESC, id DESC LIMIT %(limit)s
+    ) side_b
+)
+ORDER BY m.played_at DESC, m.id DESC
+LIMIT %(limit)s
+"""
+
+
 def _points_after_games(
     rating: Rating, since: datetime, limit: int
 ) -> tuple[list[HistoryPoint], bool]:
     """The rating before the first of its last `limit` games since `since`, then after
     each of them (oldest first), leaving out games not yet rated and those against
-    hidden players; and whether those are all its games since then. One query.
+    hidden players; and whether those are all its games since then. One query
+    (`_LATEST_GAMES_SQL`).
 
-    Each side picks its latest games' ids from its (player, character, played_at, id)
-    index alone (`_first_ids`), then a few numbers of the latest of them are read as plain
-    rows (no match, player or character objects). Filtering on the result or the opponent there
-    instead would let the planner, expecting a rating to have a handful of games, read
-    and sort all of a busy rating's month (thousands of games) to keep the last few
-    hundred.
+    Each side picks its latest games' ids from its index alone; filtering on the result
+    or the opponent there instead would let the planner, expecting a rating to have a
+    handful of games, read and sort all of a busy rating's month (thousands of games)
+    to keep the last few hundred. Hidden players are few: hashed, not joined.
     """
     params = glicko_params()
-    # One more than `limit` a side tells whether older games are left out.
-    latest = _first_ids(
-        Match.objects.filter(played_at__gte=since), rating, limit + 1, ("-played_at", "-id")
-    )
-    hidden = Player.objects.filter(hidden=True).values("id")  # few: hashed, not joined
-    rows = list(
-        Match.objects.filter(id__in=latest)
-        .annotate(hidden_a=Q(player_a_id__in=hidden), hidden_b=Q(player_b_id__in=hidden))
-        .order_by("-played_at", "-id")
-        .values_list(
-            "played_at", "id", "winner", "rating__counted",
-            "player_a_id", "character_a_id", "hidden_a", "hidden_b",
-            "rating__value_a", "rating__deviation_a", "rating__change_a",
-            "rating__value_b", "rating__deviation_b", "rating__change_b",
-        )[: limit + 1]
-    )  # fmt: skip
+    with connection.cursor() as cursor:
+        # One more than `limit` tells whether older games are left out.
+        cursor.execute(
+            _LATEST_GAMES_SQL,
+            {
+                "player": rating.player_id,
+                "character": rating.character_id,
+                "since": connection.ops.adapt_datetimefield_value(since),
+                "limit": limit + 1,
+            },
+        )
+        rows = cursor.fetchall()
     complete = len(rows) <= limit
-    rows = rows[:limit][::-1]  # the latest `limit`, oldest first
     points: list[HistoryPoint] = []
-    for row in rows:
-        at, _, winner, counted, player_a, character_a, hidden_a, hidden_b, *results = row
-        on_a = player_a == rating.player_id and character_a == rating.character_id
+    for row in reversed(rows[:limit]):  # the latest `limit`, oldest first
+        at, winner, counted, on_a, hidden_a, hidden_b, *results = row
         # Pending games (no result yet) and hidden opponents' are counted but not drawn.
         if counted is None or (hidden_b if on_a else hidden_a):
             continue
+        at = _aware(at)
         mine, theirs = (results[:3], results[3:]) if on_a else (results[3:], results[:3])
         value, deviation, change = mine
         if not points:
@@ -291,6 +307,11 @@ def _points_after_games(
             after = update(value, deviation, *theirs[:2], 1.0 if won else 0.0, params)[1]
         points.append(HistoryPoint(at, value + change, after))
     return points, complete
+
+
+def _aware(moment: datetime) -> datetime:
+    """A moment read by raw SQL, in UTC (SQLite's come back naive, in UTC)."""
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
 
 
 def _daily_points(snapshots: QuerySet[RatingSnapshot]) -> list[HistoryPoint]:
