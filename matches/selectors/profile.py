@@ -12,7 +12,7 @@ from typing import NamedTuple
 
 from django.conf import settings
 from django.db import connection
-from django.db.models import Q, QuerySet, Value
+from django.db.models import QuerySet
 from django.utils import timezone
 
 from matches.models import Match
@@ -130,41 +130,36 @@ def _unsettled(deviation: float | None) -> bool:
     return deviation is not None and deviation >= settings.RATING_LOW_DEVIATION
 
 
-def _game_columns(mine: str, theirs: str) -> tuple[str, ...]:
-    """A game's row as `_rating_games` reads it for the rating on side `mine`: the match,
-    the opponent and the result, as plain values (a hundred model objects a page cost
-    more than its query)."""
-    return (
-        "id", "played_at", "floor", "winner", "rating__counted",
-        f"player_{theirs}", f"player_{theirs}__name", f"player_{theirs}__platform",
-        f"player_{theirs}__cheater", f"character_{theirs}",
-        f"rating__value_{mine}", f"rating__deviation_{mine}", f"rating__change_{mine}",
-        f"rating__value_{theirs}", f"rating__deviation_{theirs}",
-    )  # fmt: skip
-
-
 def _rated_game(row: tuple, rating: Rating, calibration: Calibration) -> RatedGame:
     match_id, played_at, floor, winner, counted, *opponent, character_id = row[:10]
     value, deviation, change, opponent_value, opponent_deviation, my_winner = row[10:]
     return RatedGame(
         match_id,
-        played_at,
+        _aware(played_at),
         floor,
         winner == my_winner,
         value,
         deviation,
         change,
-        GamePlayer(*opponent),
+        GamePlayer(opponent[0], opponent[1], opponent[2], bool(opponent[3])),
         roster_characters()[character_id],
         opponent_value,
         opponent_deviation,
         counted=bool(counted),
-        flagged=opponent[3] or rating.player.cheater,
+        flagged=bool(opponent[3]) or rating.player.cheater,
         calibration=calibration,
     )
 
 
-def _older_than(cursor: GameCursor) -> Q:
+class GameCondition(NamedTuple):
+    """A condition on a rating's games: SQL over matches_match's columns, its parameters
+    named (distinct names for distinct conditions, as they are joined with AND)."""
+
+    sql: str
+    params: dict[str, object]
+
+
+def _older_than(cursor: GameCursor) -> GameCondition:
     """Games strictly older than the cursor's, newest-first order being (played_at, id).
 
     The bound on played_at alone comes first so that it is a range condition on the
@@ -172,55 +167,80 @@ def _older_than(cursor: GameCursor) -> Q:
     after a page, where `played_at < t OR (played_at = t AND id < n)` alone made
     PostgreSQL read every older game of the rating and sort them.
     """
-    return Q(played_at__lte=cursor.played_at) & (
-        Q(played_at__lt=cursor.played_at) | Q(id__lt=cursor.match_id)
+    return GameCondition(
+        "played_at <= %(cursor_at)s AND (played_at < %(cursor_at)s OR id < %(cursor_id)s)",
+        _cursor_params(cursor),
     )
 
 
-def _newer_than(cursor: GameCursor) -> Q:
+def _newer_than(cursor: GameCursor) -> GameCondition:
     """Games strictly newer than the cursor's (the mirror of `_older_than`)."""
-    return Q(played_at__gte=cursor.played_at) & (
-        Q(played_at__gt=cursor.played_at) | Q(id__gt=cursor.match_id)
+    return GameCondition(
+        "played_at >= %(cursor_at)s AND (played_at > %(cursor_at)s OR id > %(cursor_id)s)",
+        _cursor_params(cursor),
     )
 
 
-def _sides(rating: Rating) -> tuple[Q, Q]:
-    """The conditions for this rating being side A of a match, and side B."""
-    player_id, character_id = rating.player_id, rating.character_id
-    return (
-        Q(player_a_id=player_id, character_a_id=character_id),
-        Q(player_b_id=player_id, character_b_id=character_id),
-    )
+def _cursor_params(cursor: GameCursor) -> dict[str, object]:
+    at = connection.ops.adapt_datetimefield_value(cursor.played_at)
+    return {"cursor_at": at, "cursor_id": cursor.match_id}
+
+
+# One side's page of a rating's visible games ({mine}: the rating's side, {theirs}: the
+# opponent's), its ids picked along the side's own (player, character, played_at) index
+# and only those joined to the opponent and the results: the planner, which expects a
+# rating to have a handful of games, otherwise joined every game of a busy rating before
+# sorting and keeping a page of them. Hidden players are few: hashed, not joined. Written
+# out, as the ORM built this query for about as long as PostgreSQL ran it.
+_SIDE_GAMES_SQL = """
+SELECT m.id, m.played_at, m.floor, m.winner, r.counted,
+    p.id, p.name, p.platform, p.cheater, m.character_{theirs}_id,
+    r.value_{mine}, r.deviation_{mine}, r.change_{mine}, r.value_{theirs}, r.deviation_{theirs},
+    '{winner}'
+FROM matches_match m
+LEFT OUTER JOIN matches_matchrating r ON r.match_id = m.id
+JOIN players_player p ON p.id = m.player_{theirs}_id
+WHERE m.id IN (SELECT id FROM (
+    SELECT id FROM matches_match
+    WHERE player_{mine}_id = %(player)s AND character_{mine}_id = %(character)s
+        AND player_a_id NOT IN (SELECT id FROM players_player WHERE hidden)
+        AND player_b_id NOT IN (SELECT id FROM players_player WHERE hidden)
+        {conditions}
+    ORDER BY played_at {order}, id {order} LIMIT %(limit)s
+) page)
+"""
 
 
 def _rating_games(
     rating: Rating,
-    condition: Q,
+    conditions: Iterable[GameCondition],
     limit: int,
     *,
     newest_first: bool = True,
     calibration: Calibration | None = None,
 ) -> list[RatedGame]:
-    """The rating's visible games meeting `condition`, at most `limit`, newest first
-    (or the oldest ones, oldest first); one query.
-
-    Each side of the match picks the page's ids along its own index,
-    and only those are joined to players, characters and results: the planner, which
-    expects a rating to have a handful of games, otherwise joined every game of a busy
-    rating before sorting and keeping a page of them.
-    """
-    order = ("-played_at", "-id") if newest_first else ("played_at", "id")
-    games = Match.objects.visible().filter(condition)
-    # Each side's page joined to its opponent only, the two as one UNION in `order`.
-    side_a, side_b = (
-        Match.objects.filter(id__in=games.filter(on_side).order_by(*order).values("id")[:limit])
-        .annotate(my_winner=Value(winner))
-        .values_list(*_game_columns(mine, theirs), "my_winner")
-        for on_side, (mine, theirs, winner) in zip(
-            _sides(rating), (("a", "b", Match.Winner.A), ("b", "a", Match.Winner.B)), strict=True
+    """The rating's visible games meeting all `conditions`, at most `limit`, newest first
+    (or the oldest ones, oldest first); one query: each side's page (`_SIDE_GAMES_SQL`),
+    the two as one UNION in that order (a UNION's parts can hold no ORDER BY or LIMIT in
+    SQLite, a subquery's can)."""
+    conditions = list(conditions)
+    order = "DESC" if newest_first else "ASC"
+    params: dict[str, object] = {
+        "player": rating.player_id, "character": rating.character_id, "limit": limit
+    }  # fmt: skip
+    for condition in conditions:
+        params.update(condition.params)
+    where = "".join(f" AND ({condition.sql})" for condition in conditions)
+    sides = (
+        _SIDE_GAMES_SQL.format(
+            mine=mine, theirs=theirs, winner=winner, conditions=where, order=order
         )
+        for mine, theirs, winner in (("a", "b", Match.Winner.A), ("b", "a", Match.Winner.B))
     )
-    rows = side_a.union(side_b, all=True).order_by(*order)[:limit]
+    sql = " UNION ALL ".join(sides) + f" ORDER BY 2 {order}, 1 {order} LIMIT %(limit)s"
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        rows = cursor.fetchall()
     calibration = calibration or current_calibration()
     return [_rated_game(row, rating, calibration) for row in rows]
 
@@ -463,8 +483,8 @@ def match_sets(
     calibration = calibration or current_calibration()
     if after is not None and before is None:
         return _newer_sets(rating, after, games, calibration)
-    condition = Q() if before is None else _older_than(before)
-    rows = _rating_games(rating, condition, games + 1, calibration=calibration)
+    conditions = [] if before is None else [_older_than(before)]
+    rows = _rating_games(rating, conditions, games + 1, calibration=calibration)
     sets = _group_sets(rows)
     newer = _cursor(rows[0]) if before is not None and rows else None
     if len(rows) <= games:
@@ -481,7 +501,7 @@ def _newer_sets(
 ) -> MatchSetPage:
     """The page of sets just newer than `after` (the mirror of a page older than a cursor)."""
     rows = _rating_games(
-        rating, _newer_than(after), games + 1, newest_first=False, calibration=calibration
+        rating, [_newer_than(after)], games + 1, newest_first=False, calibration=calibration
     )
     if not rows:  # nothing newer (any more): the newest page
         return match_sets(rating, games=games, calibration=calibration)
@@ -607,14 +627,20 @@ def rating_games(
 ) -> GamePage:
     """A page of the rating's visible games, newest first, optionally only against one
     opponent or from a moment on; one query. The next page starts after its last game."""
-    condition = Q() if before is None else _older_than(before)
     if opponent_id == rating.player_id:
         return GamePage([], None)  # nobody plays themself
+    conditions = [] if before is None else [_older_than(before)]
     if opponent_id is not None:
-        condition &= Q(player_a_id=opponent_id) | Q(player_b_id=opponent_id)
+        conditions.append(
+            GameCondition(
+                "player_a_id = %(opponent)s OR player_b_id = %(opponent)s",
+                {"opponent": opponent_id},
+            )
+        )
     if since is not None:
-        condition &= Q(played_at__gte=since)
-    rows = _rating_games(rating, condition, games + 1)
+        since_param = connection.ops.adapt_datetimefield_value(since)
+        conditions.append(GameCondition("played_at >= %(since)s", {"since": since_param}))
+    rows = _rating_games(rating, conditions, games + 1)
     if len(rows) <= games:
         return GamePage(rows, None)
     last = rows[games - 1]
