@@ -19,6 +19,7 @@ from datetime import datetime, timedelta
 from typing import Any, NamedTuple
 
 from django.conf import settings
+from django.db import connection
 from django.utils import timezone
 
 from matches.ratings.glicko import win_probability
@@ -26,7 +27,6 @@ from matches.ratings.matchmaking import best_opponents, match_quality_glicko
 from matches.selectors.calibration import Calibration, current_calibration
 from players.models import Rating
 from players.tiers import rank_tier
-from web.queries import ids_of_pages
 
 CANDIDATES_PER_SIDE = 100
 
@@ -41,7 +41,29 @@ class _Rated(NamedTuple):
     character: str = ""
 
 
-_COLUMNS = ("value", "deviation", "player_id", "player__name", "character__code")
+# The CANDIDATES_PER_SIDE active ratings nearest in value above and below a value (two
+# ordered, limited walks of the value index, {side}), then their rows, ordered by value
+# (ties go the same way every time). A UNION's parts can hold no ORDER BY or LIMIT in
+# SQLite, a subquery's can. Written out, as the ORM built this query for longer than
+# PostgreSQL ran it.
+_NEAREST_SQL = """
+SELECT r.value, r.deviation, r.player_id, p.name, c.code
+FROM players_rating r
+JOIN players_player p ON p.id = r.player_id
+JOIN players_character c ON c.id = r.character_id
+WHERE r.id IN ({above} UNION ALL {below})
+ORDER BY r.value, r.id
+"""
+_SIDE_SQL = """SELECT id FROM (
+    SELECT r.id FROM players_rating r JOIN players_player p ON p.id = r.player_id
+    WHERE r.last_played_at >= %(since)s AND NOT p.cheater AND NOT p.hidden
+        AND r.player_id <> %(player)s AND r.value {compare} %(value)s
+    ORDER BY r.value {order}, r.id {order} LIMIT %(size)s
+) {name}"""
+_NEAREST = _NEAREST_SQL.format(
+    above=_SIDE_SQL.format(compare=">=", order="ASC", name="above"),
+    below=_SIDE_SQL.format(compare="<", order="DESC", name="below"),
+)
 
 
 def fair_opponents(
@@ -80,19 +102,17 @@ def opponents_near(
         return []
     target = _Rated(value, deviation)
     since = (now or timezone.now()) - timedelta(days=settings.FAIR_OPPONENT_DAYS)
-    active = Rating.objects.filter(
-        last_played_at__gte=since, player__hidden=False, player__cheater=False
-    ).exclude(player_id=player_id)
-    size = max(CANDIDATES_PER_SIDE, limit)
-    above = active.filter(value__gte=target.rating).order_by("value", "id")
-    below = active.filter(value__lt=target.rating).order_by("-value", "-id")
-    nearest = ids_of_pages(above.values("id")[:size], below.values("id")[:size])
-    candidates = [
-        _Rated(*values)
-        for values in Rating.objects.filter(id__in=nearest)
-        .order_by("value", "id")  # ties go the same way every time
-        .values_list(*_COLUMNS)
-    ]
+    with connection.cursor() as cursor:
+        cursor.execute(
+            _NEAREST,
+            {
+                "since": connection.ops.adapt_datetimefield_value(since),
+                "player": player_id,
+                "value": target.rating,
+                "size": max(CANDIDATES_PER_SIDE, limit),
+            },
+        )
+        candidates = [_Rated(*values) for values in cursor.fetchall()]
     calibration = calibration or current_calibration()
     suggestions = []
     for opponent in best_opponents(target, candidates, limit):

@@ -11,7 +11,8 @@ from datetime import UTC, datetime, time, timedelta
 from typing import NamedTuple
 
 from django.conf import settings
-from django.db.models import Q, QuerySet, Value
+from django.db import connection
+from django.db.models import QuerySet
 from django.utils import timezone
 
 from matches.models import Match
@@ -20,19 +21,19 @@ from matches.ratings.glicko import update, win_probability
 from matches.selectors.calibration import NO_CALIBRATION, Calibration, current_calibration
 from matches.selectors.matchups import PlayerMatchups, player_matchups
 from matches.selectors.opponents import opponents_near
-from players.models import Character, Player, Rating, RatingSnapshot
+from players.models import Character, Rating, RatingSnapshot
 from players.roster import ROSTER
 from players.selectors.rankings import RatingRanks, rating_ranks, unranked_reason
 from players.selectors.ratings import RatingOverview, rating_overview, roster_characters
-from web.queries import ids_of_pages
 
 GAMES_PER_PAGE = 50
 # Per-game history points for the short ranges (API); beyond this it gives the latest.
 HISTORY_GAME_POINTS = 1000
 # The profile chart's per-game points: its latest games in the range, the days before them
 # one point a day, so that the whole range is drawn within the chart's 300 points
-# (matches.charts.MAX_CHART_POINTS) and a busy rating's chart reads a few hundred games.
-CHART_GAME_POINTS = 250
+# (matches.charts.MAX_CHART_POINTS) and a busy rating's chart reads about a hundred games
+# a side (250 cost the page's largest query at ten million games).
+CHART_GAME_POINTS = 120
 HISTORY_RANGES: dict[str, timedelta | None] = {
     "7d": timedelta(days=7),
     "30d": timedelta(days=30),
@@ -129,41 +130,36 @@ def _unsettled(deviation: float | None) -> bool:
     return deviation is not None and deviation >= settings.RATING_LOW_DEVIATION
 
 
-def _game_columns(mine: str, theirs: str) -> tuple[str, ...]:
-    """A game's row as `_rating_games` reads it for the rating on side `mine`: the match,
-    the opponent and the result, as plain values (a hundred model objects a page cost
-    more than its query)."""
-    return (
-        "id", "played_at", "floor", "winner", "rating__counted",
-        f"player_{theirs}", f"player_{theirs}__name", f"player_{theirs}__platform",
-        f"player_{theirs}__cheater", f"character_{theirs}",
-        f"rating__value_{mine}", f"rating__deviation_{mine}", f"rating__change_{mine}",
-        f"rating__value_{theirs}", f"rating__deviation_{theirs}",
-    )  # fmt: skip
-
-
 def _rated_game(row: tuple, rating: Rating, calibration: Calibration) -> RatedGame:
     match_id, played_at, floor, winner, counted, *opponent, character_id = row[:10]
     value, deviation, change, opponent_value, opponent_deviation, my_winner = row[10:]
     return RatedGame(
         match_id,
-        played_at,
+        _aware(played_at),
         floor,
         winner == my_winner,
         value,
         deviation,
         change,
-        GamePlayer(*opponent),
+        GamePlayer(opponent[0], opponent[1], opponent[2], bool(opponent[3])),
         roster_characters()[character_id],
         opponent_value,
         opponent_deviation,
         counted=bool(counted),
-        flagged=opponent[3] or rating.player.cheater,
+        flagged=bool(opponent[3]) or rating.player.cheater,
         calibration=calibration,
     )
 
 
-def _older_than(cursor: GameCursor) -> Q:
+class GameCondition(NamedTuple):
+    """A condition on a rating's games: SQL over matches_match's columns, its parameters
+    named (distinct names for distinct conditions, as they are joined with AND)."""
+
+    sql: str
+    params: dict[str, object]
+
+
+def _older_than(cursor: GameCursor) -> GameCondition:
     """Games strictly older than the cursor's, newest-first order being (played_at, id).
 
     The bound on played_at alone comes first so that it is a range condition on the
@@ -171,65 +167,80 @@ def _older_than(cursor: GameCursor) -> Q:
     after a page, where `played_at < t OR (played_at = t AND id < n)` alone made
     PostgreSQL read every older game of the rating and sort them.
     """
-    return Q(played_at__lte=cursor.played_at) & (
-        Q(played_at__lt=cursor.played_at) | Q(id__lt=cursor.match_id)
+    return GameCondition(
+        "played_at <= %(cursor_at)s AND (played_at < %(cursor_at)s OR id < %(cursor_id)s)",
+        _cursor_params(cursor),
     )
 
 
-def _newer_than(cursor: GameCursor) -> Q:
+def _newer_than(cursor: GameCursor) -> GameCondition:
     """Games strictly newer than the cursor's (the mirror of `_older_than`)."""
-    return Q(played_at__gte=cursor.played_at) & (
-        Q(played_at__gt=cursor.played_at) | Q(id__gt=cursor.match_id)
+    return GameCondition(
+        "played_at >= %(cursor_at)s AND (played_at > %(cursor_at)s OR id > %(cursor_id)s)",
+        _cursor_params(cursor),
     )
 
 
-def _sides(rating: Rating) -> tuple[Q, Q]:
-    """The conditions for this rating being side A of a match, and side B."""
-    player_id, character_id = rating.player_id, rating.character_id
-    return (
-        Q(player_a_id=player_id, character_a_id=character_id),
-        Q(player_b_id=player_id, character_b_id=character_id),
-    )
+def _cursor_params(cursor: GameCursor) -> dict[str, object]:
+    at = connection.ops.adapt_datetimefield_value(cursor.played_at)
+    return {"cursor_at": at, "cursor_id": cursor.match_id}
 
 
-def _first_ids(
-    games: QuerySet[Match], rating: Rating, limit: int, order: tuple[str, ...]
-) -> QuerySet[Match]:
-    """The ids of the rating's `games`, at most `limit` on each side of the match, first
-    in `order`: each side walks its own (player, character, played_at) index and stops."""
-    return ids_of_pages(
-        *(games.filter(on_side).order_by(*order).values("id")[:limit] for on_side in _sides(rating))
-    )
+# One side's page of a rating's visible games ({mine}: the rating's side, {theirs}: the
+# opponent's), its ids picked along the side's own (player, character, played_at) index
+# and only those joined to the opponent and the results: the planner, which expects a
+# rating to have a handful of games, otherwise joined every game of a busy rating before
+# sorting and keeping a page of them. Hidden players are few: hashed, not joined. Written
+# out, as the ORM built this query for about as long as PostgreSQL ran it.
+_SIDE_GAMES_SQL = """
+SELECT m.id, m.played_at, m.floor, m.winner, r.counted,
+    p.id, p.name, p.platform, p.cheater, m.character_{theirs}_id,
+    r.value_{mine}, r.deviation_{mine}, r.change_{mine}, r.value_{theirs}, r.deviation_{theirs},
+    '{winner}'
+FROM matches_match m
+LEFT OUTER JOIN matches_matchrating r ON r.match_id = m.id
+JOIN players_player p ON p.id = m.player_{theirs}_id
+WHERE m.id IN (SELECT id FROM (
+    SELECT id FROM matches_match
+    WHERE player_{mine}_id = %(player)s AND character_{mine}_id = %(character)s
+        AND player_a_id NOT IN (SELECT id FROM players_player WHERE hidden)
+        AND player_b_id NOT IN (SELECT id FROM players_player WHERE hidden)
+        {conditions}
+    ORDER BY played_at {order}, id {order} LIMIT %(limit)s
+) page)
+"""
 
 
 def _rating_games(
     rating: Rating,
-    condition: Q,
+    conditions: Iterable[GameCondition],
     limit: int,
     *,
     newest_first: bool = True,
     calibration: Calibration | None = None,
 ) -> list[RatedGame]:
-    """The rating's visible games meeting `condition`, at most `limit`, newest first
-    (or the oldest ones, oldest first); one query.
-
-    Each side of the match picks the page's ids along its own index (`_first_ids`),
-    and only those are joined to players, characters and results: the planner, which
-    expects a rating to have a handful of games, otherwise joined every game of a busy
-    rating before sorting and keeping a page of them.
-    """
-    order = ("-played_at", "-id") if newest_first else ("played_at", "id")
-    games = Match.objects.visible().filter(condition)
-    # Each side's page joined to its opponent only, the two as one UNION in `order`.
-    side_a, side_b = (
-        Match.objects.filter(id__in=games.filter(on_side).order_by(*order).values("id")[:limit])
-        .annotate(my_winner=Value(winner))
-        .values_list(*_game_columns(mine, theirs), "my_winner")
-        for on_side, (mine, theirs, winner) in zip(
-            _sides(rating), (("a", "b", Match.Winner.A), ("b", "a", Match.Winner.B)), strict=True
+    """The rating's visible games meeting all `conditions`, at most `limit`, newest first
+    (or the oldest ones, oldest first); one query: each side's page (`_SIDE_GAMES_SQL`),
+    the two as one UNION in that order (a UNION's parts can hold no ORDER BY or LIMIT in
+    SQLite, a subquery's can)."""
+    conditions = list(conditions)
+    order = "DESC" if newest_first else "ASC"
+    params: dict[str, object] = {
+        "player": rating.player_id, "character": rating.character_id, "limit": limit
+    }  # fmt: skip
+    for condition in conditions:
+        params.update(condition.params)
+    where = "".join(f" AND ({condition.sql})" for condition in conditions)
+    sides = (
+        _SIDE_GAMES_SQL.format(
+            mine=mine, theirs=theirs, winner=winner, conditions=where, order=order
         )
+        for mine, theirs, winner in (("a", "b", Match.Winner.A), ("b", "a", Match.Winner.B))
     )
-    rows = side_a.union(side_b, all=True).order_by(*order)[:limit]
+    sql = " UNION ALL ".join(sides) + f" ORDER BY 2 {order}, 1 {order} LIMIT %(limit)s"
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        rows = cursor.fetchall()
     calibration = calibration or current_calibration()
     return [_rated_game(row, rating, calibration) for row in rows]
 
@@ -241,46 +252,71 @@ class HistoryPoint:
     deviation: float
 
 
+# A rating's latest games since a moment, each side along its own (player, character,
+# played_at, id) index and stopping after `limit` (a UNION's parts can hold no ORDER BY or
+# LIMIT in SQLite, a subquery's can), then a few numbers of the latest of them as plain
+# rows: written out, as the ORM built this query for longer than PostgreSQL ran it.
+_LATEST_GAMES_SQL = """
+SELECT m.played_at, m.winner, r.counted,
+    m.player_a_id = %(player)s AND m.character_a_id = %(character)s,
+    m.player_a_id IN (SELECT id FROM players_player WHERE hidden),
+    m.player_b_id IN (SELECT id FROM players_player WHERE hidden),
+    r.value_a, r.deviation_a, r.change_a, r.value_b, r.deviation_b, r.change_b
+FROM matches_match m LEFT OUTER JOIN matches_matchrating r ON r.match_id = m.id
+WHERE m.id IN (
+    SELECT id FROM (
+        SELECT id FROM matches_match
+        WHERE player_a_id = %(player)s AND character_a_id = %(character)s
+            AND played_at >= %(since)s
+        ORDER BY played_at DESC, id DESC LIMIT %(limit)s
+    ) side_a
+    UNION ALL
+    SELECT id FROM (
+        SELECT id FROM matches_match
+        WHERE player_b_id = %(player)s AND character_b_id = %(character)s
+            AND played_at >= %(since)s
+        ORDER BY played_at DESC, id DESC LIMIT %(limit)s
+    ) side_b
+)
+ORDER BY m.played_at DESC, m.id DESC
+LIMIT %(limit)s
+"""
+
+
 def _points_after_games(
     rating: Rating, since: datetime, limit: int
 ) -> tuple[list[HistoryPoint], bool]:
     """The rating before the first of its last `limit` games since `since`, then after
     each of them (oldest first), leaving out games not yet rated and those against
-    hidden players; and whether those are all its games since then. One query.
+    hidden players; and whether those are all its games since then. One query
+    (`_LATEST_GAMES_SQL`).
 
-    Each side picks its latest games' ids from its (player, character, played_at, id)
-    index alone (`_first_ids`), then a few numbers of the latest of them are read as plain
-    rows (no match, player or character objects). Filtering on the result or the opponent there
-    instead would let the planner, expecting a rating to have a handful of games, read
-    and sort all of a busy rating's month (thousands of games) to keep the last few
-    hundred.
+    Each side picks its latest games' ids from its index alone; filtering on the result
+    or the opponent there instead would let the planner, expecting a rating to have a
+    handful of games, read and sort all of a busy rating's month (thousands of games)
+    to keep the last few hundred. Hidden players are few: hashed, not joined.
     """
     params = glicko_params()
-    # One more than `limit` a side tells whether older games are left out.
-    latest = _first_ids(
-        Match.objects.filter(played_at__gte=since), rating, limit + 1, ("-played_at", "-id")
-    )
-    hidden = Player.objects.filter(hidden=True).values("id")  # few: hashed, not joined
-    rows = list(
-        Match.objects.filter(id__in=latest)
-        .annotate(hidden_a=Q(player_a_id__in=hidden), hidden_b=Q(player_b_id__in=hidden))
-        .order_by("-played_at", "-id")
-        .values_list(
-            "played_at", "id", "winner", "rating__counted",
-            "player_a_id", "character_a_id", "hidden_a", "hidden_b",
-            "rating__value_a", "rating__deviation_a", "rating__change_a",
-            "rating__value_b", "rating__deviation_b", "rating__change_b",
-        )[: limit + 1]
-    )  # fmt: skip
+    with connection.cursor() as cursor:
+        # One more than `limit` tells whether older games are left out.
+        cursor.execute(
+            _LATEST_GAMES_SQL,
+            {
+                "player": rating.player_id,
+                "character": rating.character_id,
+                "since": connection.ops.adapt_datetimefield_value(since),
+                "limit": limit + 1,
+            },
+        )
+        rows = cursor.fetchall()
     complete = len(rows) <= limit
-    rows = rows[:limit][::-1]  # the latest `limit`, oldest first
     points: list[HistoryPoint] = []
-    for row in rows:
-        at, _, winner, counted, player_a, character_a, hidden_a, hidden_b, *results = row
-        on_a = player_a == rating.player_id and character_a == rating.character_id
+    for row in reversed(rows[:limit]):  # the latest `limit`, oldest first
+        at, winner, counted, on_a, hidden_a, hidden_b, *results = row
         # Pending games (no result yet) and hidden opponents' are counted but not drawn.
         if counted is None or (hidden_b if on_a else hidden_a):
             continue
+        at = _aware(at)
         mine, theirs = (results[:3], results[3:]) if on_a else (results[3:], results[:3])
         value, deviation, change = mine
         if not points:
@@ -291,6 +327,11 @@ def _points_after_games(
             after = update(value, deviation, *theirs[:2], 1.0 if won else 0.0, params)[1]
         points.append(HistoryPoint(at, value + change, after))
     return points, complete
+
+
+def _aware(moment: datetime) -> datetime:
+    """A moment read by raw SQL, in UTC (SQLite's come back naive, in UTC)."""
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
 
 
 def _daily_points(snapshots: QuerySet[RatingSnapshot]) -> list[HistoryPoint]:
@@ -442,8 +483,8 @@ def match_sets(
     calibration = calibration or current_calibration()
     if after is not None and before is None:
         return _newer_sets(rating, after, games, calibration)
-    condition = Q() if before is None else _older_than(before)
-    rows = _rating_games(rating, condition, games + 1, calibration=calibration)
+    conditions = [] if before is None else [_older_than(before)]
+    rows = _rating_games(rating, conditions, games + 1, calibration=calibration)
     sets = _group_sets(rows)
     newer = _cursor(rows[0]) if before is not None and rows else None
     if len(rows) <= games:
@@ -460,7 +501,7 @@ def _newer_sets(
 ) -> MatchSetPage:
     """The page of sets just newer than `after` (the mirror of a page older than a cursor)."""
     rows = _rating_games(
-        rating, _newer_than(after), games + 1, newest_first=False, calibration=calibration
+        rating, [_newer_than(after)], games + 1, newest_first=False, calibration=calibration
     )
     if not rows:  # nothing newer (any more): the newest page
         return match_sets(rating, games=games, calibration=calibration)
@@ -586,14 +627,20 @@ def rating_games(
 ) -> GamePage:
     """A page of the rating's visible games, newest first, optionally only against one
     opponent or from a moment on; one query. The next page starts after its last game."""
-    condition = Q() if before is None else _older_than(before)
     if opponent_id == rating.player_id:
         return GamePage([], None)  # nobody plays themself
+    conditions = [] if before is None else [_older_than(before)]
     if opponent_id is not None:
-        condition &= Q(player_a_id=opponent_id) | Q(player_b_id=opponent_id)
+        conditions.append(
+            GameCondition(
+                "player_a_id = %(opponent)s OR player_b_id = %(opponent)s",
+                {"opponent": opponent_id},
+            )
+        )
     if since is not None:
-        condition &= Q(played_at__gte=since)
-    rows = _rating_games(rating, condition, games + 1)
+        since_param = connection.ops.adapt_datetimefield_value(since)
+        conditions.append(GameCondition("played_at >= %(since)s", {"since": since_param}))
+    rows = _rating_games(rating, conditions, games + 1)
     if len(rows) <= games:
         return GamePage(rows, None)
     last = rows[games - 1]
