@@ -11,7 +11,7 @@ from matches.ratings.glicko import game_counts, rate_game, win_probability
 from matches.selectors.calibration import NO_CALIBRATION, Calibration, current_calibration
 from players.models import Rating
 from players.selectors.ratings import player_detail
-from players.selectors.search import PlayerHit, search_players
+from players.selectors.search import HitRating, PlayerHit, search_players
 
 
 @dataclass(frozen=True)
@@ -25,6 +25,12 @@ class Contender:
     @classmethod
     def of(cls, rating: Rating) -> Contender:
         return cls(rating.value, rating.deviation, rating)
+
+    @classmethod
+    def of_hit(cls, rating: HitRating) -> Contender:
+        """The side a found player's rating plays: the rating read whole (its player's name
+        and flags, its character), one query."""
+        return cls.of(Rating.objects.select_related("player", "character").get(id=rating.id))
 
     @property
     def eligible(self) -> bool:
@@ -119,7 +125,7 @@ def players_meant(name: str, player_id: str = "") -> list[PlayerHit]:
                 supporter=player.supporter,
                 cheater=player.cheater,
                 exact_current_name=True,
-                ratings=found.ratings,
+                ratings=[HitRating.of(rating) for rating in found.ratings],
             )
         ]
     hits = search_players(name, limit=CANDIDATES)

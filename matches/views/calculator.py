@@ -13,9 +13,8 @@ from django.shortcuts import render
 from matches.params import glicko_params
 from matches.selectors.calculator import Contender, players_meant, win_forecast
 from matches.selectors.calibration import current_calibration
-from players.models import Rating
 from players.roster import ROSTER
-from players.selectors.search import PlayerHit
+from players.selectors.search import HitRating, PlayerHit
 
 
 class ContenderForm(forms.Form):
@@ -39,7 +38,7 @@ class ContenderForm(forms.Form):
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
         self.candidates: list[PlayerHit] = []  # the players the name finds
-        self.chosen: Rating | None = None  # the rating this side plays with
+        self.chosen: HitRating | None = None  # the rating this side plays with
 
     @property
     def picked(self) -> PlayerHit | None:
@@ -62,7 +61,7 @@ class ContenderForm(forms.Form):
             code = data.get("character")
             # Another character than theirs (a stale choice) falls back to the most played.
             self.chosen = next((r for r in ratings if r.character.code == code), ratings[0])
-            data["contender"] = Contender.of(self.chosen)
+            data["contender"] = Contender.of_hit(self.chosen)
         elif data.get("rating") is not None and data.get("uncertainty") is not None:
             data["contender"] = Contender(data["rating"], data["uncertainty"] / 2)
         elif self.has_changed():

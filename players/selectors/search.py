@@ -4,13 +4,44 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import NamedTuple
 
 from django.db import connection
 from django.db.models import F, Q, Value
 
-from players.models import Player, PlayerName, Rating
+from players.models import Character, Player, PlayerName, Rating
 
 SEARCH_LIMIT = 50
+
+
+class HitRating(NamedTuple):
+    """What a search hit shows of one of its ratings (search, API, calculator)."""
+
+    id: int
+    player_id: str
+    character: Character
+    value: float
+    deviation: float
+    wins: int
+    losses: int
+    last_played_at: datetime | None
+
+    @property
+    def games(self) -> int:
+        return self.wins + self.losses
+
+    @classmethod
+    def of(cls, rating: Rating) -> HitRating:
+        return cls(
+            rating.id,
+            rating.player_id,
+            rating.character,
+            rating.value,
+            rating.deviation,
+            rating.wins,
+            rating.losses,
+            rating.last_played_at,
+        )
 
 
 @dataclass(frozen=True)
@@ -26,7 +57,7 @@ class PlayerHit:
     cheater: bool  # found, but marked
     # The query is this player's current name, ignoring case.
     exact_current_name: bool
-    ratings: list[Rating] = field(default_factory=list)
+    ratings: list[HitRating] = field(default_factory=list)
 
     @property
     def matched_past_name(self) -> bool:
@@ -111,16 +142,23 @@ def find_players(query: str, *, limit: int = SEARCH_LIMIT) -> PlayerSearch:
                 cheater,
                 exact_current_name=tier == 0 and bool(current),
             )
-    # What a hit shows of its ratings (search, API, calculator): no peaks, best wins or
-    # decay times to read for fifty players.
-    shown = ("player_id", "character", "value", "deviation", "wins", "losses", "last_played_at")
-    for rating in (
+    # Plain values, each character made once: fifty players' rating objects cost more than
+    # the rest of a search.
+    shown = (
         Rating.objects.filter(player_id__in=hits)
-        .select_related("character")
-        .only(*shown)
         .order_by("-wins", "-losses", "character_id")
-    ):
-        hits[rating.player_id].ratings.append(rating)
+        .values_list(
+            "id", "player_id", "character_id", "character__code", "character__name",
+            "value", "deviation", "wins", "losses", "last_played_at",
+        )
+    )  # fmt: skip
+    roster: dict[int, Character] = {}
+    for rating_id, player_id, character_id, code, character_name, *numbers in shown:
+        if character_id not in roster:
+            roster[character_id] = Character(character_id, code, character_name)
+        hits[player_id].ratings.append(
+            HitRating(rating_id, player_id, roster[character_id], *numbers)
+        )
     return PlayerSearch(list(hits.values()), more_match=len(rows) > limit)
 
 

@@ -32,8 +32,8 @@ def search(request: HttpRequest) -> HttpResponse:
             "cheater": hit.cheater,
             "past_name": hit.matched_name if hit.matched_past_name else "",
             "games": f"{hit.games:,} game{'' if hit.games == 1 else 's'}",
-            "iso": localtime(hit.last_seen).isoformat(),
-            "day": f"{localtime(hit.last_seen):%Y-%m-%d}",
+            "iso": seen.isoformat(),
+            "day": f"{seen:%Y-%m-%d}",
             "ratings": [
                 {
                     "url": rating_url(hit.player_id, r.character.code),
@@ -46,6 +46,7 @@ def search(request: HttpRequest) -> HttpResponse:
             ],
         }
         for hit in found.hits
+        for seen in (localtime(hit.last_seen),)  # the time zone looked up once a hit
     ]
     context = {
         "query": query,
