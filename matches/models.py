@@ -6,6 +6,7 @@ from django.db import models
 from django.db.models import Q
 from django.db.models.functions import Coalesce
 
+from players.fields import IdentifierField
 from players.models import Character, Player
 
 
@@ -83,7 +84,7 @@ class Match(models.Model):
         db_index=False,
         db_constraint=False,
     )
-    source_replay_id = models.CharField(max_length=128)
+    source_replay_id = IdentifierField(max_length=128)
     played_at = models.DateTimeField()
     # Null unless the source reported a time in the future: played_at is then the
     # ingestion time (the game is rated in arrival order) and this the reported time.

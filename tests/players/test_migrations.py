@@ -15,6 +15,8 @@ pytestmark = pytest.mark.django_db(transaction=True)
 BEFORE_KEYS = ("players", "0012_derived_foreign_keys_not_indexed")
 KEYED = ("players", "0013_derived_rows_keyed_by_rating")
 BYTEWISE = ("players", "0014_player_ids_compared_bytewise")
+REPLAY_IDS_BEFORE = ("matches", "0006_match_sides_ordered_by_id")
+REPLAY_IDS_BYTEWISE = ("matches", "0007_replay_ids_compared_bytewise")
 
 
 def _migrate(target: tuple[str, str]) -> None:
@@ -27,7 +29,7 @@ def _migrate(target: tuple[str, str]) -> None:
 def back_to_latest() -> Iterator[None]:
     yield
     executor = MigrationExecutor(connection)
-    _migrate(max(executor.loader.graph.leaf_nodes("players")))
+    executor.migrate(executor.loader.graph.leaf_nodes())
 
 
 def _rows(table: str, columns: str) -> list[tuple]:
@@ -102,3 +104,21 @@ def test_player_ids_and_every_column_naming_a_player_compare_bytewise(back_to_la
     assert _collations() == {"C"}
     _migrate(KEYED)
     assert _collations() == {None}
+
+
+def _replay_id_collation() -> str | None:
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT collation_name FROM information_schema.columns WHERE table_schema = "
+            "current_schema() AND table_name = 'matches_match' AND column_name = "
+            "'source_replay_id'"
+        )
+        return cursor.fetchone()[0]
+
+
+@databases.postgres_only("SQLite compares text byte by byte already")
+def test_replay_ids_compare_bytewise(back_to_latest):
+    _migrate(REPLAY_IDS_BYTEWISE)
+    assert _replay_id_collation() == "C"
+    _migrate(REPLAY_IDS_BEFORE)
+    assert _replay_id_collation() is None
