@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import multiprocessing
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import closing, nullcontext
 from dataclasses import dataclass
@@ -20,7 +20,6 @@ from pathlib import Path
 
 from django.conf import settings
 from django.db import IntegrityError, connection, transaction
-from django.db.models import Model
 from django.utils import timezone
 
 from matches.models import IngestRun, Match, PendingMatch, RejectedReplay, ReplaySource
@@ -441,57 +440,28 @@ def _first_load_from_child(
     return result
 
 
-def _insert_copied(
-    model: type[Model],
-    columns: Sequence[str],
-    copied: Sequence[tuple[str, str]],
-    data: bytes,
-    *,
-    times: Sequence[str] = (),
-    given: Mapping[str, str] | None = None,
-    tail: str = "",
-    statement: str = "{}",
-    params: Sequence[object] = (),
-) -> None:
-    """INSERT into `columns` of `model` the rows of text COPY data of the `copied`
-    columns (name, type): each value from the copied column of its name, `times` given
-    as epoch microseconds, others as the SQL expressions of `given` (with `params`);
-    `tail` follows the SELECT, and `statement` holds the INSERT where its {} is."""
-    values = {name: name for name, _ in copied} | dict(given or {})
-    for name in times:
-        values[name] = f"timestamptz 'epoch' + {name} * interval '1 microsecond'"
+def _insert_encoded_matches(source_id: int, chunk: ParsedChunk) -> None:
+    """Insert a chunk's games from the child's text COPY data (times as epoch
+    microseconds), the table's sequence numbering them in file order, and queue them
+    for rating."""
+    given = {"source_id": "%(source)s", "ingested_at": "%(parsed_at)s"}
+    for name in ("played_at", "reported_at"):
+        given[name] = f"timestamptz 'epoch' + {name} * interval '1 microsecond'"
+    values = ", ".join(given.get(name, name) for name in MATCH_INSERT_COLUMNS)
     with connection.cursor() as cursor:
         cursor.execute(
-            f"CREATE TEMP TABLE _copied ({', '.join(f'{n} {t}' for n, t in copied)}) ON COMMIT DROP"
+            f"CREATE TEMP TABLE _copied ({', '.join(f'{n} {t}' for n, t in GAME_COLUMNS)}) "
+            "ON COMMIT DROP"
         )
-        bulk.copy_text(cursor, "_copied", data)
+        bulk.copy_text(cursor, "_copied", chunk.games)
         cursor.execute(
-            statement.format(
-                f"INSERT INTO {model._meta.db_table} ({', '.join(columns)}) "
-                f"SELECT {', '.join(values[name] for name in columns)} FROM _copied {tail}"
-            ),
-            params,
+            f"WITH new AS (INSERT INTO {Match._meta.db_table} ({', '.join(MATCH_INSERT_COLUMNS)}) "
+            f"SELECT {values} FROM _copied RETURNING id, played_at) "
+            f"INSERT INTO {PendingMatch._meta.db_table} (match_id, played_at) "
+            "SELECT id, played_at FROM new",
+            {"source": source_id, "parsed_at": chunk.parsed_at},
         )
         cursor.execute("DROP TABLE _copied")
-
-
-def _insert_encoded_matches(source_id: int, chunk: ParsedChunk) -> None:
-    """Insert a chunk's games from the child's COPY data, the table's sequence numbering
-    them in file order, and queue them for rating."""
-    _insert_copied(
-        Match,
-        MATCH_INSERT_COLUMNS,
-        GAME_COLUMNS,
-        chunk.games,
-        times=("played_at", "reported_at"),
-        given={"source_id": "%s", "ingested_at": "%s"},
-        tail="RETURNING id, played_at",
-        statement=(
-            f"WITH new AS ({{}}) INSERT INTO {PendingMatch._meta.db_table} "
-            "(match_id, played_at) SELECT id, played_at FROM new"
-        ),
-        params=[source_id, chunk.parsed_at],
-    )
 
 
 def _drop_repeated_games() -> int:
