@@ -263,24 +263,19 @@ SELECT m.played_at, m.winner, r.counted,
     m.player_b_id IN (SELECT id FROM players_player WHERE hidden),
     r.value_a, r.deviation_a, r.change_a, r.value_b, r.deviation_b, r.change_b
 FROM matches_match m LEFT OUTER JOIN matches_matchrating r ON r.match_id = m.id
-WHERE m.id IN (
-    SELECT id FROM (
-        SELECT id FROM matches_match
-        WHERE player_a_id = %(player)s AND character_a_id = %(character)s
-            AND played_at >= %(since)s
-        ORDER BY played_at DESC, id DESC LIMIT %(limit)s
-    ) side_a
-    UNION ALL
-    SELECT id FROM (
-        SELECT id FROM matches_match
-        WHERE player_b_id = %(player)s AND character_b_id = %(character)s
-            AND played_at >= %(since)s
-        ORDER BY played_at DESC, id DESC LIMIT %(limit)s
-    ) side_b
-)
+WHERE m.id IN ({side_a} UNION ALL {side_b})
 ORDER BY m.played_at DESC, m.id DESC
 LIMIT %(limit)s
 """
+_LATEST_SIDE_SQL = """SELECT id FROM (
+        SELECT id FROM matches_match
+        WHERE player_{side}_id = %(player)s AND character_{side}_id = %(character)s
+            AND played_at >= %(since)s
+        ORDER BY played_at DESC, id DESC LIMIT %(limit)s
+    ) side_{side}"""
+_LATEST_GAMES = _LATEST_GAMES_SQL.format(
+    side_a=_LATEST_SIDE_SQL.format(side="a"), side_b=_LATEST_SIDE_SQL.format(side="b")
+)
 
 
 def _points_after_games(
@@ -300,7 +295,7 @@ def _points_after_games(
     with connection.cursor() as cursor:
         # One more than `limit` tells whether older games are left out.
         cursor.execute(
-            _LATEST_GAMES_SQL,
+            _LATEST_GAMES,
             {
                 "player": rating.player_id,
                 "character": rating.character_id,
