@@ -1,12 +1,12 @@
-"""A first import's second core: reading and checking the replay file in a child process.
+"""A file import's second core: reading and checking the replay file in a child process.
 
-A first load (`ingest._is_first_load`) is one transaction in which PostgreSQL inserts
-games while Python reads, validates and encodes the next ones. On threads the two
-share one interpreter lock, and the Python half alone took a core; here the child
-reads the file, checks each replay (`matches.replays.batch`) and encodes each chunk's
-games as text COPY data; the parent hands that data to the database, a chunk behind,
-and follows the players of each chunk (`game_sightings`) while the child works on the
-next one, which leaves the two processes about as busy.
+An import on PostgreSQL inserts games while Python reads, validates and encodes the
+next ones. On threads the two share one interpreter lock, and the Python half alone
+took a core; here the child reads the file, checks each replay
+(`matches.replays.batch`) and encodes each chunk's games as text COPY data; the parent
+hands that data to the database, a chunk behind, and follows the players of each chunk
+(`game_sightings`) while the child works on the next one, which leaves the two
+processes about as busy.
 
 Free of Django on purpose, like every `ChildProcess`.
 """

@@ -375,22 +375,90 @@ def store_replay_file(
     *, source: ReplaySource, path: Path, run: IngestRun | None = None, chunk_size: int = CHUNK_SIZE
 ) -> IngestResult:
     """Validate and store the replays of a file (`readers.iter_replay_file`), as
-    `store_replays` does. A first load on PostgreSQL reads the file in a child process
+    `store_replays` does. On PostgreSQL the file is read in a child process
     (`import_process`) while this one writes; a daemonic process (a Celery pool
     worker, say) may not start one and reads on a thread instead."""
     replays = iter_replay_file(path, csv_cells=True)  # an unsupported name raises here
     if connection.vendor == "postgresql" and not multiprocessing.current_process().daemon:
-        result = _first_load_from_child(source, path, run, chunk_size)
-        if result is not None:
-            return result
+        return _store_file_from_child(source, path, run, chunk_size)
     return store_replays(source=source, replays=replays, run=run, chunk_size=chunk_size)
 
 
-def _first_load_from_child(
+def _store_file_from_child(
     source: ReplaySource, path: Path, run: IngestRun | None, chunk_size: int
-) -> IngestResult | None:
-    """A first load (`_is_first_load`) of a file read in a child process; None, having
-    done nothing, when the database holds games.
+) -> IngestResult:
+    """Store a file read in a child process: a first load (`_first_load`) when the
+    database holds no game once the writer's lock is held, else transactions that commit
+    after every PLAYERS_PER_TRANSACTION players, as `store_replays` does. The child
+    parses the next chunk while this process follows the players of the last one on a
+    thread and the database inserts its games."""
+    result = IngestResult()
+    with (
+        paused_garbage_collection(),
+        ImportProcess(
+            path,
+            chunk_size=chunk_size,
+            max_clock_skew=timedelta(seconds=settings.REPLAY_MAX_CLOCK_SKEW_SECONDS),
+        ) as child,
+        ThreadPoolExecutor(max_workers=1, thread_name_prefix="players") as follower,
+    ):
+        chunks = child.messages()
+        with transaction.atomic():
+            acquire_transaction_lock(INGEST_WRITER_LOCK, wait=True)
+            load = _first_load if _is_first_load() else _later_load_transaction
+            more = load(source, run, chunks, follower, result)
+        while more:
+            with transaction.atomic():
+                acquire_transaction_lock(INGEST_WRITER_LOCK, wait=True)
+                more = _later_load_transaction(source, run, chunks, follower, result)
+    return result
+
+
+def _store_child_chunk(
+    source: ReplaySource,
+    run: IngestRun | None,
+    chunk: ParsedChunk,
+    sightings: PlayerSightings,
+    follower: ThreadPoolExecutor,
+) -> IngestResult:
+    """Store a chunk the child parsed; its players join `sightings` on the follower's
+    thread while the database inserts the games."""
+    seen = follower.submit(sightings.add, game_sightings(chunk.games))
+    new = _insert_encoded_matches(source.id, chunk) if chunk.valid else 0
+    if chunk.rejected:
+        _reject(source, run, chunk.rejected, chunk.parsed_at)
+    seen.result()
+    return IngestResult(chunk.read, new, chunk.valid - new, len(chunk.rejected))
+
+
+def _later_load_transaction(
+    source: ReplaySource,
+    run: IngestRun | None,
+    chunks: Iterator[ParsedChunk],
+    follower: ThreadPoolExecutor,
+    result: IngestResult,
+) -> bool:
+    """Store chunks until their players fill a transaction, then those players; False
+    once the file is used up."""
+    sightings = PlayerSightings()
+    for chunk in chunks:
+        result.add(_store_child_chunk(source, run, chunk, sightings, follower))
+        if len(sightings) >= PLAYERS_PER_TRANSACTION:
+            _write_sightings(sightings)
+            return True
+    _write_sightings(sightings)
+    return False
+
+
+def _first_load(
+    source: ReplaySource,
+    run: IngestRun | None,
+    chunks: Iterator[ParsedChunk],
+    follower: ThreadPoolExecutor,
+    result: IngestResult,
+) -> bool:
+    """A first load (`_is_first_load`), in the caller's one transaction; False: it
+    stores the whole file.
 
     Into an empty table, the games go in without any index at all, even the unique
     ones, each chunk as COPY of the child's data and one plain INSERT; the indexes are
@@ -400,50 +468,29 @@ def _first_load_from_child(
     NOTHING would have skipped them (`_drop_repeated_games`), before the indexes are
     built again. Each game is queued for rating as it is inserted: all are new.
     """
-    result = IngestResult()
-    with transaction.atomic():
-        acquire_transaction_lock(INGEST_WRITER_LOCK, wait=True)
-        if not _is_first_load():  # asked after the lock: another import may have run
-            return None
-        with (
-            paused_garbage_collection(),
-            ImportProcess(
-                path,
-                chunk_size=chunk_size,
-                max_clock_skew=timedelta(seconds=settings.REPLAY_MAX_CLOCK_SKEW_SECONDS),
-            ) as child,
-            bulk.indexes_built_after((Player, PlayerName), keep_unique=True),
-            ThreadPoolExecutor(max_workers=1, thread_name_prefix="players") as follower,
-        ):
-            build_match_indexes = bulk.set_indexes_aside((Match,))
-            sightings = PlayerSightings()
-            for chunk in child.messages():
-                # The players are followed on a thread while the database inserts.
-                seen = follower.submit(sightings.add, game_sightings(chunk.games))
-                if chunk.valid:
-                    _insert_encoded_matches(source.id, chunk)
-                if chunk.rejected:
-                    _reject(source, run, chunk.rejected, chunk.parsed_at)
-                result.add(IngestResult(chunk.read, chunk.valid, 0, len(chunk.rejected)))
-                seen.result()
-                if len(sightings) >= FIRST_LOAD_PLAYERS_PER_WRITE:
-                    _write_sightings(sightings)
-                    sightings = PlayerSightings()
-            _write_sightings(sightings)
-            try:
-                with transaction.atomic():
-                    build_match_indexes()
-            except IntegrityError:
-                repeated = _drop_repeated_games()
-                result.new, result.duplicate = result.new - repeated, repeated
+    with bulk.indexes_built_after((Player, PlayerName), keep_unique=True):
+        build_match_indexes = bulk.set_indexes_aside((Match,))
+        sightings = PlayerSightings()
+        for chunk in chunks:
+            result.add(_store_child_chunk(source, run, chunk, sightings, follower))
+            if len(sightings) >= FIRST_LOAD_PLAYERS_PER_WRITE:
+                _write_sightings(sightings)
+                sightings = PlayerSightings()
+        _write_sightings(sightings)
+        try:
+            with transaction.atomic():
                 build_match_indexes()
-    return result
+        except IntegrityError:
+            repeated = _drop_repeated_games()
+            result.new, result.duplicate = result.new - repeated, repeated
+            build_match_indexes()
+    return False
 
 
-def _insert_encoded_matches(source_id: int, chunk: ParsedChunk) -> None:
+def _insert_encoded_matches(source_id: int, chunk: ParsedChunk) -> int:
     """Insert a chunk's games from the child's text COPY data (times as epoch
-    microseconds), the table's sequence numbering them in file order, and queue them
-    for rating."""
+    microseconds), the table's sequence numbering them in file order, skipping those
+    stored already, and queue the new ones for rating; returns how many were new."""
     given = {"source_id": "%(source)s", "ingested_at": "%(parsed_at)s"}
     for name in ("played_at", "reported_at"):
         given[name] = f"timestamptz 'epoch' + {name} * interval '1 microsecond'"
@@ -456,12 +503,14 @@ def _insert_encoded_matches(source_id: int, chunk: ParsedChunk) -> None:
         bulk.copy_text(cursor, "_copied", chunk.games)
         cursor.execute(
             f"WITH new AS (INSERT INTO {Match._meta.db_table} ({', '.join(MATCH_INSERT_COLUMNS)}) "
-            f"SELECT {values} FROM _copied RETURNING id, played_at) "
+            f"SELECT {values} FROM _copied ON CONFLICT DO NOTHING RETURNING id, played_at) "
             f"INSERT INTO {PendingMatch._meta.db_table} (match_id, played_at) "
             "SELECT id, played_at FROM new",
             {"source": source_id, "parsed_at": chunk.parsed_at},
         )
+        new = cursor.rowcount
         cursor.execute("DROP TABLE _copied")
+    return new
 
 
 def _drop_repeated_games() -> int:

@@ -1,4 +1,4 @@
-"""A first import read in a child process stores exactly what the one-process path stores."""
+"""A file read in a child process stores exactly what the one-process path stores."""
 
 from __future__ import annotations
 
@@ -36,7 +36,7 @@ from players.models import Player, PlayerName
 from tests import databases
 
 pytestmark = pytest.mark.django_db
-postgres_only = databases.postgres_only("only a first load on PostgreSQL reads in a child")
+postgres_only = databases.postgres_only("only PostgreSQL reads a file in a child")
 
 P1, P2, P3 = "230129212655563979", "210611080522104011", "300000000000000003"
 T = 1_787_892_709  # epoch seconds
@@ -126,14 +126,22 @@ def forget_everything() -> None:
         model.objects.all().delete()
 
 
-def both_ways(path: Path) -> tuple[tuple, dict, tuple, dict]:
-    """(counts, stored) through the child process, then through one process."""
+def both_ways(path: Path, after: Path | None = None) -> tuple[tuple, dict, tuple, dict]:
+    """(counts, stored) of a file imported through the child process, then through one
+    process; with `after`, into a database holding that file's games (a later load)."""
     source = file_import_source()
+
+    def import_before() -> None:
+        if after is not None:
+            store_replays(source=source, replays=iter_replay_file(after))
+
+    import_before()
     with pytest.MonkeyPatch.context() as patched:  # no falling back unnoticed
         patched.setattr(ingest, "store_replays", None)
         child = store_replay_file(source=source, path=path, chunk_size=4)
     in_child = stored()
     forget_everything()
+    import_before()
     alone = store_replays(source=source, replays=iter_replay_file(path), chunk_size=4)
     return counts(child), in_child, counts(alone), stored()
 
@@ -187,13 +195,18 @@ def test_a_repeat_chain_keeps_what_conflict_skipping_keeps(tmp_path: Path):
 
 
 @postgres_only
-def test_a_later_import_of_a_file_keeps_to_one_process(tmp_path: Path, monkeypatch):
-    store_replay_file(source=file_import_source(), path=write_csv(tmp_path / "a.csv", [row("a")]))
-    monkeypatch.setattr(ingest, "ImportProcess", None)
-    result = store_replay_file(
-        source=file_import_source(), path=write_csv(tmp_path / "b.csv", [row("a"), row("b", 9)])
-    )
-    assert (result.new, result.duplicate, result.rejected) == (0, 1, 1)
+@pytest.mark.parametrize("players_per_transaction", [ingest.PLAYERS_PER_TRANSACTION, 2])
+def test_a_later_load_in_a_child_stores_what_one_process_stores(
+    tmp_path: Path, monkeypatch, players_per_transaction: int
+):
+    monkeypatch.setattr(ingest, "PLAYERS_PER_TRANSACTION", players_per_transaction)
+    rows = awkward_rows()
+    before = write_csv(tmp_path / "before.csv", [*rows[:3], *rows[17:19]])  # 4 games
+    later = [*rows, row("h1", T + 300, p1=P3, n1="Third again"), row("a1", T + 400)]
+    child_counts, in_child, counts, alone = both_ways(write_csv(tmp_path / "l.csv", later), before)
+    assert child_counts == counts == (24, 6, 9, 9)
+    assert in_child == alone
+    assert PlayerName.objects.filter(player=P3, name="Third again").exists()
 
 
 def test_a_daemonic_process_reads_on_a_thread(tmp_path: Path, monkeypatch):
@@ -234,15 +247,46 @@ def test_a_child_that_dies_fails_the_load_which_leaves_nothing(tmp_path: Path, m
     real_insert = ingest._insert_encoded_matches
 
     def insert_then_kill_the_child(*args):
-        real_insert(*args)
+        new = real_insert(*args)
         for child in multiprocessing.active_children():
             os.kill(child.pid, signal.SIGKILL)
+        return new
 
     monkeypatch.setattr(ingest, "_insert_encoded_matches", insert_then_kill_the_child)
     with pytest.raises(ImportProcessFailed, match="died"):
         store_replay_file(source=file_import_source(), path=path, chunk_size=2_000)
     assert not Match.objects.exists() and not PendingMatch.objects.exists()
     assert databases.index_definitions(Match, Player, PlayerName) == before
+
+
+@postgres_only
+def test_a_child_that_dies_in_a_later_load_keeps_the_committed_games_and_none_twice(
+    tmp_path: Path, monkeypatch
+):
+    store_replay_file(source=file_import_source(), path=write_csv(tmp_path / "a.csv", [row("a")]))
+    rows = [row(f"g{n}", T + n, p1=f"{n + 10}") for n in range(20_000)]
+    path = write_csv(tmp_path / "b.csv", rows)
+    # 2,000 new players a chunk: a commit after every third.
+    monkeypatch.setattr(ingest, "PLAYERS_PER_TRANSACTION", 5_000)
+    real_insert, inserts = ingest._insert_encoded_matches, []
+
+    def insert_then_kill_the_child_at_the_fourth(*args):
+        inserts.append(real_insert(*args))
+        if len(inserts) == 4:
+            for child in multiprocessing.active_children():
+                os.kill(child.pid, signal.SIGKILL)
+        return inserts[-1]
+
+    monkeypatch.setattr(ingest, "_insert_encoded_matches", insert_then_kill_the_child_at_the_fourth)
+    with pytest.raises(ImportProcessFailed, match="died"):
+        store_replay_file(source=file_import_source(), path=path, chunk_size=2_000)
+    # The first transaction (three chunks and their players) committed; the fourth chunk's not.
+    assert Match.objects.count() == PendingMatch.objects.count() == 1 + 6_000
+    assert Player.objects.count() == 2 + 6_000
+    monkeypatch.setattr(ingest, "_insert_encoded_matches", real_insert)
+    again = store_replay_file(source=file_import_source(), path=path, chunk_size=2_000)
+    assert (again.new, again.duplicate) == (14_000, 6_000)
+    assert Match.objects.count() == PendingMatch.objects.count() == 1 + 20_000
 
 
 cells = st.builds(
