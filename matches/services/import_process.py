@@ -3,10 +3,10 @@
 An import on PostgreSQL inserts games while Python reads, validates and encodes the
 next ones. On threads the two share one interpreter lock, and the Python half alone
 took a core; here the child reads the file, checks each replay
-(`matches.replays.batch`) and encodes each chunk's games as text COPY data; the parent
-hands that data to the database, a chunk behind, and follows the players of each chunk
-(`game_sightings`) while the child works on the next one, which leaves the two
-processes about as busy.
+(`matches.replays.batch`), follows the players the games show (`PlayerSightings`) and
+encodes the games of each chunk, and the players whenever enough gather, as text COPY
+data; the parent hands that data to the database, a chunk behind, while the child works
+on the next one.
 
 Free of Django on purpose, like every `ChildProcess`.
 """
@@ -22,29 +22,41 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import NamedTuple
 
-from matches.replays.batch import parse_batch
+from matches.replays.batch import PlayerSightings, parse_batch
 from matches.replays.readers import iter_replay_file
 from matches.replays.validation import FlatReplay
 from matches.services.child_process import ChildProcess
 from matches.services.memory import paused_garbage_collection
 
 # The columns of the COPY data of `ParsedChunk.games`, side A being the smaller player
-# id; times are integer epoch microseconds, winner "A" or "B". The names are not stored
-# with the game: they are there for `game_sightings`.
+# id; times are integer epoch microseconds, winner "A" or "B".
 GAME_COLUMNS = (
     ("source_replay_id", "text"),
     ("played_at", "bigint"),
     ("reported_at", "bigint"),
     ("floor", "smallint"),
     ("player_a_id", "text"),
-    ("name_a", "text"),
     ("character_a_id", "integer"),
     ("platform_a", "text"),
     ("player_b_id", "text"),
-    ("name_b", "text"),
     ("character_b_id", "integer"),
     ("platform_b", "text"),
     ("winner", "text"),
+)
+# The columns of `SeenPlayers`: what the players' and their names' upserts take.
+SEEN_PLAYER_COLUMNS = (
+    ("id", "text"),
+    ("name", "text"),
+    ("platform", "text"),
+    ("floor", "smallint"),
+    ("first_seen", "bigint"),
+    ("last_seen", "bigint"),
+)
+SEEN_NAME_COLUMNS = (
+    ("player_id", "text"),
+    ("name", "text"),
+    ("first_seen", "bigint"),
+    ("last_seen", "bigint"),
 )
 # Errors of the input the parent raises as they were raised in the child (the import
 # command reports them as bad input); any other is a ImportProcessFailed.
@@ -66,9 +78,19 @@ class ParsedChunk(NamedTuple):
     parsed_at: datetime
 
 
+class SeenPlayers(NamedTuple):
+    """What the games since the last SeenPlayers showed of their players
+    (`PlayerSightings`), as text COPY data in key order: concurrent importers then lock
+    shared rows in the same order."""
+
+    players: bytes  # SEEN_PLAYER_COLUMNS
+    names: bytes  # SEEN_NAME_COLUMNS
+
+
 class ImportProcess(ChildProcess):
     """Reads `path` in a child process: iterate `messages` for each ParsedChunk in file
-    order.
+    order, and a SeenPlayers after each chunk that brings the players seen since the
+    last one to `players_per_write`, and after the last chunk.
 
     Use it as a context manager: leaving it stops the child. The child sends on a pipe,
     so a child that dies ends the parent's wait at once, and one a chunk ahead waits in
@@ -78,10 +100,14 @@ class ImportProcess(ChildProcess):
     failure = ImportProcessFailed
     label = "import"
 
-    def __init__(self, path: Path, *, chunk_size: int, max_clock_skew: timedelta) -> None:
-        super().__init__(_serve, (path, chunk_size, max_clock_skew), name="import-replays")
+    def __init__(
+        self, path: Path, *, chunk_size: int, max_clock_skew: timedelta, players_per_write: int
+    ) -> None:
+        super().__init__(
+            _serve, (path, chunk_size, max_clock_skew, players_per_write), name="import-replays"
+        )
 
-    def messages(self) -> Iterator[ParsedChunk]:
+    def messages(self) -> Iterator[ParsedChunk | SeenPlayers]:
         while True:
             kind, *payload = self.reply()
             if kind == "done":
@@ -94,16 +120,31 @@ class ImportProcess(ChildProcess):
             yield payload[0]
 
 
-def _serve(path: Path, chunk_size: int, max_clock_skew: timedelta, messages: Connection) -> None:
-    """The child: send each chunk, then "done", or the error."""
+def _serve(
+    path: Path,
+    chunk_size: int,
+    max_clock_skew: timedelta,
+    players_per_write: int,
+    messages: Connection,
+) -> None:
+    """The child: send each chunk and the players seen, then "done", or the error.
+    The players go after the games of their chunk, so that they are encoded while the
+    parent stores those games."""
     try:
         with paused_garbage_collection():
             replays = iter_replay_file(path, csv_cells=True)
+            sightings = PlayerSightings()
             while chunk := list(islice(replays, chunk_size)):
                 now = datetime.now(UTC)
                 valid, rejected = parse_batch(chunk, now=now, max_clock_skew=max_clock_skew)
                 games = encode_games(valid)
                 messages.send(("chunk", ParsedChunk(len(chunk), games, len(valid), rejected, now)))
+                sightings.add(valid)
+                if len(sightings) >= players_per_write:
+                    messages.send(("players", encode_sightings(sightings)))
+                    sightings = PlayerSightings()
+            if sightings:
+                messages.send(("players", encode_sightings(sightings)))
         messages.send(("done",))
     except Exception as error:
         messages.send(("failed", _picklable(error), traceback.format_exc()))
@@ -127,20 +168,18 @@ def _text(value: str) -> str:
     return value.replace("\\", "\\\\") if "\\" in value else value
 
 
-def game_sightings(games: bytes) -> Iterator[FlatReplay]:
-    """What `PlayerSightings.add` needs of the games of COPY data `encode_games` made:
-    the time, floor and each player's id, name and platform (sides A and B for 1 and 2;
-    the rest is left zero)."""
-    for line in games.decode().split("\n")[:-1]:
-        _, played, _, floor, id_a, name_a, _, platform_a, id_b, name_b, _, platform_b, _ = (
-            line.split("\t")
-        )
-        if "\\" in line:
-            name_a, name_b = name_a.replace("\\\\", "\\"), name_b.replace("\\\\", "\\")
-        yield (
-            "", int(played), None, None if floor == _NULL else int(floor),
-            id_a, name_a, 0, platform_a, id_b, name_b, 0, platform_b, 0,
-        )  # fmt: skip
+def encode_sightings(sightings: PlayerSightings) -> SeenPlayers:
+    """The players and names of `sightings` as COPY data, in key order."""
+    latest, names = sightings.latest, sightings.names
+    players = "".join(
+        f"{key}\t{_text(name)}\t{platform}\t{_NULL if floor is None else floor}\t{first}\t{last}\n"
+        for key, name, platform, floor, first, last, _ in map(latest.__getitem__, sorted(latest))
+    )
+    seen_names = "".join(
+        f"{key}\t{_text(name)}\t{first}\t{last}\n"
+        for key, name, first, last in map(names.__getitem__, sorted(names))
+    )
+    return SeenPlayers(players.encode(), seen_names.encode())
 
 
 def encode_games(replays: list[FlatReplay]) -> bytes:
@@ -148,15 +187,15 @@ def encode_games(replays: list[FlatReplay]) -> bytes:
     lines = []
     for replay in replays:
         (replay_id, played, reported, floor,
-         id1, name1, char1, platform1, id2, name2, char2, platform2, winner) = replay  # fmt: skip
+         id1, _, char1, platform1, id2, _, char2, platform2, winner) = replay  # fmt: skip
         if id1 > id2:
-            id1, name1, char1, platform1, id2, name2, char2, platform2 = (
-                id2, name2, char2, platform2, id1, name1, char1, platform1
+            id1, char1, platform1, id2, char2, platform2 = (
+                id2, char2, platform2, id1, char1, platform1
             )  # fmt: skip
             winner = 1 - winner
         lines.append(
             f"{_text(replay_id)}\t{played}\t{_NULL if reported is None else reported}\t"
-            f"{_NULL if floor is None else floor}\t{id1}\t{_text(name1)}\t{char1}\t"
-            f"{platform1}\t{id2}\t{_text(name2)}\t{char2}\t{platform2}\t{'AB'[winner]}\n"
+            f"{_NULL if floor is None else floor}\t{id1}\t{char1}\t{platform1}\t"
+            f"{id2}\t{char2}\t{platform2}\t{'AB'[winner]}\n"
         )
     return "".join(lines).encode()

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from itertools import islice
 from pathlib import Path
+from typing import Any
 
 from django.conf import settings
 from django.db import IntegrityError, connection, transaction
@@ -30,9 +31,11 @@ from matches.replays.validation import FlatReplay, from_epoch_microseconds
 from matches.services import bulk
 from matches.services.import_process import (
     GAME_COLUMNS,
+    SEEN_NAME_COLUMNS,
+    SEEN_PLAYER_COLUMNS,
     ImportProcess,
     ParsedChunk,
-    game_sightings,
+    SeenPlayers,
 )
 from matches.services.locks import INGEST_WRITER_LOCK, acquire_transaction_lock
 from matches.services.memory import paused_garbage_collection
@@ -389,72 +392,65 @@ def _store_file_from_child(
 ) -> IngestResult:
     """Store a file read in a child process: a first load (`_first_load`) when the
     database holds no game once the writer's lock is held, else transactions that commit
-    after every PLAYERS_PER_TRANSACTION players, as `store_replays` does. The child
-    parses the next chunk while this process follows the players of the last one on a
-    thread and the database inserts its games."""
+    after every PLAYERS_PER_TRANSACTION players, as `store_replays` does."""
     result = IngestResult()
+    # Asked again under the lock; meanwhile it tells the child how many players to gather
+    # before it hands them over. Should another import fill the table in between, this
+    # one commits after each FIRST_LOAD_PLAYERS_PER_WRITE players instead: larger
+    # transactions, the same rows.
+    first_load = _is_first_load()
     with (
         paused_garbage_collection(),
         ImportProcess(
             path,
             chunk_size=chunk_size,
             max_clock_skew=timedelta(seconds=settings.REPLAY_MAX_CLOCK_SKEW_SECONDS),
+            players_per_write=(
+                FIRST_LOAD_PLAYERS_PER_WRITE if first_load else PLAYERS_PER_TRANSACTION
+            ),
         ) as child,
-        ThreadPoolExecutor(max_workers=1, thread_name_prefix="players") as follower,
     ):
-        chunks = child.messages()
+        messages = child.messages()
         with transaction.atomic():
             acquire_transaction_lock(INGEST_WRITER_LOCK, wait=True)
             load = _first_load if _is_first_load() else _later_load_transaction
-            more = load(source, run, chunks, follower, result)
+            more = load(source, run, messages, result)
         while more:
             with transaction.atomic():
                 acquire_transaction_lock(INGEST_WRITER_LOCK, wait=True)
-                more = _later_load_transaction(source, run, chunks, follower, result)
+                more = _later_load_transaction(source, run, messages, result)
     return result
 
 
 def _store_child_chunk(
-    source: ReplaySource,
-    run: IngestRun | None,
-    chunk: ParsedChunk,
-    sightings: PlayerSightings,
-    follower: ThreadPoolExecutor,
+    source: ReplaySource, run: IngestRun | None, chunk: ParsedChunk
 ) -> IngestResult:
-    """Store a chunk the child parsed; its players join `sightings` on the follower's
-    thread while the database inserts the games."""
-    seen = follower.submit(sightings.add, game_sightings(chunk.games))
+    """Store a chunk the child parsed."""
     new = _insert_encoded_matches(source.id, chunk) if chunk.valid else 0
     if chunk.rejected:
         _reject(source, run, chunk.rejected, chunk.parsed_at)
-    seen.result()
     return IngestResult(chunk.read, new, chunk.valid - new, len(chunk.rejected))
 
 
 def _later_load_transaction(
     source: ReplaySource,
     run: IngestRun | None,
-    chunks: Iterator[ParsedChunk],
-    follower: ThreadPoolExecutor,
+    messages: Iterator[ParsedChunk | SeenPlayers],
     result: IngestResult,
 ) -> bool:
-    """Store chunks until their players fill a transaction, then those players; False
-    once the file is used up."""
-    sightings = PlayerSightings()
-    for chunk in chunks:
-        result.add(_store_child_chunk(source, run, chunk, sightings, follower))
-        if len(sightings) >= PLAYERS_PER_TRANSACTION:
-            _write_sightings(sightings)
+    """Store chunks up to the players of their games; False once the file is used up."""
+    for message in messages:
+        if isinstance(message, SeenPlayers):
+            _write_seen_players(message)
             return True
-    _write_sightings(sightings)
+        result.add(_store_child_chunk(source, run, message))
     return False
 
 
 def _first_load(
     source: ReplaySource,
     run: IngestRun | None,
-    chunks: Iterator[ParsedChunk],
-    follower: ThreadPoolExecutor,
+    messages: Iterator[ParsedChunk | SeenPlayers],
     result: IngestResult,
 ) -> bool:
     """A first load (`_is_first_load`), in the caller's one transaction; False: it
@@ -470,13 +466,11 @@ def _first_load(
     """
     with bulk.indexes_built_after((Player, PlayerName), keep_unique=True):
         build_match_indexes = bulk.set_indexes_aside((Match,))
-        sightings = PlayerSightings()
-        for chunk in chunks:
-            result.add(_store_child_chunk(source, run, chunk, sightings, follower))
-            if len(sightings) >= FIRST_LOAD_PLAYERS_PER_WRITE:
-                _write_sightings(sightings)
-                sightings = PlayerSightings()
-        _write_sightings(sightings)
+        for message in messages:
+            if isinstance(message, SeenPlayers):
+                _write_seen_players(message)
+            else:
+                result.add(_store_child_chunk(source, run, message))
         try:
             with transaction.atomic():
                 build_match_indexes()
@@ -487,20 +481,51 @@ def _first_load(
     return False
 
 
+def _from_epoch_microseconds(column: str) -> str:
+    """SQL for the time of an integer column of epoch microseconds."""
+    return f"timestamptz 'epoch' + {column} * interval '1 microsecond'"
+
+
+def _copied_into_temp(
+    cursor: Any, name: str, columns: tuple[tuple[str, str], ...], data: bytes
+) -> None:
+    """A temporary table `name` of `columns` (name, type), dropped at the commit, holding
+    the text COPY `data`."""
+    cursor.execute(
+        f"CREATE TEMP TABLE {name} ({', '.join(f'{n} {t}' for n, t in columns)}) ON COMMIT DROP"
+    )
+    bulk.copy_text(cursor, name, data)
+
+
+def _write_seen_players(seen: SeenPlayers) -> None:
+    """Upsert the players the child saw, then their names, as `_write_sightings` does."""
+    players, names = _player_conflicts()
+    times = [_from_epoch_microseconds(name) for name in ("first_seen", "last_seen")]
+    with connection.cursor() as cursor:
+        _copied_into_temp(cursor, "_players", SEEN_PLAYER_COLUMNS, seen.players)
+        _copied_into_temp(cursor, "_names", SEEN_NAME_COLUMNS, seen.names)
+        cursor.execute(
+            f"INSERT INTO {Player._meta.db_table} ({', '.join(PLAYER_COLUMNS)}) "
+            f"SELECT id, name, platform, floor, {', '.join(times)}, false, false, false "
+            f"FROM _players {players}"
+        )
+        cursor.execute(
+            f"INSERT INTO {PlayerName._meta.db_table} ({', '.join(NAME_COLUMNS)}) "
+            f"SELECT player_id, name, {', '.join(times)} FROM _names {names}"
+        )
+        cursor.execute("DROP TABLE _players, _names")
+
+
 def _insert_encoded_matches(source_id: int, chunk: ParsedChunk) -> int:
     """Insert a chunk's games from the child's text COPY data (times as epoch
     microseconds), the table's sequence numbering them in file order, skipping those
     stored already, and queue the new ones for rating; returns how many were new."""
     given = {"source_id": "%(source)s", "ingested_at": "%(parsed_at)s"}
     for name in ("played_at", "reported_at"):
-        given[name] = f"timestamptz 'epoch' + {name} * interval '1 microsecond'"
+        given[name] = _from_epoch_microseconds(name)
     values = ", ".join(given.get(name, name) for name in MATCH_INSERT_COLUMNS)
     with connection.cursor() as cursor:
-        cursor.execute(
-            f"CREATE TEMP TABLE _copied ({', '.join(f'{n} {t}' for n, t in GAME_COLUMNS)}) "
-            "ON COMMIT DROP"
-        )
-        bulk.copy_text(cursor, "_copied", chunk.games)
+        _copied_into_temp(cursor, "_copied", GAME_COLUMNS, chunk.games)
         cursor.execute(
             f"WITH new AS (INSERT INTO {Match._meta.db_table} ({', '.join(MATCH_INSERT_COLUMNS)}) "
             f"SELECT {values} FROM _copied ON CONFLICT DO NOTHING RETURNING id, played_at) "

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 from django.core.management import CommandError, call_command
+from django.db import connection
 from django.db.models import Min
 from django.utils import timezone
 from hypothesis import given
@@ -233,7 +234,9 @@ def test_bad_input_found_in_the_child_is_reported_as_bad_input(tmp_path: Path):
 
 def test_an_unexpected_error_in_the_child_comes_with_its_traceback():
     with (
-        ImportProcess(None, chunk_size=10, max_clock_skew=timedelta()) as child,
+        ImportProcess(
+            None, chunk_size=10, max_clock_skew=timedelta(), players_per_write=10
+        ) as child,
         pytest.raises(ImportProcessFailed, match="TypeError"),
     ):
         list(child.messages())
@@ -287,6 +290,32 @@ def test_a_child_that_dies_in_a_later_load_keeps_the_committed_games_and_none_tw
     again = store_replay_file(source=file_import_source(), path=path, chunk_size=2_000)
     assert (again.new, again.duplicate) == (14_000, 6_000)
     assert Match.objects.count() == PendingMatch.objects.count() == 1 + 20_000
+
+
+def _updated_in_this_transaction(model: type) -> tuple[int, int]:
+    """(rows updated, of which heap-only) in the test's transaction so far."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT pg_stat_get_xact_tuples_updated(%s::regclass), "
+            "pg_stat_get_xact_tuples_hot_updated(%s::regclass)",
+            [model._meta.db_table] * 2,
+        )
+        return cursor.fetchone()
+
+
+@postgres_only
+def test_a_later_import_updates_players_and_names_without_touching_their_indexes(tmp_path: Path):
+    """Seen again, a player keeps their name: the new versions of their rows stay on
+    their pages (players 0017) and none of the seven or five indexes takes an entry."""
+    opponent = "999999999999999999"
+    players = [f"{n + 10:018d}" for n in range(600)]  # pages full at 100%
+    first = [row(f"a{n}", T + n, p1=p, p2=opponent) for n, p in enumerate(players)]
+    store_replay_file(source=file_import_source(), path=write_csv(tmp_path / "a.csv", first))
+    again = [row(f"b{n}", T + 1_000 + n, p1=p, p2=opponent) for n, p in enumerate(players[::4])]
+    store_replay_file(source=file_import_source(), path=write_csv(tmp_path / "b.csv", again))
+    for model in (Player, PlayerName):
+        updated, heap_only = _updated_in_this_transaction(model)
+        assert updated == heap_only == len(again) + 1, model
 
 
 cells = st.builds(

@@ -122,3 +122,22 @@ def test_replay_ids_compare_bytewise(back_to_latest):
     assert _replay_id_collation() == "C"
     _migrate(REPLAY_IDS_BEFORE)
     assert _replay_id_collation() is None
+
+
+def _fill_settings() -> dict[str, list[str] | None]:
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT relname, reloptions FROM pg_class "
+            "WHERE relname IN ('players_player', 'players_playername')"
+        )
+        return dict(cursor.fetchall())
+
+
+@databases.postgres_only("SQLite has no fill factor")
+def test_player_and_name_pages_leave_room_for_updates_and_back(back_to_latest):
+    assert _fill_settings() == {
+        "players_player": ["fillfactor=70"],
+        "players_playername": ["fillfactor=70"],
+    }
+    _migrate(("players", "0016_ranked_index_holds_the_player"))
+    assert _fill_settings() == {"players_player": None, "players_playername": None}
