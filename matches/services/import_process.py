@@ -3,10 +3,10 @@
 An import on PostgreSQL inserts games while Python reads, validates and encodes the
 next ones. On threads the two share one interpreter lock, and the Python half alone
 took a core; here the child reads the file, checks each replay
-(`matches.replays.batch`), follows the players the games show (`PlayerSightings`) and
-encodes the games of each chunk, and the players whenever enough gather, as text COPY
-data; the parent hands that data to the database, a chunk behind, while the child works
-on the next one.
+(`matches.replays.batch`) and encodes each chunk's games as text COPY data; the parent
+hands that data to the database, a chunk behind, and follows the players of each chunk
+on a thread (`PlayerFollower`) while the child works on the next one, which leaves the
+two processes about as busy.
 
 Free of Django on purpose, like every `ChildProcess`.
 """
@@ -16,11 +16,13 @@ from __future__ import annotations
 import pickle
 import traceback
 from collections.abc import Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from datetime import UTC, datetime, timedelta
 from itertools import islice
 from multiprocessing.connection import Connection
 from pathlib import Path
-from typing import NamedTuple
+from types import TracebackType
+from typing import NamedTuple, Self
 
 from matches.replays.batch import PlayerSightings, parse_batch
 from matches.replays.readers import iter_replay_file
@@ -29,16 +31,19 @@ from matches.services.child_process import ChildProcess
 from matches.services.memory import paused_garbage_collection
 
 # The columns of the COPY data of `ParsedChunk.games`, side A being the smaller player
-# id; times are integer epoch microseconds, winner "A" or "B".
+# id; times are integer epoch microseconds, winner "A" or "B". The names are not stored
+# with the game: they are there for `game_sightings`.
 GAME_COLUMNS = (
     ("source_replay_id", "text"),
     ("played_at", "bigint"),
     ("reported_at", "bigint"),
     ("floor", "smallint"),
     ("player_a_id", "text"),
+    ("name_a", "text"),
     ("character_a_id", "integer"),
     ("platform_a", "text"),
     ("player_b_id", "text"),
+    ("name_b", "text"),
     ("character_b_id", "integer"),
     ("platform_b", "text"),
     ("winner", "text"),
@@ -79,9 +84,8 @@ class ParsedChunk(NamedTuple):
 
 
 class SeenPlayers(NamedTuple):
-    """What the games since the last SeenPlayers showed of their players
-    (`PlayerSightings`), as text COPY data in key order: concurrent importers then lock
-    shared rows in the same order."""
+    """What games showed of their players (`PlayerSightings`), as text COPY data in key
+    order: concurrent importers then lock shared rows in the same order."""
 
     players: bytes  # SEEN_PLAYER_COLUMNS
     names: bytes  # SEEN_NAME_COLUMNS
@@ -89,8 +93,7 @@ class SeenPlayers(NamedTuple):
 
 class ImportProcess(ChildProcess):
     """Reads `path` in a child process: iterate `messages` for each ParsedChunk in file
-    order, and a SeenPlayers after each chunk that brings the players seen since the
-    last one to `players_per_write`, and after the last chunk.
+    order.
 
     Use it as a context manager: leaving it stops the child. The child sends on a pipe,
     so a child that dies ends the parent's wait at once, and one a chunk ahead waits in
@@ -100,14 +103,10 @@ class ImportProcess(ChildProcess):
     failure = ImportProcessFailed
     label = "import"
 
-    def __init__(
-        self, path: Path, *, chunk_size: int, max_clock_skew: timedelta, players_per_write: int
-    ) -> None:
-        super().__init__(
-            _serve, (path, chunk_size, max_clock_skew, players_per_write), name="import-replays"
-        )
+    def __init__(self, path: Path, *, chunk_size: int, max_clock_skew: timedelta) -> None:
+        super().__init__(_serve, (path, chunk_size, max_clock_skew), name="import-replays")
 
-    def messages(self) -> Iterator[ParsedChunk | SeenPlayers]:
+    def messages(self) -> Iterator[ParsedChunk]:
         while True:
             kind, *payload = self.reply()
             if kind == "done":
@@ -120,31 +119,16 @@ class ImportProcess(ChildProcess):
             yield payload[0]
 
 
-def _serve(
-    path: Path,
-    chunk_size: int,
-    max_clock_skew: timedelta,
-    players_per_write: int,
-    messages: Connection,
-) -> None:
-    """The child: send each chunk and the players seen, then "done", or the error.
-    The players go after the games of their chunk, so that they are encoded while the
-    parent stores those games."""
+def _serve(path: Path, chunk_size: int, max_clock_skew: timedelta, messages: Connection) -> None:
+    """The child: send each chunk, then "done", or the error."""
     try:
         with paused_garbage_collection():
             replays = iter_replay_file(path, csv_cells=True)
-            sightings = PlayerSightings()
             while chunk := list(islice(replays, chunk_size)):
                 now = datetime.now(UTC)
                 valid, rejected = parse_batch(chunk, now=now, max_clock_skew=max_clock_skew)
                 games = encode_games(valid)
                 messages.send(("chunk", ParsedChunk(len(chunk), games, len(valid), rejected, now)))
-                sightings.add(valid)
-                if len(sightings) >= players_per_write:
-                    messages.send(("players", encode_sightings(sightings)))
-                    sightings = PlayerSightings()
-            if sightings:
-                messages.send(("players", encode_sightings(sightings)))
         messages.send(("done",))
     except Exception as error:
         messages.send(("failed", _picklable(error), traceback.format_exc()))
@@ -168,6 +152,60 @@ def _text(value: str) -> str:
     return value.replace("\\", "\\\\") if "\\" in value else value
 
 
+def game_sightings(games: bytes) -> Iterator[FlatReplay]:
+    """What `PlayerSightings.add` needs of the games of COPY data `encode_games` made:
+    the time, floor and each player's id, name and platform (sides A and B for 1 and 2;
+    the rest is left zero)."""
+    for line in games.decode().split("\n")[:-1]:
+        _, played, _, floor, id_a, name_a, _, platform_a, id_b, name_b, _, platform_b, _ = (
+            line.split("\t")
+        )
+        if "\\" in line:
+            name_a, name_b = name_a.replace("\\\\", "\\"), name_b.replace("\\\\", "\\")
+        yield (
+            "", int(played), None, None if floor == _NULL else int(floor),
+            id_a, name_a, 0, platform_a, id_b, name_b, 0, platform_b, 0,
+        )  # fmt: skip
+
+
+class PlayerFollower:
+    """Follows the players of the child's chunks on a thread of the parent's, while the
+    parent's own thread waits on the database; as a context manager, the thread stops
+    on leaving."""
+
+    def __init__(self) -> None:
+        self._sightings = PlayerSightings()
+        self._thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="players")
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback_: TracebackType | None,
+    ) -> None:
+        self._thread.shutdown()
+
+    def follow(self, games: bytes, *, write_at: int) -> Future[SeenPlayers | None]:
+        """Add the players of `games` (`encode_games` data); the future holds the players
+        followed so far, encoded, once there are `write_at` of them, and they are then
+        forgotten: the caller writes them."""
+        return self._thread.submit(self._follow, games, write_at)
+
+    def _follow(self, games: bytes, write_at: int) -> SeenPlayers | None:
+        self._sightings.add(game_sightings(games))
+        return self.rest() if len(self._sightings) >= write_at else None
+
+    def rest(self) -> SeenPlayers | None:
+        """The players followed and not handed over yet, encoded; None if none."""
+        if not self._sightings:
+            return None
+        seen, self._sightings = encode_sightings(self._sightings), PlayerSightings()
+        return seen
+
+
 def encode_sightings(sightings: PlayerSightings) -> SeenPlayers:
     """The players and names of `sightings` as COPY data, in key order."""
     latest, names = sightings.latest, sightings.names
@@ -187,15 +225,15 @@ def encode_games(replays: list[FlatReplay]) -> bytes:
     lines = []
     for replay in replays:
         (replay_id, played, reported, floor,
-         id1, _, char1, platform1, id2, _, char2, platform2, winner) = replay  # fmt: skip
+         id1, name1, char1, platform1, id2, name2, char2, platform2, winner) = replay  # fmt: skip
         if id1 > id2:
-            id1, char1, platform1, id2, char2, platform2 = (
-                id2, char2, platform2, id1, char1, platform1
+            id1, name1, char1, platform1, id2, name2, char2, platform2 = (
+                id2, name2, char2, platform2, id1, name1, char1, platform1
             )  # fmt: skip
             winner = 1 - winner
         lines.append(
             f"{_text(replay_id)}\t{played}\t{_NULL if reported is None else reported}\t"
-            f"{_NULL if floor is None else floor}\t{id1}\t{char1}\t{platform1}\t"
-            f"{id2}\t{char2}\t{platform2}\t{'AB'[winner]}\n"
+            f"{_NULL if floor is None else floor}\t{id1}\t{_text(name1)}\t{char1}\t"
+            f"{platform1}\t{id2}\t{_text(name2)}\t{char2}\t{platform2}\t{'AB'[winner]}\n"
         )
     return "".join(lines).encode()

@@ -35,6 +35,7 @@ from matches.services.import_process import (
     SEEN_PLAYER_COLUMNS,
     ImportProcess,
     ParsedChunk,
+    PlayerFollower,
     SeenPlayers,
 )
 from matches.services.locks import INGEST_WRITER_LOCK, acquire_transaction_lock
@@ -394,63 +395,69 @@ def _store_file_from_child(
     database holds no game once the writer's lock is held, else transactions that commit
     after every PLAYERS_PER_TRANSACTION players, as `store_replays` does."""
     result = IngestResult()
-    # Asked again under the lock; meanwhile it tells the child how many players to gather
-    # before it hands them over. Should another import fill the table in between, this
-    # one commits after each FIRST_LOAD_PLAYERS_PER_WRITE players instead: larger
-    # transactions, the same rows.
-    first_load = _is_first_load()
     with (
         paused_garbage_collection(),
         ImportProcess(
             path,
             chunk_size=chunk_size,
             max_clock_skew=timedelta(seconds=settings.REPLAY_MAX_CLOCK_SKEW_SECONDS),
-            players_per_write=(
-                FIRST_LOAD_PLAYERS_PER_WRITE if first_load else PLAYERS_PER_TRANSACTION
-            ),
         ) as child,
+        PlayerFollower() as follower,
     ):
-        messages = child.messages()
+        chunks = child.messages()
         with transaction.atomic():
             acquire_transaction_lock(INGEST_WRITER_LOCK, wait=True)
             load = _first_load if _is_first_load() else _later_load_transaction
-            more = load(source, run, messages, result)
+            more = load(source, run, chunks, follower, result)
         while more:
             with transaction.atomic():
                 acquire_transaction_lock(INGEST_WRITER_LOCK, wait=True)
-                more = _later_load_transaction(source, run, messages, result)
+                more = _later_load_transaction(source, run, chunks, follower, result)
     return result
 
 
 def _store_child_chunk(
-    source: ReplaySource, run: IngestRun | None, chunk: ParsedChunk
-) -> IngestResult:
-    """Store a chunk the child parsed."""
+    source: ReplaySource,
+    run: IngestRun | None,
+    chunk: ParsedChunk,
+    follower: PlayerFollower,
+    write_players_at: int,
+) -> tuple[IngestResult, SeenPlayers | None]:
+    """Store a chunk the child parsed; the players to write, if its games brought them to
+    `write_players_at`, are followed on the follower's thread meanwhile."""
+    players = follower.follow(chunk.games, write_at=write_players_at)
     new = _insert_encoded_matches(source.id, chunk) if chunk.valid else 0
     if chunk.rejected:
         _reject(source, run, chunk.rejected, chunk.parsed_at)
-    return IngestResult(chunk.read, new, chunk.valid - new, len(chunk.rejected))
+    stored = IngestResult(chunk.read, new, chunk.valid - new, len(chunk.rejected))
+    return stored, players.result()
 
 
 def _later_load_transaction(
     source: ReplaySource,
     run: IngestRun | None,
-    messages: Iterator[ParsedChunk | SeenPlayers],
+    chunks: Iterator[ParsedChunk],
+    follower: PlayerFollower,
     result: IngestResult,
 ) -> bool:
-    """Store chunks up to the players of their games; False once the file is used up."""
-    for message in messages:
-        if isinstance(message, SeenPlayers):
-            _write_seen_players(message)
+    """Store chunks until their players fill a transaction, then those players; False
+    once the file is used up."""
+    for chunk in chunks:
+        stored, players = _store_child_chunk(source, run, chunk, follower, PLAYERS_PER_TRANSACTION)
+        result.add(stored)
+        if players is not None:
+            _write_seen_players(players)
             return True
-        result.add(_store_child_chunk(source, run, message))
+    if (players := follower.rest()) is not None:
+        _write_seen_players(players)
     return False
 
 
 def _first_load(
     source: ReplaySource,
     run: IngestRun | None,
-    messages: Iterator[ParsedChunk | SeenPlayers],
+    chunks: Iterator[ParsedChunk],
+    follower: PlayerFollower,
     result: IngestResult,
 ) -> bool:
     """A first load (`_is_first_load`), in the caller's one transaction; False: it
@@ -466,11 +473,15 @@ def _first_load(
     """
     with bulk.indexes_built_after((Player, PlayerName), keep_unique=True):
         build_match_indexes = bulk.set_indexes_aside((Match,))
-        for message in messages:
-            if isinstance(message, SeenPlayers):
-                _write_seen_players(message)
-            else:
-                result.add(_store_child_chunk(source, run, message))
+        for chunk in chunks:
+            stored, players = _store_child_chunk(
+                source, run, chunk, follower, FIRST_LOAD_PLAYERS_PER_WRITE
+            )
+            result.add(stored)
+            if players is not None:
+                _write_seen_players(players)
+        if (players := follower.rest()) is not None:
+            _write_seen_players(players)
         try:
             with transaction.atomic():
                 build_match_indexes()
