@@ -21,8 +21,7 @@ from datetime import UTC, datetime, timedelta
 from itertools import islice
 from multiprocessing.connection import Connection
 from pathlib import Path
-from types import TracebackType
-from typing import NamedTuple, Self
+from typing import NamedTuple
 
 from matches.replays.batch import PlayerSightings, parse_batch
 from matches.replays.readers import iter_replay_file
@@ -170,22 +169,13 @@ def game_sightings(games: bytes) -> Iterator[FlatReplay]:
 
 class PlayerFollower:
     """Follows the players of the child's chunks on a thread of the parent's, while the
-    parent's own thread waits on the database; as a context manager, the thread stops
-    on leaving."""
+    parent's own thread waits on the database; `close` stops the thread."""
 
     def __init__(self) -> None:
         self._sightings = PlayerSightings()
         self._thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="players")
 
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        traceback_: TracebackType | None,
-    ) -> None:
+    def close(self) -> None:
         self._thread.shutdown()
 
     def follow(self, games: bytes, *, write_at: int) -> Future[SeenPlayers | None]:

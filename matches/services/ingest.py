@@ -13,7 +13,7 @@ import multiprocessing
 from collections.abc import Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import closing, nullcontext
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from itertools import islice
 from pathlib import Path
@@ -391,10 +391,9 @@ def store_replay_file(
 def _store_file_from_child(
     source: ReplaySource, path: Path, run: IngestRun | None, chunk_size: int
 ) -> IngestResult:
-    """Store a file read in a child process: a first load (`_first_load`) when the
-    database holds no game once the writer's lock is held, else transactions that commit
-    after every PLAYERS_PER_TRANSACTION players, as `store_replays` does."""
-    result = IngestResult()
+    """Store a file read in a child process: a first load (`_FileFromChild.first_load`)
+    when the database holds no game once the writer's lock is held, else transactions
+    that commit after every PLAYERS_PER_TRANSACTION players, as `store_replays` does."""
     with (
         paused_garbage_collection(),
         ImportProcess(
@@ -402,94 +401,81 @@ def _store_file_from_child(
             chunk_size=chunk_size,
             max_clock_skew=timedelta(seconds=settings.REPLAY_MAX_CLOCK_SKEW_SECONDS),
         ) as child,
-        PlayerFollower() as follower,
+        closing(PlayerFollower()) as follower,
     ):
-        chunks = child.messages()
+        load = _FileFromChild(source, run, child.messages(), follower)
         with transaction.atomic():
             acquire_transaction_lock(INGEST_WRITER_LOCK, wait=True)
-            load = _first_load if _is_first_load() else _later_load_transaction
-            more = load(source, run, chunks, follower, result)
+            more = load.first_load() if _is_first_load() else load.later_transaction()
         while more:
             with transaction.atomic():
                 acquire_transaction_lock(INGEST_WRITER_LOCK, wait=True)
-                more = _later_load_transaction(source, run, chunks, follower, result)
-    return result
+                more = load.later_transaction()
+    return load.result
 
 
-def _store_child_chunk(
-    source: ReplaySource,
-    run: IngestRun | None,
-    chunk: ParsedChunk,
-    follower: PlayerFollower,
-    write_players_at: int,
-) -> tuple[IngestResult, SeenPlayers | None]:
-    """Store a chunk the child parsed; the players to write, if its games brought them to
-    `write_players_at`, are followed on the follower's thread meanwhile."""
-    players = follower.follow(chunk.games, write_at=write_players_at)
-    new = _insert_encoded_matches(source.id, chunk) if chunk.valid else 0
-    if chunk.rejected:
-        _reject(source, run, chunk.rejected, chunk.parsed_at)
-    stored = IngestResult(chunk.read, new, chunk.valid - new, len(chunk.rejected))
-    return stored, players.result()
+@dataclass
+class _FileFromChild:
+    """A file stored from the chunks its child process parsed, the players of their
+    games followed on the follower's thread while the database inserts them."""
 
+    source: ReplaySource
+    run: IngestRun | None
+    chunks: Iterator[ParsedChunk]
+    follower: PlayerFollower
+    result: IngestResult = field(default_factory=IngestResult)
 
-def _later_load_transaction(
-    source: ReplaySource,
-    run: IngestRun | None,
-    chunks: Iterator[ParsedChunk],
-    follower: PlayerFollower,
-    result: IngestResult,
-) -> bool:
-    """Store chunks until their players fill a transaction, then those players; False
-    once the file is used up."""
-    for chunk in chunks:
-        stored, players = _store_child_chunk(source, run, chunk, follower, PLAYERS_PER_TRANSACTION)
-        result.add(stored)
-        if players is not None:
+    def _store(self, chunk: ParsedChunk, write_players_at: int) -> SeenPlayers | None:
+        """Store a chunk; returns the players to write if its games brought them to
+        `write_players_at`."""
+        players = self.follower.follow(chunk.games, write_at=write_players_at)
+        new = _insert_encoded_matches(self.source.id, chunk) if chunk.valid else 0
+        if chunk.rejected:
+            _reject(self.source, self.run, chunk.rejected, chunk.parsed_at)
+        self.result.add(IngestResult(chunk.read, new, chunk.valid - new, len(chunk.rejected)))
+        return players.result()
+
+    def _write_the_rest(self) -> None:
+        if (players := self.follower.rest()) is not None:
             _write_seen_players(players)
-            return True
-    if (players := follower.rest()) is not None:
-        _write_seen_players(players)
-    return False
 
-
-def _first_load(
-    source: ReplaySource,
-    run: IngestRun | None,
-    chunks: Iterator[ParsedChunk],
-    follower: PlayerFollower,
-    result: IngestResult,
-) -> bool:
-    """A first load (`_is_first_load`), in the caller's one transaction; False: it
-    stores the whole file.
-
-    Into an empty table, the games go in without any index at all, even the unique
-    ones, each chunk as COPY of the child's data and one plain INSERT; the indexes are
-    built at the end, by then on far more rows than memory holds pages. A game that
-    repeats one before it (the same replay, or the same game from another source) fails
-    a unique index: only then are such repeats looked for, and removed as ON CONFLICT DO
-    NOTHING would have skipped them (`_drop_repeated_games`), before the indexes are
-    built again. Each game is queued for rating as it is inserted: all are new.
-    """
-    with bulk.indexes_built_after((Player, PlayerName), keep_unique=True):
-        build_match_indexes = bulk.set_indexes_aside((Match,))
-        for chunk in chunks:
-            stored, players = _store_child_chunk(
-                source, run, chunk, follower, FIRST_LOAD_PLAYERS_PER_WRITE
-            )
-            result.add(stored)
-            if players is not None:
+    def later_transaction(self) -> bool:
+        """Store chunks until their players fill a transaction, then those players;
+        False once the file is used up."""
+        for chunk in self.chunks:
+            if (players := self._store(chunk, PLAYERS_PER_TRANSACTION)) is not None:
                 _write_seen_players(players)
-        if (players := follower.rest()) is not None:
-            _write_seen_players(players)
-        try:
-            with transaction.atomic():
+                return True
+        self._write_the_rest()
+        return False
+
+    def first_load(self) -> bool:
+        """A first load (`_is_first_load`), in the caller's one transaction; False: it
+        stores the whole file.
+
+        Into an empty table, the games go in without any index at all, even the unique
+        ones, each chunk as COPY of the child's data and one plain INSERT; the indexes
+        are built at the end, by then on far more rows than memory holds pages. A game
+        that repeats one before it (the same replay, or the same game from another
+        source) fails a unique index: only then are such repeats looked for, and removed
+        as ON CONFLICT DO NOTHING would have skipped them (`_drop_repeated_games`),
+        before the indexes are built again. Each game is queued for rating as it is
+        inserted: all are new.
+        """
+        with bulk.indexes_built_after((Player, PlayerName), keep_unique=True):
+            build_match_indexes = bulk.set_indexes_aside((Match,))
+            for chunk in self.chunks:
+                if (players := self._store(chunk, FIRST_LOAD_PLAYERS_PER_WRITE)) is not None:
+                    _write_seen_players(players)
+            self._write_the_rest()
+            try:
+                with transaction.atomic():
+                    build_match_indexes()
+            except IntegrityError:
+                repeated = _drop_repeated_games()
+                self.result.new, self.result.duplicate = self.result.new - repeated, repeated
                 build_match_indexes()
-        except IntegrityError:
-            repeated = _drop_repeated_games()
-            result.new, result.duplicate = result.new - repeated, repeated
-            build_match_indexes()
-    return False
+        return False
 
 
 def _from_epoch_microseconds(column: str) -> str:
