@@ -101,23 +101,24 @@ def top(request: HttpRequest, code: str | None = None) -> HttpResponse:
     if page is None:
         raise Http404(NOT_FOUND_CHARACTER)
     url, platforms = profile_url(), dict(Player.Platform.choices)
-    # Each row is a flat dict of texts, so the partial (web.partials) only places them.
+    # Each row a tuple of texts in the partial's order, so that it only places them.
     rows = [
-        {
-            "rank": str(row.rank),
-            "url": url(row.player_id, row.character.code),
-            "name": row.name,
-            "supporter": row.supporter,
-            "platform": platforms.get(row.platform, row.platform),
-            "character": row.character.name,
-            "code": row.character.code,
-            "value": str(row.value),
-            "rating": rating_text(row.value, row.deviation),
-            "tier": rank_tier(row.value),
-            "wins": str(row.wins),
-            "record": f"{row.wins}\u2013{row.losses}",
-        }
+        (
+            str(row.rank),
+            url(row.player_id, character.code),
+            row.name,
+            row.supporter,
+            platforms.get(row.platform, row.platform),
+            character.name,
+            character.code,
+            str(row.value),
+            rating_text(row.value, row.deviation),
+            rank_tier(row.value),
+            str(row.wins),
+            f"{row.wins}\u2013{row.losses}",
+        )
         for row in page.rows
+        for character in (row.character,)
     ]
     return render(
         request,

@@ -320,3 +320,13 @@ def test_ranking_rows_escape_what_players_chose(client, league):
 
     assert "<script>alert" not in html
     assert "&lt;script&gt;alert(&#34;x&#34;)&lt;/script&gt;" in html
+
+
+def test_ranking_rows_escape_configured_tier_names(client, league, settings):
+    """Only the texts a row's view makes of numbers are placed unescaped by the partial."""
+    settings.RATING_TIERS = ['0:<i class="x">Low</i>']
+
+    html = client.get("/").content.decode()
+
+    assert '<i class="x">' not in html
+    assert '<span class="tier">&lt;i class=&#34;x&#34;&gt;Low&lt;/i&gt;</span>' in html
