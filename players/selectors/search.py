@@ -10,6 +10,7 @@ from django.db import connection
 from django.db.models import F, Q, Value
 
 from players.models import Character, Player, PlayerName, Rating
+from players.selectors.ratings import roster_characters
 
 SEARCH_LIMIT = 50
 
@@ -142,20 +143,18 @@ def find_players(query: str, *, limit: int = SEARCH_LIMIT) -> PlayerSearch:
                 cheater,
                 exact_current_name=tier == 0 and bool(current),
             )
-    # Plain values, each character made once: fifty players' rating objects cost more than
-    # the rest of a search.
+    # Plain values, each character the roster's (no join): fifty players' rating objects
+    # cost more than the rest of a search.
     shown = (
         Rating.objects.filter(player_id__in=hits)
         .order_by("-wins", "-losses", "character_id")
         .values_list(
-            "id", "player_id", "character_id", "character__code", "character__name",
-            "value", "deviation", "wins", "losses", "last_played_at",
+            "id", "player_id", "character_id", "value", "deviation", "wins", "losses",
+            "last_played_at",
         )
     )  # fmt: skip
-    roster: dict[int, Character] = {}
-    for rating_id, player_id, character_id, code, character_name, *numbers in shown:
-        if character_id not in roster:
-            roster[character_id] = Character(character_id, code, character_name)
+    roster = roster_characters()
+    for rating_id, player_id, character_id, *numbers in shown:
         hits[player_id].ratings.append(
             HitRating(rating_id, player_id, roster[character_id], *numbers)
         )
