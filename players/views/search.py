@@ -22,29 +22,29 @@ def search(request: HttpRequest) -> HttpResponse:
         return redirect("player", exact[0].player_id)
     url, rating_url = player_url(), profile_url()
     platforms = dict(Player.Platform.choices)
-    # Each hit as texts, so that the partial (web.partials) only places them.
+    # Each hit a tuple of texts in the partial's order, so that it only places them.
     hits = [
-        {
-            "url": url(hit.player_id),
-            "name": hit.name,
-            "supporter": hit.supporter,
-            "platform": platforms.get(hit.platform, hit.platform),
-            "cheater": hit.cheater,
-            "past_name": hit.matched_name if hit.matched_past_name else "",
-            "games": f"{hit.games:,} game{'' if hit.games == 1 else 's'}",
-            "iso": seen.isoformat(),
-            "day": f"{seen:%Y-%m-%d}",
-            "ratings": [
-                {
-                    "url": rating_url(hit.player_id, r.character.code),
-                    "character": r.character.name,
-                    "code": r.character.code,
-                    "record": f"{r.wins}\u2013{r.losses}",
-                    "rating": rating_text(r.value, r.deviation),
-                }
+        (
+            url(hit.player_id),
+            hit.name,
+            hit.supporter,
+            platforms.get(hit.platform, hit.platform),
+            hit.cheater,
+            hit.matched_name if hit.matched_past_name else "",
+            f"{hit.games:,} game{'' if hit.games == 1 else 's'}",
+            seen.isoformat(),
+            f"{seen:%Y-%m-%d}",
+            [
+                (
+                    rating_url(hit.player_id, r.character.code),
+                    r.character.name,
+                    r.character.code,
+                    f"{r.wins}\u2013{r.losses}",
+                    rating_text(r.value, r.deviation),
+                )
                 for r in hit.ratings
             ],
-        }
+        )
         for hit in found.hits
         for seen in (localtime(hit.last_seen),)  # the time zone looked up once a hit
     ]

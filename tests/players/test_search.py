@@ -146,6 +146,21 @@ def test_hostile_names_are_escaped_and_isolated(client, db):
     assert f"<bdi>{rtl}</bdi>" in html
 
 
+def test_past_and_current_names_are_escaped_wherever_a_result_shows_them(client, db):
+    """The partial places only the texts its view made of numbers and dates unescaped."""
+    rate_replays(
+        [
+            replay(1, A, B, names=("<b>old</b>", "Bee")),
+            replay(2, A, B, names=("<i>new</i>", "Bee"), played_at=BASE_TIME + timedelta(hours=1)),
+        ]
+    )
+    html = client.get("/search?name=old").content.decode()
+    assert "<b>" not in html
+    assert "<i>" not in html
+    assert "formerly <bdi>&lt;b&gt;old&lt;/b&gt;</bdi>" in html
+    assert 'aria-label="Characters of &lt;i&gt;new&lt;/i&gt;"' in html
+
+
 def test_exact_then_prefix_then_containing_current_before_past(named):
     """'sol': A is it, B starts with it, C contains it; A's past 'OldSolMain' adds nothing."""
     assert [hit.player_id for hit in search_players("sol")] == [A, B, C]
