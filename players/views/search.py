@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
-from django.utils.timezone import localtime
+from django.utils.timezone import get_current_timezone, localtime
 
 from players.formatting import rating_text
 from players.models import Player
@@ -21,7 +21,8 @@ def search(request: HttpRequest) -> HttpResponse:
     if len(exact) == 1:
         return redirect("player", exact[0].player_id)
     url, rating_url = player_url(), profile_url()
-    platforms = dict(Player.Platform.choices)
+    # The time zone looked up once, not for each hit.
+    platforms, zone = dict(Player.Platform.choices), get_current_timezone()
     # Each hit a tuple of texts in the partial's order, so that it only places them.
     hits = [
         (
@@ -31,7 +32,7 @@ def search(request: HttpRequest) -> HttpResponse:
             platforms.get(hit.platform, hit.platform),
             hit.cheater,
             hit.matched_name if hit.matched_past_name else "",
-            f"{hit.games:,} game{'' if hit.games == 1 else 's'}",
+            f"{games:,} game{'' if games == 1 else 's'}",
             seen.isoformat(),
             f"{seen:%Y-%m-%d}",
             [
@@ -46,7 +47,7 @@ def search(request: HttpRequest) -> HttpResponse:
             ],
         )
         for hit in found.hits
-        for seen in (localtime(hit.last_seen),)  # the time zone looked up once a hit
+        for seen, games in ((localtime(hit.last_seen, zone), hit.games),)
     ]
     context = {
         "query": query,
