@@ -7,7 +7,7 @@ from datetime import datetime
 from typing import NamedTuple
 
 from django.db import connection
-from django.db.models import F, Q, Value
+from django.db.models import DateTimeField, F, Q, Value
 
 from players.models import Character, Player, PlayerName, Rating
 from players.selectors.ratings import roster_characters
@@ -111,7 +111,9 @@ def _matching_names(query: str, rows: int) -> list[tuple]:
     return list(parts[0].union(*parts[1:], all=True)[:rows])
 
 
-def find_players(query: str, *, limit: int = SEARCH_LIMIT) -> PlayerSearch:
+def find_players(
+    query: str, *, limit: int = SEARCH_LIMIT, last_played: bool = True
+) -> PlayerSearch:
     """Visible players whose current or any past name contains `query` (ignoring case),
     best match first: exact names, then names starting with it, then names containing it
     further on; within each, current names before past ones, then the shortest. Hidden
@@ -123,6 +125,9 @@ def find_players(query: str, *, limit: int = SEARCH_LIMIT) -> PlayerSearch:
     trigram indexes (0003), or the table when most names contain it, each as far as the
     page needs: a fragment in a hundred thousand names reads a few dozen. A tier cut short
     shows the shortest of the names it read.
+
+    `last_played=False` leaves every rating's `last_played_at` None, for a page that does not
+    show it: reading a time costs as much as placing the rest of the rating.
     """
     query = query.strip()
     if not query:
@@ -145,12 +150,12 @@ def find_players(query: str, *, limit: int = SEARCH_LIMIT) -> PlayerSearch:
             )
     # Plain values, each character the roster's (no join): fifty players' rating objects
     # cost more than the rest of a search.
+    played = F("last_played_at") if last_played else Value(None, DateTimeField())
     shown = (
         Rating.objects.filter(player_id__in=hits)
         .order_by("-wins", "-losses", "character_id")
         .values_list(
-            "id", "player_id", "character_id", "value", "deviation", "wins", "losses",
-            "last_played_at",
+            "id", "player_id", "character_id", "value", "deviation", "wins", "losses", played,
         )
     )  # fmt: skip
     roster = roster_characters()

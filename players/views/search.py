@@ -16,7 +16,7 @@ from web.partials import render_partial
 
 def search(request: HttpRequest) -> HttpResponse:
     query = request.GET.get("name", "").strip()
-    found = find_players(query)
+    found = find_players(query, last_played=False)
     exact = [hit for hit in found.hits if hit.exact_current_name]
     if len(exact) == 1:
         return redirect("player", exact[0].player_id)
