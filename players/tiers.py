@@ -12,6 +12,7 @@ from __future__ import annotations
 import bisect
 import math
 from collections.abc import Sequence
+from functools import lru_cache
 from itertools import pairwise
 
 from django.conf import settings
@@ -47,9 +48,12 @@ def tier_for(rating: float, thresholds: Sequence[tuple[float, str]] = DEFAULT_TI
     steps = ascending_tiers(thresholds)
     if not steps:
         raise ValueError("at least one tier is needed")
+    return _name_at([minimum for minimum, _ in steps], [name for _, name in steps], rating)
+
+
+def _name_at(minimums: Sequence[float], names: Sequence[str], rating: float) -> str:
     # bisect: the number of minimums at or below the rating.
-    index = bisect.bisect_right([minimum for minimum, _ in steps], rating)
-    return steps[max(index - 1, 0)][1]
+    return names[max(bisect.bisect_right(minimums, rating) - 1, 0)]
 
 
 def tier_ranges(tiers: Sequence[tuple[float, str]]) -> list[tuple[str, float | None, float | None]]:
@@ -91,7 +95,15 @@ def rating_tiers() -> Tiers:
     return parse_tiers(settings.RATING_TIERS)
 
 
+@lru_cache(maxsize=8)
+def _parsed(items: tuple[str, ...]) -> tuple[tuple[float, ...], tuple[str, ...]]:
+    """The minimums and names of the tiers `items` configure."""
+    tiers = parse_tiers(items)
+    return tuple(minimum for minimum, _ in tiers), tuple(name for _, name in tiers)
+
+
 def rank_tier(value: float) -> str | None:
     """The tier name to show beside a rating value, or None when tiers are off."""
-    tiers = rating_tiers()
-    return tier_for(value, tiers) if tiers else None
+    # Parsed once per setting: lists call this for each of a hundred rows.
+    minimums, names = _parsed(tuple(settings.RATING_TIERS))
+    return _name_at(minimums, names, value) if names else None

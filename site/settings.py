@@ -83,7 +83,8 @@ TEMPLATES = [
     },
     # Partials that repeat a row or cell hundreds of times (ranking rows, the matchup
     # matrix): Jinja2 renders them several times faster than Django's engine (web.partials).
-    # They get texts made by the view and escape them (autoescape is on by default).
+    # They get texts made by the view and escape them (autoescape is on by default; a
+    # partial of many rows places the texts of numbers unescaped, web.partials).
     {
         "BACKEND": "django.template.backends.jinja2.Jinja2",
         "DIRS": [BASE_DIR / "templates" / "jinja2"],

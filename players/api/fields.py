@@ -45,8 +45,12 @@ class RatingField(serializers.Field):
         value = _read(instance, f"{self.prefix}value")
         if value is None:
             return None
-        deviation = _read(instance, f"{self.prefix}deviation")
-        return {"value": value, "deviation": deviation, "display": rating_text(value, deviation)}
+        return rating_numbers(value, _read(instance, f"{self.prefix}deviation"))
+
+
+def rating_numbers(value: float, deviation: float) -> dict[str, Any]:
+    """What RatingField writes of a rating that has a value."""
+    return {"value": value, "deviation": deviation, "display": rating_text(value, deviation)}
 
 
 def _default_tiers() -> str:

@@ -7,11 +7,10 @@ from typing import Any
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from players.api.fields import RatingField, TierField
-from players.formatting import rating_text
-from players.models import Player, Rating
+from players.api.fields import RatingField, TierField, rating_numbers
+from players.models import Character, Player, Rating
 from players.selectors.rankings import ACTIVE_DAYS, RankedRow
-from players.selectors.search import SEARCH_LIMIT
+from players.selectors.search import SEARCH_LIMIT, HitRating, PlayerHit
 from players.tiers import rank_tier
 
 
@@ -21,6 +20,11 @@ class CharacterSerializer(serializers.Serializer):
         help_text="The short code used in URLs (any case is accepted there): SO, KY..."
     )
     name = serializers.CharField(help_text="The character's name.")
+
+
+def character_fields(character: Character) -> dict[str, Any]:
+    """What CharacterSerializer writes, for the rows written directly."""
+    return {"id": character.id, "code": character.code, "name": character.name}
 
 
 class CharacterListSerializer(serializers.Serializer):
@@ -90,6 +94,32 @@ class PlayerHitSerializer(serializers.Serializer):
         help_text="Marked as a cheater: found, but never ranked and never moving anyone's rating."
     )
     ratings = RatingSummarySerializer(many=True, help_text="Every rating, most played first.")
+
+    def to_representation(self, hit: PlayerHit) -> dict[str, Any]:
+        """The fields above, written directly: a search has up to fifty hits with all their
+        ratings, and the generic walk of the fields cost more than its queries (a test
+        holds the two equal)."""
+        when = self.fields["ratings"].child.fields["last_played_at"]
+
+        def summary(rating: HitRating) -> dict[str, Any]:
+            played = rating.last_played_at
+            return {
+                "character": character_fields(rating.character),
+                "rating": rating_numbers(rating.value, rating.deviation),
+                "tier": rank_tier(rating.value),
+                "wins": rating.wins,
+                "losses": rating.losses,
+                "last_played_at": None if played is None else when.to_representation(played),
+            }
+
+        return {
+            "id": hit.player_id,
+            "name": hit.name,
+            "platform": hit.platform,
+            "matched_name": hit.matched_name,
+            "cheater": hit.cheater,
+            "ratings": [summary(rating) for rating in hit.ratings],
+        }
 
 
 class PlayerSearchSerializer(serializers.Serializer):
@@ -207,16 +237,11 @@ class RankingRowSerializer(serializers.Serializer):
     def to_representation(self, row: RankedRow) -> dict[str, Any]:
         """The fields above, written directly: a page has a hundred rows, and the generic
         walk of the fields cost more than its queries (a test holds the two equal)."""
-        character = row.character
         return {
             "rank": row.rank,
             "player": row.player,
-            "character": {"id": character.id, "code": character.code, "name": character.name},
-            "rating": {
-                "value": row.value,
-                "deviation": row.deviation,
-                "display": rating_text(row.value, row.deviation),
-            },
+            "character": character_fields(row.character),
+            "rating": rating_numbers(row.value, row.deviation),
             "tier": rank_tier(row.value),
             "wins": row.wins,
             "losses": row.losses,

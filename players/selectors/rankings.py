@@ -34,7 +34,7 @@ from django.utils import timezone
 
 from players.formatting import uncertainty_text
 from players.models import Character, Player, Rating
-from players.selectors.ratings import characters
+from players.selectors.ratings import characters, roster_characters
 
 RANKING_SIZE = 100
 # The `?active=` choices: only ratings played within this many days.
@@ -236,23 +236,20 @@ def ranked_rows(ratings: QuerySet[Rating], start: int, stop: int) -> list[Ranked
     """Rows `start` to `stop` of a ranking (of `ranked_ratings`) in its order, numbered
     from `start` + 1. Their ids are read first, walking the index alone past the earlier
     rows, so that players are joined to these rows only (the planner otherwise joins every
-    ranked rating of a deep page); then plain values: a hundred rating and player objects
-    cost more than the rest of a page. One query.
+    ranked rating of a deep page); then plain values, each character the roster's (no
+    join): a hundred rating and player objects cost more than the rest of a page. One query.
     """
     values = ratings.filter(id__in=ratings.values("id")[start:stop]).values_list(
-        "player_id", "player__name", "player__platform", "player__supporter",
-        "character_id", "character__code", "character__name",
+        "player_id", "player__name", "player__platform", "player__supporter", "character_id",
         "value", "deviation", "wins", "losses",
     )  # fmt: skip
-    characters: dict[int, Character] = {}  # each one met, made once
-    rows = []
-    for rank, row in enumerate(values, start=start + 1):
-        player_id, name, platform, supporter, character_id, code, character_name, *numbers = row
-        if character_id not in characters:
-            characters[character_id] = Character(character_id, code, character_name)
-        character = characters[character_id]
-        rows.append(RankedRow(rank, player_id, name, platform, supporter, character, *numbers))
-    return rows
+    roster = roster_characters()
+    return [
+        RankedRow(rank, player_id, name, platform, supporter, roster[character_id], *numbers)
+        for rank, (player_id, name, platform, supporter, character_id, *numbers) in enumerate(
+            values, start=start + 1
+        )
+    ]
 
 
 @dataclass(frozen=True)

@@ -7,9 +7,10 @@ from datetime import datetime
 from typing import NamedTuple
 
 from django.db import connection
-from django.db.models import F, Q, Value
+from django.db.models import DateTimeField, F, Q, Value
 
 from players.models import Character, Player, PlayerName, Rating
+from players.selectors.ratings import roster_characters
 
 SEARCH_LIMIT = 50
 
@@ -110,7 +111,9 @@ def _matching_names(query: str, rows: int) -> list[tuple]:
     return list(parts[0].union(*parts[1:], all=True)[:rows])
 
 
-def find_players(query: str, *, limit: int = SEARCH_LIMIT) -> PlayerSearch:
+def find_players(
+    query: str, *, limit: int = SEARCH_LIMIT, last_played: bool = True
+) -> PlayerSearch:
     """Visible players whose current or any past name contains `query` (ignoring case),
     best match first: exact names, then names starting with it, then names containing it
     further on; within each, current names before past ones, then the shortest. Hidden
@@ -122,6 +125,9 @@ def find_players(query: str, *, limit: int = SEARCH_LIMIT) -> PlayerSearch:
     trigram indexes (0003), or the table when most names contain it, each as far as the
     page needs: a fragment in a hundred thousand names reads a few dozen. A tier cut short
     shows the shortest of the names it read.
+
+    `last_played=False` leaves every rating's `last_played_at` None, for a page that does not
+    show it: reading a time costs as much as placing the rest of the rating.
     """
     query = query.strip()
     if not query:
@@ -142,20 +148,18 @@ def find_players(query: str, *, limit: int = SEARCH_LIMIT) -> PlayerSearch:
                 cheater,
                 exact_current_name=tier == 0 and bool(current),
             )
-    # Plain values, each character made once: fifty players' rating objects cost more than
-    # the rest of a search.
+    # Plain values, each character the roster's (no join): fifty players' rating objects
+    # cost more than the rest of a search.
+    played = F("last_played_at") if last_played else Value(None, DateTimeField())
     shown = (
         Rating.objects.filter(player_id__in=hits)
         .order_by("-wins", "-losses", "character_id")
         .values_list(
-            "id", "player_id", "character_id", "character__code", "character__name",
-            "value", "deviation", "wins", "losses", "last_played_at",
+            "id", "player_id", "character_id", "value", "deviation", "wins", "losses", played,
         )
     )  # fmt: skip
-    roster: dict[int, Character] = {}
-    for rating_id, player_id, character_id, code, character_name, *numbers in shown:
-        if character_id not in roster:
-            roster[character_id] = Character(character_id, code, character_name)
+    roster = roster_characters()
+    for rating_id, player_id, character_id, *numbers in shown:
         hits[player_id].ratings.append(
             HitRating(rating_id, player_id, roster[character_id], *numbers)
         )

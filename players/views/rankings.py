@@ -34,18 +34,25 @@ _PLACEHOLDERS = ("9" * 32, "CODE")
 
 def _url_maker(name: str, arity: int) -> Callable[..., str]:
     """`url(*args)`, the same as reversing `name` with `arity` arguments (a player id, a
-    character code) and quoted alike, at a fraction of the cost: the URL is reversed once."""
+    character code) and quoted alike, at a fraction of the cost: the URL is reversed once,
+    into a format with a `{}` for each argument."""
     rest = reverse(name, args=_PLACEHOLDERS[:arity])
     pieces = []
     for placeholder in _PLACEHOLDERS[:arity]:
         piece, rest = rest.split(placeholder, 1)
         pieces.append(piece)
+    template = "{}".join(piece.replace("{", "{{").replace("}", "}}") for piece in [*pieces, rest])
 
     def url(*args: str) -> str:
-        quoted = (quote(arg, safe=_URL_SAFE) for arg in args)
-        return "".join(piece + arg for piece, arg in zip(pieces, quoted, strict=True)) + rest
+        return template.format(*map(_quoted, args))
 
     return url
+
+
+def _quoted(arg: str) -> str:
+    # Ids and codes are ASCII letters and digits, which quote() returns as they are, at
+    # the cost of a row's other texts together.
+    return arg if arg.isascii() and arg.isalnum() else quote(arg, safe=_URL_SAFE)
 
 
 def profile_url() -> Callable[[str, str], str]:
@@ -101,23 +108,24 @@ def top(request: HttpRequest, code: str | None = None) -> HttpResponse:
     if page is None:
         raise Http404(NOT_FOUND_CHARACTER)
     url, platforms = profile_url(), dict(Player.Platform.choices)
-    # Each row is a flat dict of texts, so the partial (web.partials) only places them.
+    # Each row a tuple of texts in the partial's order, so that it only places them.
     rows = [
-        {
-            "rank": str(row.rank),
-            "url": url(row.player_id, row.character.code),
-            "name": row.name,
-            "supporter": row.supporter,
-            "platform": platforms.get(row.platform, row.platform),
-            "character": row.character.name,
-            "code": row.character.code,
-            "value": str(row.value),
-            "rating": rating_text(row.value, row.deviation),
-            "tier": rank_tier(row.value),
-            "wins": str(row.wins),
-            "record": f"{row.wins}\u2013{row.losses}",
-        }
+        (
+            str(row.rank),
+            url(row.player_id, character.code),
+            row.name,
+            row.supporter,
+            platforms.get(row.platform, row.platform),
+            character.name,
+            character.code,
+            str(row.value),
+            rating_text(row.value, row.deviation),
+            rank_tier(row.value),
+            str(row.wins),
+            f"{row.wins}\u2013{row.losses}",
+        )
         for row in page.rows
+        for character in (row.character,)
     ]
     return render(
         request,

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
-from django.utils.timezone import localtime
+from django.utils.timezone import get_current_timezone, localtime
 
 from players.formatting import rating_text
 from players.models import Player
@@ -16,37 +16,38 @@ from web.partials import render_partial
 
 def search(request: HttpRequest) -> HttpResponse:
     query = request.GET.get("name", "").strip()
-    found = find_players(query)
+    found = find_players(query, last_played=False)
     exact = [hit for hit in found.hits if hit.exact_current_name]
     if len(exact) == 1:
         return redirect("player", exact[0].player_id)
     url, rating_url = player_url(), profile_url()
-    platforms = dict(Player.Platform.choices)
-    # Each hit as texts, so that the partial (web.partials) only places them.
+    # The time zone looked up once, not for each hit.
+    platforms, zone = dict(Player.Platform.choices), get_current_timezone()
+    # Each hit a tuple of texts in the partial's order, so that it only places them.
     hits = [
-        {
-            "url": url(hit.player_id),
-            "name": hit.name,
-            "supporter": hit.supporter,
-            "platform": platforms.get(hit.platform, hit.platform),
-            "cheater": hit.cheater,
-            "past_name": hit.matched_name if hit.matched_past_name else "",
-            "games": f"{hit.games:,} game{'' if hit.games == 1 else 's'}",
-            "iso": seen.isoformat(),
-            "day": f"{seen:%Y-%m-%d}",
-            "ratings": [
-                {
-                    "url": rating_url(hit.player_id, r.character.code),
-                    "character": r.character.name,
-                    "code": r.character.code,
-                    "record": f"{r.wins}\u2013{r.losses}",
-                    "rating": rating_text(r.value, r.deviation),
-                }
+        (
+            url(hit.player_id),
+            hit.name,
+            hit.supporter,
+            platforms.get(hit.platform, hit.platform),
+            hit.cheater,
+            hit.matched_name if hit.matched_past_name else "",
+            f"{games:,} game{'' if games == 1 else 's'}",
+            seen.isoformat(),
+            f"{seen:%Y-%m-%d}",
+            [
+                (
+                    rating_url(hit.player_id, r.character.code),
+                    r.character.name,
+                    r.character.code,
+                    f"{r.wins}\u2013{r.losses}",
+                    rating_text(r.value, r.deviation),
+                )
                 for r in hit.ratings
             ],
-        }
+        )
         for hit in found.hits
-        for seen in (localtime(hit.last_seen),)  # the time zone looked up once a hit
+        for seen, games in ((localtime(hit.last_seen, zone), hit.games),)
     ]
     context = {
         "query": query,

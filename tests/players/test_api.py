@@ -7,10 +7,11 @@ import math
 import pytest
 from rest_framework.serializers import Serializer
 
-from players.api.serializers import RankingRowSerializer
+from players.api.serializers import PlayerHitSerializer, RankingRowSerializer
 from players.models import Character, Player, Rating
 from players.roster import ROSTER
 from players.selectors.rankings import ranked_ratings, ranked_rows
+from players.selectors.search import find_players
 from tests.factories import PlayerFactory, RatingFactory
 from tests.fixtures.api_league import ALICE, BOB, CAROL, DAVE, ERIN, ERIN_OLD_NAME, GHOST
 from web.generation import bump_generation
@@ -196,6 +197,20 @@ def test_ranking_rows_are_written_as_their_declared_fields(api):
     serializer = RankingRowSerializer()
     for row in rows:
         assert serializer.to_representation(row) == Serializer.to_representation(serializer, row)
+
+
+def test_search_hits_are_written_as_their_declared_fields(api):
+    """The hits' direct representation gives what the generic walk of the fields does:
+    current and past names, a cheater, and a rating never played."""
+    cheater = PlayerFactory(name="Zed the cheater", cheater=True)
+    RatingFactory(player=cheater, last_played_at=None, value=2500.0)
+    RatingFactory(player=cheater, character=Character.objects.get(code="KY"), value=900.0)
+    hits = find_players("e").hits + find_players(ERIN_OLD_NAME).hits
+    assert {ERIN.id, cheater.id} <= {hit.player_id for hit in hits}
+    assert any(hit.matched_past_name for hit in hits)
+    serializer = PlayerHitSerializer()
+    for hit in hits:
+        assert serializer.to_representation(hit) == Serializer.to_representation(serializer, hit)
 
 
 def test_rankings_count_stops_past_the_page_and_says_so(api, monkeypatch):

@@ -7,6 +7,7 @@ import re
 from datetime import timedelta
 
 import pytest
+from django.urls import reverse
 from django.utils import timezone
 
 from matches.api.serializers import OPPONENTS_LIMIT
@@ -17,6 +18,7 @@ from matches.simulation.league import LeagueSimulator
 from players.formatting import rating_text
 from players.models import Character, Player, Rating
 from players.selectors.rankings import top_rated_keys
+from players.views.rankings import player_url, profile_url
 from tests.factories import PlayerFactory, RatingFactory
 from tests.fixtures.league import DAYS, START, rate_replays
 from tests.fixtures.pages import QUERY_LIMIT
@@ -320,3 +322,22 @@ def test_ranking_rows_escape_what_players_chose(client, league):
 
     assert "<script>alert" not in html
     assert "&lt;script&gt;alert(&#34;x&#34;)&lt;/script&gt;" in html
+
+
+def test_ranking_rows_escape_configured_tier_names(client, league, settings):
+    """Only the texts a row's view makes of numbers are placed unescaped by the partial."""
+    settings.RATING_TIERS = ['0:<i class="x">Low</i>']
+
+    html = client.get("/").content.decode()
+
+    assert '<i class="x">' not in html
+    assert '<span class="tier">&lt;i class=&#34;x&#34;&gt;Low&lt;/i&gt;</span>' in html
+
+
+def test_row_urls_are_the_urls_reverse_makes(db):
+    url = profile_url()
+    assert url("123456789", "SO") == reverse("profile", args=["123456789", "SO"])
+    assert url("123456789", "so") == reverse("profile", args=["123456789", "so"])
+    assert player_url()("42") == reverse("player", args=["42"])
+    # What no converter takes is quoted as reverse() quotes a path.
+    assert url("1 2", "Ü?") == "/player/1%202/%C3%9C%3F"

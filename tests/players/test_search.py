@@ -146,6 +146,31 @@ def test_hostile_names_are_escaped_and_isolated(client, db):
     assert f"<bdi>{rtl}</bdi>" in html
 
 
+def test_past_and_current_names_are_escaped_wherever_a_result_shows_them(client, db):
+    """The partial places only the texts its view made of numbers and dates unescaped."""
+    rate_replays(
+        [
+            replay(1, A, B, names=("<b>old</b>", "Bee")),
+            replay(2, A, B, names=("<i>new</i>", "Bee"), played_at=BASE_TIME + timedelta(hours=1)),
+        ]
+    )
+    html = client.get("/search?name=old").content.decode()
+    assert "<b>" not in html
+    assert "<i>" not in html
+    assert "formerly <bdi>&lt;b&gt;old&lt;/b&gt;</bdi>" in html
+    assert 'aria-label="Characters of &lt;i&gt;new&lt;/i&gt;"' in html
+
+
+def test_a_search_can_leave_out_when_each_rating_was_last_played(named):
+    full = find_players("sol").hits
+    lean = find_players("sol", last_played=False).hits
+    assert [hit.player_id for hit in lean] == [hit.player_id for hit in full]
+    assert all(rating.last_played_at is not None for hit in full for rating in hit.ratings)
+    assert [[r._replace(last_played_at=None) for r in hit.ratings] for hit in full] == [
+        hit.ratings for hit in lean
+    ]
+
+
 def test_exact_then_prefix_then_containing_current_before_past(named):
     """'sol': A is it, B starts with it, C contains it; A's past 'OldSolMain' adds nothing."""
     assert [hit.player_id for hit in search_players("sol")] == [A, B, C]

@@ -34,6 +34,16 @@ def test_configured_tiers_replace_the_defaults(settings):
     assert rank_tier(1900) == "Legend"
 
 
+def test_rank_tier_follows_a_change_of_the_setting(settings):
+    settings.RATING_TIERS = ["0:Low", "1500:High"]
+    assert rank_tier(1600) == "High"
+    settings.RATING_TIERS = ["0:Low", "1700:High"]
+    assert rank_tier(1600) == "Low"
+    settings.RATING_TIERS = ["1700:High", "0:Low"]
+    with pytest.raises(ImproperlyConfigured, match="strictly ascending"):
+        rank_tier(1600)
+
+
 def test_tiers_can_be_switched_off(settings):
     settings.RATING_TIERS = ["off"]
     assert rating_tiers() == ()
