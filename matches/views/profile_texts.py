@@ -6,7 +6,7 @@ of the page's queries."""
 from __future__ import annotations
 
 from collections.abc import Iterable
-from datetime import datetime
+from datetime import datetime, tzinfo
 from typing import Any
 
 from django.conf import settings
@@ -127,12 +127,14 @@ def _change_class(change: float | None) -> str:
     return "up" if change > 0 else "down"
 
 
-def _game_texts(game: RatedGame) -> dict[str, Any]:
-    """One game's cells as texts."""
-    played_at = timezone.localtime(game.played_at)
+def _game_texts(game: RatedGame, zone: tzinfo) -> dict[str, Any]:
+    """One game's cells as texts (a row of its own: `index` from 1, set by the caller)."""
+    played_at = timezone.localtime(game.played_at, zone)
     return {
+        "index": 0,
+        "set": None,
         "iso": played_at.isoformat(),
-        "time": f"{played_at:%H:%M}",
+        "time": f"{played_at.hour:02}:{played_at.minute:02}",
         "value": rating_text(game.value, game.deviation),
         "uncertain": game.uncertain,
         "opponent_value": rating_text(game.opponent_value, game.opponent_deviation),
@@ -146,28 +148,39 @@ def _game_texts(game: RatedGame) -> dict[str, Any]:
 
 
 def _history_sets(sets: list[GameSet]) -> list[dict[str, Any]]:
-    """The match history's sets (a tbody each, `matches/history_sets.html`)."""
-    url = profile_url()
-    rows = []
+    """The match history's sets (a tbody each, `matches/history_sets.html`): a set of one
+    game is its row; a longer one is a row of the set's (its first game's ratings and
+    odds) and one for each of its games."""
+    url, zone = profile_url(), timezone.get_current_timezone()
+    texts = []
     for game_set in sets:
-        first = timezone.localtime(game_set.first.played_at)
-        rows.append(
-            {
-                "iso": first.isoformat(),
-                "when": f"{first:%b} {first.day}, {first:%H:%M}",
-                "url": url(game_set.opponent.id, game_set.opponent_character.code),
-                "opponent": game_set.opponent.name,
-                "character": game_set.opponent_character.name,
-                "code": game_set.opponent_character.code,
-                "games": [_game_texts(game) for game in game_set.games_oldest_first],
-                "win_probability": percent(game_set.win_probability, 0),
+        games = [_game_texts(game, zone) for game in game_set.games_oldest_first]
+        rows = games
+        if len(games) > 1:
+            summary = {
+                "win_probability": games[0]["win_probability"],
                 "record": f"{game_set.wins}\u2013{game_set.losses}",
                 "change": None if game_set.change is None else signed_text(game_set.change),
                 "change_class": _change_class(game_set.change),
                 "uncounted": game_set.uncounted,
+                "games": len(games),
+            }
+            rows = [{**games[0], "set": summary}, *games]
+            for index, game in enumerate(games, start=1):
+                game["index"] = index
+        first = timezone.localtime(game_set.first.played_at, zone)
+        texts.append(
+            {
+                "iso": games[0]["iso"],
+                "when": f"{first:%b} {first.day}, {games[0]['time']}",
+                "url": url(game_set.opponent.id, game_set.opponent_character.code),
+                "opponent": game_set.opponent.name,
+                "character": game_set.opponent_character.name,
+                "code": game_set.opponent_character.code,
+                "rows": rows,
             }
         )
-    return rows
+    return texts
 
 
 def _matchup_rows(rows: Iterable[tuple[str, MatchupEstimate]]) -> list[dict[str, Any]]:

@@ -42,7 +42,10 @@ def _url_maker(name: str, arity: int) -> Callable[..., str]:
         pieces.append(piece)
 
     def url(*args: str) -> str:
-        quoted = (quote(arg, safe=_URL_SAFE) for arg in args)
+        # Ids and codes are ASCII letters and digits, which quoting leaves as they are.
+        quoted = (
+            arg if arg.isascii() and arg.isalnum() else quote(arg, safe=_URL_SAFE) for arg in args
+        )
         return "".join(piece + arg for piece, arg in zip(pieces, quoted, strict=True)) + rest
 
     return url
