@@ -7,12 +7,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from datetime import UTC, datetime, time, timedelta
+from datetime import UTC, date, datetime, time, timedelta
 from typing import NamedTuple
 
 from django.conf import settings
 from django.db import connection
-from django.db.models import QuerySet
 from django.utils import timezone
 
 from matches.models import Match
@@ -21,7 +20,7 @@ from matches.ratings.glicko import update, win_probability
 from matches.selectors.calibration import NO_CALIBRATION, Calibration, current_calibration
 from matches.selectors.matchups import PlayerMatchups, player_matchups
 from matches.selectors.opponents import opponents_near
-from players.models import Character, Rating, RatingSnapshot
+from players.models import Character, Rating
 from players.roster import ROSTER
 from players.selectors.rankings import RatingRanks, rating_ranks, unranked_reason
 from players.selectors.ratings import RatingOverview, rating_overview, roster_characters
@@ -329,13 +328,32 @@ def _aware(moment: datetime) -> datetime:
     return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
 
 
-def _daily_points(snapshots: QuerySet[RatingSnapshot]) -> list[HistoryPoint]:
-    """A point at the end of each day (UTC) of `snapshots`, oldest first."""
+# A rating's daily snapshots from a day on and before another (either bound optional),
+# oldest first: written out, as the ORM built it for longer than the database ran it.
+_DAILY_SQL = """
+SELECT day, value, deviation FROM players_ratingsnapshot
+WHERE rating_id = %(rating)s{conditions}
+ORDER BY day
+"""
+_DAY_BOUNDS = {"since": " AND day >= %(since)s", "before": " AND day < %(before)s"}
+
+
+def _daily_points(
+    rating: Rating, *, since: date | None = None, before: date | None = None
+) -> list[HistoryPoint]:
+    """A point at the end of each day (UTC) the rating has a snapshot of, from `since` on
+    and before `before`, oldest first. One query."""
+    bounds = {name: day for name, day in (("since", since), ("before", before)) if day is not None}
+    params: dict[str, object] = {"rating": rating.id}
+    for name, day in bounds.items():
+        params[name] = connection.ops.adapt_datefield_value(day)
+    conditions = "".join(_DAY_BOUNDS[name] for name in bounds)
+    with connection.cursor() as cursor:
+        cursor.execute(_DAILY_SQL.format(conditions=conditions), params)
+        rows = cursor.fetchall()
     return [
         HistoryPoint(datetime.combine(day, time(23, 59), UTC), value, deviation)
-        for day, value, deviation in snapshots.order_by("day").values_list(
-            "day", "value", "deviation"
-        )
+        for day, value, deviation in rows
     ]
 
 
@@ -351,7 +369,7 @@ def rating_history(
     """
     span = HISTORY_RANGES[history_range]
     if span is None:
-        return _daily_points(rating.snapshots.all())
+        return _daily_points(rating)
     if rating.last_played_at is None:
         return []
     since = (until or rating.last_played_at) - span
@@ -375,10 +393,9 @@ def chart_history(
     points, complete = _points_after_games(rating, since, CHART_GAME_POINTS)
     if complete:
         return points, 0
-    earlier = rating.snapshots.filter(day__gte=since.astimezone(UTC).date())
-    if points:  # the days wholly before the first game kept: its own day's comes after it
-        earlier = earlier.filter(day__lt=points[0].at.astimezone(UTC).date())
-    days = _daily_points(earlier)
+    # The days wholly before the first game kept: its own day's comes after it.
+    before = points[0].at.astimezone(UTC).date() if points else None
+    days = _daily_points(rating, since=since.astimezone(UTC).date(), before=before)
     return days + points, len(days)
 
 
