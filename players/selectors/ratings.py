@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from functools import cache
 
 from django.db import connection
+from django.db.backends.utils import CursorWrapper
 from django.db.models import F
 
 from players.models import Character, Player, PlayerMatchup, PlayerName, Rating
@@ -97,42 +98,49 @@ def rating_overview(player_id: str, character_code: str) -> RatingOverview | Non
     """A rating with the player's other ratings, past names and matchups (three queries:
     the ratings come in one, as a player has few; characters from the roster)."""
     with connection.cursor() as cursor:
-        cursor.execute(
-            _PLAYER_RATINGS_SQL.format(
-                rating=_RATING.sql, player=_PLAYER.sql, opponent=_OPPONENT.sql
-            ),
-            {"player": player_id},
-        )
-        rows = cursor.fetchall()
-        if not rows:
-            return None
-        player = _PLAYER.instance(rows[0], _RATING.width)
-        roster = roster_characters()
-        ratings = []
-        for row in rows:
-            one = _RATING.instance(row)
-            opponent_at = _RATING.width + _PLAYER.width
-            opponent = None if row[opponent_at] is None else _OPPONENT.instance(row, opponent_at)
-            # As select_related leaves them: the player and the opponent (or none) loaded.
-            Rating.player.field.set_cached_value(one, player)
-            Rating.best_win_opponent.field.set_cached_value(one, opponent)
-            one.character = roster[one.character_id]
-            if one.best_win_character_id is not None:
-                one.best_win_character = roster[one.best_win_character_id]
-            ratings.append(one)
+        ratings = _player_ratings(cursor, player_id)
         code = character_code.upper()
         rating = next((r for r in ratings if r.character.code.upper() == code), None)
         if rating is None:
             return None
         cursor.execute(
-            _PAST_NAMES_SQL.format(name=_PAST_NAME.sql), {"player": player_id, "name": player.name}
+            _PAST_NAMES_SQL.format(name=_PAST_NAME.sql),
+            {"player": player_id, "name": rating.player.name},
         )
         past_names = [_PAST_NAME.instance(row) for row in cursor.fetchall()]
         cursor.execute(_MATCHUPS_SQL.format(matchup=_MATCHUP.sql), {"rating": rating.id})
         matchups = [_MATCHUP.instance(row) for row in cursor.fetchall()]
+    roster = roster_characters()
     for matchup in matchups:
         matchup.opponent_character = roster[matchup.opponent_character_id]
     return RatingOverview(rating, ratings, past_names, matchups)
+
+
+def _player_ratings(cursor: CursorWrapper, player_id: str) -> list[Rating]:
+    """A visible player's ratings, most played first ([] for another player), loaded as
+    select_related leaves them: with the player, the best win's opponent (or none) and
+    both characters, from the roster."""
+    cursor.execute(
+        _PLAYER_RATINGS_SQL.format(rating=_RATING.sql, player=_PLAYER.sql, opponent=_OPPONENT.sql),
+        {"player": player_id},
+    )
+    rows = cursor.fetchall()
+    if not rows:
+        return []
+    player = _PLAYER.instance(rows[0], _RATING.width)
+    opponent_at = _RATING.width + _PLAYER.width
+    roster = roster_characters()
+    ratings = []
+    for row in rows:
+        rating = _RATING.instance(row)
+        opponent = None if row[opponent_at] is None else _OPPONENT.instance(row, opponent_at)
+        Rating.player.field.set_cached_value(rating, player)
+        Rating.best_win_opponent.field.set_cached_value(rating, opponent)
+        rating.character = roster[rating.character_id]
+        if rating.best_win_character_id is not None:
+            rating.best_win_character = roster[rating.best_win_character_id]
+        ratings.append(rating)
+    return ratings
 
 
 def character_by_key(key: str) -> Character | None:
