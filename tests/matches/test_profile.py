@@ -115,6 +115,12 @@ def test_per_game_history_points_follow_the_match_rows(history):
         )
     assert points[-1].value == pytest.approx(rating.value)
     assert points[-1].deviation == pytest.approx(rating.deviation)
+    # Moments read as UTC wall times by the raw queries are the ORM's, aware, in UTC.
+    played = [result.match.played_at for result in results]
+    assert [point.at for point in points[1:]] == played
+    games = [game for game_set in match_sets(rating).sets for game in game_set.games]
+    assert [game.played_at for game in reversed(games)] == played
+    assert all(game.played_at.utcoffset() == timedelta(0) for game in games)
 
 
 def test_all_range_reads_daily_snapshots(history):
