@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
+from functools import partial
 from typing import NamedTuple
 
 from django.conf import settings
@@ -230,16 +231,11 @@ def _rating_games(
     for condition in conditions:
         params.update(condition.params)
     where = "".join(f" AND ({condition.sql})" for condition in conditions)
-    played_at = _utc_time("m.played_at")
+    side = partial(
+        _SIDE_GAMES_SQL.format, conditions=where, order=order, played_at=_utc_time("m.played_at")
+    )
     sides = (
-        _SIDE_GAMES_SQL.format(
-            mine=mine,
-            theirs=theirs,
-            winner=winner,
-            conditions=where,
-            order=order,
-            played_at=played_at,
-        )
+        side(mine=mine, theirs=theirs, winner=winner)
         for mine, theirs, winner in (("a", "b", Match.Winner.A), ("b", "a", Match.Winner.B))
     )
     sql = " UNION ALL ".join(sides) + f" ORDER BY 2 {order}, 1 {order} LIMIT %(limit)s"
