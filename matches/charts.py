@@ -238,6 +238,9 @@ def rating_chart(
         *_y_axis(ticks, y),
         f'<g clip-path="url(#{chart_id}-clip)">',
     ]
+    # Each point's place, as the texts the band, the line and the dots all draw it at.
+    xs = [f"{x(p.at):.1f}" for p in points]
+    ys = [f"{y(p.value):.1f}" for p in points]
     last = points[-1]
     if len(points) == 1:
         top, bottom = y(last.value + 2 * last.deviation), y(last.value - 2 * last.deviation)
@@ -246,11 +249,14 @@ def rating_chart(
             f'y="{top:.1f}" width="{LONE_BAND_WIDTH}" height="{bottom - top:.1f}"/>'
         )
     else:
-        upper = " ".join(f"{x(p.at):.1f},{y(p.value + 2 * p.deviation):.1f}" for p in points)
-        lower = " ".join(
-            f"{x(p.at):.1f},{y(p.value - 2 * p.deviation):.1f}" for p in reversed(points)
+        upper = " ".join(
+            f"{px},{y(p.value + 2 * p.deviation):.1f}" for px, p in zip(xs, points, strict=True)
         )
-        line = " ".join(f"{x(p.at):.1f},{y(p.value):.1f}" for p in points)
+        lower = " ".join(
+            f"{px},{y(p.value - 2 * p.deviation):.1f}"
+            for px, p in zip(reversed(xs), reversed(points), strict=True)
+        )
+        line = " ".join(f"{px},{py}" for px, py in zip(xs, ys, strict=True))
         body += [
             f'<polygon class="chart-band" points="{upper} {lower}"/>',
             f'<polyline class="chart-line" points="{line}"/>',
@@ -263,10 +269,10 @@ def rating_chart(
         )
     if len(points) <= MAX_DOTS:
         body += [
-            f'<circle class="chart-dot" cx="{x(p.at):.1f}" cy="{y(p.value):.1f}" r="3">'
+            f'<circle class="chart-dot" cx="{px}" cy="{py}" r="3">'
             f"<title>{p.at:%Y-%m-%d %H:%M} UTC: {p.value:.0f} ±{2 * p.deviation:.0f}</title>"
             "</circle>"
-            for p in points
+            for px, py, p in zip(xs, ys, points, strict=True)
         ]
     body.append("</g>")
     axis = time_ticks(start, end)

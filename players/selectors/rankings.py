@@ -15,6 +15,7 @@ from datetime import datetime, timedelta
 from typing import NamedTuple
 
 from django.conf import settings
+from django.db import connection
 from django.db.models import (
     Count,
     Exists,
@@ -138,35 +139,58 @@ class RatingRanks:
         return 100.0 * self.overall / self.ranked
 
 
+# A rating's ranks in one query, as the rankings order (value desc, then id): the ranked
+# ratings ahead of it counted on each index (value >= v bounds the walk; the few ties at v
+# from its id on are dropped); the flagged players' ranked-width ratings, few, read once
+# by player (left out in the counts instead, the counts would read every counted row) and
+# taken off; and the first `counted` + flagged + 1 entries of the ranked index, from the
+# index alone: when they are all of them, the ranked ones are exactly these less the
+# flagged, else more than `counted` are ranked. Written out, as the ORM built its two
+# queries for longer than PostgreSQL ran them.
+_AHEAD = "value >= %(value)s AND NOT (value = %(value)s AND id >= %(id)s)"
+_RANKS_SQL = f"""
+WITH flagged AS MATERIALIZED (
+    SELECT value, id, character_id FROM players_rating
+    WHERE deviation < %(low)s
+        AND player_id IN (SELECT id FROM players_player WHERE hidden OR cheater)
+), counts AS (
+    SELECT
+        (SELECT COUNT(*) FROM players_rating WHERE deviation < %(low)s AND {_AHEAD})
+        - (SELECT COUNT(*) FROM flagged WHERE {_AHEAD}) AS overall,
+        (SELECT COUNT(*) FROM players_rating
+            WHERE deviation < %(low)s AND {_AHEAD} AND character_id = %(character)s)
+        - (SELECT COUNT(*) FROM flagged WHERE {_AHEAD} AND character_id = %(character)s)
+        AS within,
+        (SELECT COUNT(*) FROM flagged) AS flagged
+)
+SELECT overall, within, flagged, (SELECT COUNT(*) FROM (
+    SELECT id FROM players_rating WHERE deviation < %(low)s ORDER BY value DESC, id
+    LIMIT (SELECT %(per_rank)s * (1 + overall) + flagged + 1 FROM counts)
+) walked)
+FROM counts
+"""
+
+
 def rating_ranks(rating: Rating) -> RatingRanks | None:
     """The overall and character rank of a rating (None when unranked): one more than
     the ranked ratings ahead of it in the rankings' order; and how many are ranked, counted
-    up to RANKED_COUNTED_PER_RANK times its rank. Two queries of counts on the indexes, and
-    one of the ranked-width ratings of flagged players when there are any."""
+    up to RANKED_COUNTED_PER_RANK times its rank. One query (`_RANKS_SQL`)."""
     if unranked_reason(rating) is not None:
         return None
-    low = Rating.objects.filter(_low_deviation())
-    flagged = low.filter(player_id__in=Player.objects.flagged())
-    # value >= v bounds the index walk; the few ties at v from this id on are dropped.
-    ahead = low.filter(value__gte=rating.value).exclude(value=rating.value, id__gte=rating.id)
-    overall, character, flagged_count = _one_row(
-        overall=_count(ahead),
-        character=_count(ahead.filter(character_id=rating.character_id)),
-        flagged=_count(flagged),
-    )
-    # Flagged players are few, and their ranked-width ratings fewer: those ahead are read
-    # and taken off here (leaving them out in the counts would read every counted row).
-    if flagged_count:
-        for value, rating_id, character_id in flagged.values_list("value", "id", "character_id"):
-            if (-value, rating_id) < (-rating.value, rating.id):  # ahead in the rankings
-                overall -= 1
-                character -= character_id == rating.character_id
+    with connection.cursor() as cursor:
+        cursor.execute(
+            _RANKS_SQL,
+            {
+                "low": settings.RATING_LOW_DEVIATION,
+                "value": rating.value,
+                "id": rating.id,
+                "character": rating.character_id,
+                "per_rank": RANKED_COUNTED_PER_RANK,
+            },
+        )
+        overall, character, flagged, walked = cursor.fetchone()
     counted = RANKED_COUNTED_PER_RANK * (1 + overall)
-    # The first `counted` + flagged + 1 entries of the ranked index, from the index alone:
-    # when they are all of them, the ranked ones are exactly these less the flagged; else
-    # more than `counted` are ranked.
-    walked = low.order_by("-value", "id").values("id")[: counted + flagged_count + 1].count()
-    ranked = walked - flagged_count
+    ranked = walked - flagged
     return RatingRanks(
         overall=1 + overall,
         character=1 + character,

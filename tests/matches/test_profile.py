@@ -23,10 +23,10 @@ from matches.selectors.profile import (
     rating_profile,
 )
 from players.formatting import offset_text, rating_text
-from players.models import Player, PlayerName, Rating
+from players.models import Character, Player, PlayerName, Rating
 from players.selectors.rankings import RANKED_COUNTED_PER_RANK, ranked_ratings
 from players.templatetags.ratings import top_percent
-from tests.factories import BASE_TIME, replay, store_calibration
+from tests.factories import BASE_TIME, PlayerFactory, RatingFactory, replay, store_calibration
 from tests.fixtures.league import rate_replays
 from tests.fixtures.pages import PROFILE_QUERY_LIMIT
 
@@ -115,6 +115,12 @@ def test_per_game_history_points_follow_the_match_rows(history):
         )
     assert points[-1].value == pytest.approx(rating.value)
     assert points[-1].deviation == pytest.approx(rating.deviation)
+    # Moments read as UTC wall times by the raw queries are the ORM's, aware, in UTC.
+    played = [result.match.played_at for result in results]
+    assert [point.at for point in points[1:]] == played
+    games = [game for game_set in match_sets(rating).sets for game in game_set.games]
+    assert [game.played_at for game in reversed(games)] == played
+    assert all(game.played_at.utcoffset() == timedelta(0) for game in games)
 
 
 def test_all_range_reads_daily_snapshots(history):
@@ -414,3 +420,39 @@ def test_past_names_and_hostile_names_are_escaped(client, db):
     html = client.get(f"/player/{B}", follow=True).content.decode()
     assert script not in html
     assert "<bdi>&lt;script&gt;alert(1)&lt;/script&gt;</bdi></a>" in html
+
+
+def test_profile_head_and_cards_read_as_the_django_filters_wrote_them(client, db):
+    """The player line, the character tabs (values rounded half up, as floatformat does),
+    the record, the peak, a best win over a hidden player and past names with their days."""
+    me = PlayerFactory(platform="ps", floor=99, supporter=True, name="Now")
+    hidden = PlayerFactory(hidden=True)
+    RatingFactory(
+        player=me, character=Character.objects.get(code="SO"), value=1622.5, deviation=80.0,
+        wins=30, losses=5, last_played_at=BASE_TIME,
+        peak_value=1700.4, peak_deviation=60.0, peak_at=BASE_TIME - timedelta(days=3),
+        best_win_opponent=hidden, best_win_character=Character.objects.get(code="KY"),
+        best_win_value=1650.0, best_win_deviation=65.0, best_win_at=BASE_TIME,
+    )  # fmt: skip
+    RatingFactory(player=me, character=Character.objects.get(code="KY"), value=1401.5, wins=1)
+    PlayerName.objects.create(
+        player=me, name="Then", first_seen=BASE_TIME - timedelta(days=9), last_seen=BASE_TIME
+    )
+    html = client.get(f"/player/{me.id}/SO").content.decode()
+    day = f"{BASE_TIME:%Y-%m-%d}"
+    assert f"PlayStation · Celestial\n    · id <code>{me.id}</code>" in html
+    assert '· <span class="badge">Supporter</span>' in html
+    assert f'last seen <time datetime="{me.last_seen.isoformat()}">{day}</time>' in html
+    assert (
+        f'<a href="/player/{me.id}/SO" title="Sol: {rating_text(1622.5, 80.0)}, 30\u20135"'
+        ' aria-current="page">SO <span class="muted">1623</span></a>'
+    ) in html
+    assert f'<a href="/player/{me.id}/KY" title="Ky: ' in html
+    assert 'KY <span class="muted">1402</span>' in html
+    assert "<p>86% won · last game" in html
+    assert f'<p class="big">{rating_text(1700.4, 60.0)}</p>' in html
+    assert f'<p>a hidden player\n      (Ky) · <time datetime="{BASE_TIME.isoformat()}">' in html
+    then = f"{BASE_TIME - timedelta(days=9):%Y-%m-%d}"
+    assert f'<bdi>Then</bdi> <span class="muted">{then} \u2013 {day}</span>' in html
+    assert "Unranked: ± too wide: ±160, ranks need ± below 150." in html
+    assert "No counted games yet." in html

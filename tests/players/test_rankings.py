@@ -17,7 +17,7 @@ from matches.services.rating.incremental import rate_pending_matches
 from matches.simulation.league import LeagueSimulator
 from players.formatting import rating_text
 from players.models import Character, Player, Rating
-from players.selectors.rankings import top_rated_keys
+from players.selectors.rankings import rating_ranks, top_rated_keys
 from players.views.rankings import player_url, profile_url
 from tests.factories import PlayerFactory, RatingFactory
 from tests.fixtures.league import DAYS, START, rate_replays
@@ -162,6 +162,37 @@ def test_ties_are_broken_by_rating_id_in_lists_and_profiles(client):
     assert profile_links(html) == [(r.player_id, "SO") for r in sorted(tied, key=lambda r: r.id)]
     last = max(tied, key=lambda r: r.id)
     assert "#3 overall · #3 Sol" in client.get(f"/player/{last.player_id}/SO").content.decode()
+
+
+@pytest.mark.parametrize("per_rank", [1, 2, 1000])
+def test_rating_ranks_are_positions_among_ties_and_flagged_ratings(monkeypatch, per_rank):
+    """Ranks and the counted total, from the one query, against the order worked out in
+    Python: ties at a value on both sides of a rating, flagged players' ratings among them
+    (ahead and behind, of the same character and another) and a rating too wide to rank."""
+    monkeypatch.setattr("players.selectors.rankings.RANKED_COUNTED_PER_RANK", per_rank)
+    ky = Character.objects.get(code="KY")
+    made = [
+        RatingFactory(value=value, **({"character": ky} if on_ky else {}))
+        for value, on_ky in [
+            (1700.0, False), (1650.0, True), (1650.0, False), (1650.0, False), (1650.0, True),
+            (1600.0, False), (1650.0, False), (1800.0, True), (1500.0, False), (1650.0, False),
+        ]
+    ]  # fmt: skip
+    RatingFactory(value=1900.0, deviation=80.0)  # too wide: never ranked, never counted
+    for n, flag in ((2, "cheater"), (4, "hidden"), (7, "cheater")):
+        Player.objects.filter(id=made[n].player_id).update(**{flag: True})
+    order = expected_order()
+    assert len(order) == 7
+    for rating in Rating.objects.select_related("player", "character"):
+        ranks = rating_ranks(rating)
+        if rating not in order:
+            assert ranks is None
+            continue
+        overall = order.index(rating) + 1
+        within = expected_order(rating.character).index(rating) + 1
+        counted = per_rank * overall
+        assert (ranks.overall, ranks.character) == (overall, within)
+        assert (ranks.ranked, ranks.more_ranked) == (min(len(order), counted), len(order) > counted)
 
 
 def test_pages_of_100_with_links(client):

@@ -1,0 +1,228 @@
+"""The profile body's texts, for its Jinja2 template (`matches/profile_body.html`, placed
+by web.partials): every number formatted as the Django template's filters formatted it,
+so that the page reads the same. Django's engine placed the same texts several times
+slower."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from datetime import datetime, tzinfo
+from typing import Any
+
+from django.conf import settings
+from django.template.defaultfilters import date, floatformat
+from django.urls import reverse
+from django.utils import timezone
+from django.utils.safestring import SafeString
+
+from matches.selectors.matchups import MatchupEstimate
+from matches.selectors.profile import HISTORY_RANGES, GameSet, GoodMatch, RatedGame, RatingProfile
+from players.formatting import offset_text, percent, rating_text, signed_text
+from players.templatetags.ratings import floor_name, top_percent, win_rate
+from players.tiers import rank_tier
+from players.views.rankings import profile_url, ranked_below
+
+ProfileUrl = Callable[[str, str], str]  # profile_url()'s maker
+
+
+def profile_texts(found: RatingProfile, chart: SafeString) -> dict[str, Any]:
+    """What `matches/profile_body.html` places, for a profile and its rating chart (the
+    profile URL reversed once for all its links)."""
+    rating, overview, url = found.rating, found.overview, profile_url()
+    player, character = rating.player, rating.character
+    ranks = found.ranks
+    return {
+        "name": player.name,
+        "character": character.name,
+        "code": character.code,
+        "player_id": player.id,
+        "platform": player.get_platform_display(),
+        "floor": floor_name(player.floor) if player.floor else "",
+        "supporter": player.supporter,
+        "cheater": player.cheater,
+        "last_seen": _moment(player.last_seen),
+        "tabs": [
+            {
+                "url": url(player.id, r.character.code),
+                "title": f"{r.character.name}: {rating_text(r.value, r.deviation)}, "
+                f"{r.wins}\u2013{r.losses}",
+                "current": r.id == rating.id,
+                "code": r.character.code,
+                "value": floatformat(r.value, 0),
+            }
+            for r in overview.ratings
+        ],
+        "rating": rating_text(rating.value, rating.deviation),
+        "tier": rank_tier(rating.value),
+        "ranks": None
+        if ranks is None
+        else {
+            "overall": ranks.overall,
+            "character": ranks.character,
+            "top_percent": top_percent(ranks.top_percent),
+            "more_ranked": ranks.more_ranked,
+            "ranked": ranks.ranked,
+        },
+        "unranked_reason": found.unranked_reason,
+        "calculator_url": reverse("calculator"),
+        "about_url": reverse("about"),
+        "wins": rating.wins,
+        "losses": rating.losses,
+        "win_rate": win_rate(rating),
+        "last_played": None if rating.last_played_at is None else _moment(rating.last_played_at),
+        "peak": (
+            None
+            if rating.peak_value is None
+            else rating_text(rating.peak_value, rating.peak_deviation)
+        ),
+        "peak_at": _moment(rating.peak_at),
+        "best_win": _best_win(found, url),
+        "ranked_below": floatformat(ranked_below(), 0),
+        "ranges": [(key, "All" if key == "all" else f"{key[:-1]} days") for key in HISTORY_RANGES],
+        "history_range": found.history_range,
+        "history_days": found.history_days,
+        "history_games": found.history_games,
+        "chart": chart,
+        "opponents": _opponent_rows(found.opponents, url),
+        "opponent_days": settings.FAIR_OPPONENT_DAYS,
+        "sets": _history_sets(found.matches.sets, url),
+        "previous_cursor": str(found.matches.previous_cursor or ""),
+        "next_cursor": str(found.matches.next_cursor or ""),
+        "matchups": _matchup_rows(
+            (row.opponent_character.name, row.estimate) for row in found.matchups.rows
+        ),
+        "matchup_overall": _matchup_rows([("Overall", found.matchups.overall)])[0],
+        "past_names": [
+            {
+                "name": n.name,
+                "first_seen": _moment(n.first_seen)[1],
+                "last_seen": _moment(n.last_seen)[1],
+            }
+            for n in overview.past_names
+        ],
+    }
+
+
+def _moment(moment: datetime | None) -> tuple[str, str]:
+    """A moment as the template's `|date:'c'` and `|date:"Y-m-d"` wrote it (local time)."""
+    local = timezone.template_localtime(moment)
+    return date(local, "c"), date(local, "Y-m-d")
+
+
+def _best_win(found: RatingProfile, url: ProfileUrl) -> dict[str, Any] | None:
+    """The best win's texts; no link (a hidden player) when its opponent is hidden or gone."""
+    rating = found.rating
+    if rating.best_win_value is None:
+        return None
+    opponent = rating.best_win_opponent
+    shown = opponent is not None and not found.overview.best_win_hidden
+    return {
+        "rating": rating_text(rating.best_win_value, rating.best_win_deviation),
+        "url": url(rating.best_win_opponent_id, rating.best_win_character.code) if shown else "",
+        "opponent": opponent.name if shown else "",
+        "character": rating.best_win_character.name,
+        "at": _moment(rating.best_win_at),
+    }
+
+
+def _change_class(change: float | None) -> str:
+    if change is None or change == 0:
+        return ""
+    return "up" if change > 0 else "down"
+
+
+def _game_texts(game: RatedGame, zone: tzinfo) -> dict[str, Any]:
+    """One game's cells as texts (a row of its own: `index` from 1, set by the caller)."""
+    played_at = timezone.localtime(game.played_at, zone)
+    return {
+        "index": 0,
+        "set": None,
+        "iso": played_at.isoformat(),
+        "time": f"{played_at.hour:02}:{played_at.minute:02}",
+        "value": rating_text(game.value, game.deviation),
+        "uncertain": game.uncertain,
+        "opponent_value": rating_text(game.opponent_value, game.opponent_deviation),
+        "opponent_uncertain": game.opponent_uncertain,
+        "win_probability": percent(game.win_probability, 0),
+        "won": game.won,
+        "change": None if game.change is None else signed_text(game.change, 1),
+        "change_class": _change_class(game.change) if game.counted else "",
+        "uncounted_reason": game.uncounted_reason if game.uncounted else "",
+    }
+
+
+def _history_sets(sets: list[GameSet], url: ProfileUrl) -> list[dict[str, Any]]:
+    """The match history's sets (a tbody each, `matches/history_sets.html`): a set of one
+    game is its row; a longer one is a row of the set's (its first game's ratings and
+    odds) and one for each of its games."""
+    zone = timezone.get_current_timezone()
+    texts = []
+    for game_set in sets:
+        games = [_game_texts(game, zone) for game in game_set.games_oldest_first]
+        rows = games
+        if len(games) > 1:
+            summary = {
+                "win_probability": games[0]["win_probability"],
+                "record": f"{game_set.wins}\u2013{game_set.losses}",
+                "change": None if game_set.change is None else signed_text(game_set.change),
+                "change_class": _change_class(game_set.change),
+                "uncounted": game_set.uncounted,
+                "games": len(games),
+            }
+            rows = [{**games[0], "set": summary}, *games]
+            for index, game in enumerate(games, start=1):
+                game["index"] = index
+        first = timezone.localtime(game_set.first.played_at, zone)
+        texts.append(
+            {
+                "iso": games[0]["iso"],
+                "when": f"{first:%b} {first.day}, {games[0]['time']}",
+                "url": url(game_set.opponent.id, game_set.opponent_character.code),
+                "opponent": game_set.opponent.name,
+                "character": game_set.opponent_character.name,
+                "code": game_set.opponent_character.code,
+                "rows": rows,
+            }
+        )
+    return texts
+
+
+def _matchup_rows(rows: Iterable[tuple[str, MatchupEstimate]]) -> list[dict[str, Any]]:
+    """Matchup rows (label, estimate) as texts."""
+    texts = []
+    for label, estimate in rows:
+        offset = None if estimate.offset is None else estimate.offset.value
+        css = ""
+        if offset is not None and not estimate.uncertain:
+            css = " up" if offset >= 0.5 else " down" if offset <= -0.5 else ""
+        texts.append(
+            {
+                "label": label,
+                "uncertain": estimate.uncertain,
+                "games": estimate.games,
+                "wins": estimate.wins,
+                "record": f"{estimate.wins}\u2013{estimate.losses}",
+                "expected_sort": estimate.expected_wins,
+                "expected": f"{estimate.expected_wins:.1f}",
+                "css": css,
+                "offset_sort": "" if offset is None else offset,
+                "offset": offset_text(offset, estimate.half_width),
+            }
+        )
+    return texts
+
+
+def _opponent_rows(opponents: list[GoodMatch], url: ProfileUrl) -> list[dict[str, Any]]:
+    """The fair opponents' rows as texts."""
+    return [
+        {
+            "url": url(o.player_id, o.character_code),
+            "name": o.name,
+            "character": o.character_name,
+            "code": o.character_code,
+            "rating": rating_text(o.value, o.deviation),
+            "tier": o.tier,
+            "win_probability": percent(o.win_probability, 0),
+        }
+        for o in opponents
+    ]
