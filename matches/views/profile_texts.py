@@ -53,7 +53,7 @@ def profile_texts(found: RatingProfile, chart: SafeString) -> dict[str, Any]:
             for r in overview.ratings
         ],
         "rating": rating_text(rating.value, rating.deviation),
-        "tier": rank_tier(rating.value),
+        "tier": _settled_tier(rank_tier(rating.value), rating.deviation),
         "ranks": None
         if ranks is None
         else {
@@ -212,6 +212,12 @@ def _matchup_rows(rows: Iterable[tuple[str, MatchupEstimate]]) -> list[dict[str,
     return texts
 
 
+def _settled_tier(tier: str | None, deviation: float) -> str | None:
+    """A rating's tier as the page shows it: none beside a rating too unsettled to be
+    ranked, whose value may be far from the player's strength (its ± says how far)."""
+    return tier if deviation < settings.RATING_LOW_DEVIATION else None
+
+
 def _opponent_rows(opponents: list[GoodMatch], url: ProfileUrl) -> list[dict[str, Any]]:
     """The fair opponents' rows as texts."""
     return [
@@ -221,7 +227,7 @@ def _opponent_rows(opponents: list[GoodMatch], url: ProfileUrl) -> list[dict[str
             "character": o.character_name,
             "code": o.character_code,
             "rating": rating_text(o.value, o.deviation),
-            "tier": o.tier,
+            "tier": _settled_tier(o.tier, o.deviation),
             "win_probability": percent(o.win_probability, 0),
         }
         for o in opponents

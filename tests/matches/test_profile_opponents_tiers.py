@@ -49,7 +49,7 @@ def opponents_block(html: str) -> str:
 
 
 def test_good_matches_are_the_fair_opponents_fairest_first(
-    client, league, active, django_assert_max_num_queries
+    client, league, active, settings, django_assert_max_num_queries
 ):
     rating = busiest()
     expected = fair_opponents(rating.player_id, rating.character_id)
@@ -64,13 +64,15 @@ def test_good_matches_are_the_fair_opponents_fairest_first(
         (*row[:2], unescape(row[2]), unescape(row[3]), *row[4:])
         for row in OPPONENT_ROW.findall(block)
     ]
+    settled = settings.RATING_LOW_DEVIATION
     assert rows == [
         (
             o["player_id"],
             o["character"],
             o["name"],
             NAMES[o["character"]],
-            f'{rating_text(o["value"], o["deviation"])} <span class="tier">{o["tier"]}</span>',
+            rating_text(o["value"], o["deviation"])
+            + (f' <span class="tier">{o["tier"]}</span>' if o["deviation"] < settled else ""),
             f"{100 * o['win_probability']:.0f}%",
         )
         for o in expected
@@ -155,3 +157,16 @@ def test_tiers_off_shows_no_badge_anywhere(client, league, settings, active):
         assert 'class="tier"' not in html, url
     block = opponents_block(client.get(url_of(rating)).content.decode())
     assert len(OPPONENT_ROW.findall(block)) == 10  # the opponents are still there, untiered
+
+
+def test_no_tier_beside_a_rating_too_unsettled_to_be_ranked(client, league, settings, active):
+    settings.RATING_TIERS = ["0:Low", "1500:High"]
+    rating = busiest()
+    html = client.get(url_of(rating)).content.decode()
+    assert 'class="tier"' in opponents_block(html)
+    assert '<p class="big">' + rating_text(rating.value, rating.deviation) + " <span" in html
+    settings.RATING_LOW_DEVIATION = 1  # no rating settled enough to be ranked
+    bump_generation()
+    html = client.get(url_of(rating)).content.decode()
+    assert 'class="tier"' not in html
+    assert len(OPPONENT_ROW.findall(opponents_block(html))) == 10
