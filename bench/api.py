@@ -112,8 +112,10 @@ def _build(games: int) -> None:
             source=file_import_source(), replays=iter_replay_payloads(league.games(games))
         ),
     )
-    _timed("recompute_all_ratings", recompute_all_ratings)
+    # Rated and refreshed as of the league's last game: decayed to today, months after
+    # the simulated season, no rating would be ranked and every ranking would be empty.
     last = Match.objects.aggregate(last=Max("played_at"))["last"]
+    _timed("recompute_all_ratings", lambda: recompute_all_ratings(now=last))
     _timed("refresh_statistics", lambda: refresh_statistics(now=last))
     # As autovacuum would after a bulk load: the planner needs statistics.
     with connection.cursor() as cursor:

@@ -87,8 +87,7 @@ def ensure_database(games: int) -> str:
         )
     _manage(["migrate", "--no-input", "-v0"], url)
     _manage(["import_replays", str(league)], url)
-    _manage(["recompute_ratings"], url)
-    subprocess.run([sys.executable, "-m", "bench.web", "--refresh"], env=_env(url), check=True)
+    subprocess.run([sys.executable, "-m", "bench.web", "--rate"], env=_env(url), check=True)
     vacuum(url)
     return url
 
@@ -119,17 +118,21 @@ def _setup() -> None:
     django.setup()
 
 
-def refresh() -> None:
-    """Site statistics as of the league's last game (so that ratings are not decayed away)."""
+def rate() -> None:
+    """Ratings and site statistics as of the league's last game: decayed to today, months
+    after the simulated season, no rating would be ranked and every ranking would be empty."""
     _setup()
     from django.db.models import Max
 
     from matches.models import Match
+    from matches.services.rating.recompute import recompute_all_ratings
     from matches.services.statistics import refresh_statistics
 
-    started = time.perf_counter()
-    refresh_statistics(now=Match.objects.aggregate(last=Max("played_at"))["last"])
-    print(f"  refresh_statistics: {time.perf_counter() - started:.0f} s", flush=True)
+    last = Match.objects.aggregate(last=Max("played_at"))["last"]
+    for step in (recompute_all_ratings, refresh_statistics):
+        started = time.perf_counter()
+        step(now=last)
+        print(f"  {step.__name__}: {time.perf_counter() - started:.0f} s", flush=True)
 
 
 def _pages() -> dict[str, str]:
@@ -273,10 +276,10 @@ def main() -> None:
     parser.add_argument("--games", type=int, nargs="+", default=[10_000, 1_000_000])
     parser.add_argument("--requests", type=int, default=200)
     parser.add_argument("--measure", action="store_true", help=argparse.SUPPRESS)
-    parser.add_argument("--refresh", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--rate", action="store_true", help=argparse.SUPPRESS)
     options = parser.parse_args()
-    if options.refresh:
-        refresh()
+    if options.rate:
+        rate()
         return
     if options.measure:
         print(json.dumps(measure(options.requests)))
