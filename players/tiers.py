@@ -107,3 +107,9 @@ def rank_tier(value: float) -> str | None:
     # Parsed once per setting: lists call this for each of a hundred rows.
     minimums, names = _parsed(tuple(settings.RATING_TIERS))
     return _name_at(minimums, names, value) if names else None
+
+
+def settled_tier(value: float, deviation: float) -> str | None:
+    """`rank_tier` for a rating a page shows with its ±: none beside a rating too
+    unsettled to be ranked, whose value may be far from the player's strength."""
+    return rank_tier(value) if deviation < settings.RATING_LOW_DEVIATION else None

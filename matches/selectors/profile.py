@@ -551,7 +551,6 @@ class GoodMatch(NamedTuple):
     character_name: str
     value: float
     deviation: float
-    tier: str | None
     win_probability: float  # the profile owner's chance to beat them
 
 
@@ -575,7 +574,6 @@ def good_matches(
             names.get(row["character"], row["character"]),
             row["value"],
             row["deviation"],
-            row["tier"],
             row["win_probability"],
         )
         for row in opponents_near(

@@ -120,10 +120,16 @@ def _binary_copy(
         yield copy
 
 
-def copy_text(cursor: Any, table: str, data: bytes) -> None:
-    """COPY data already in PostgreSQL's text format into every column of `table`, on a
-    cursor of this connection."""
-    with connection.wrap_database_errors, cursor.cursor.copy(f"COPY {table} FROM STDIN") as copy:
+def copy_text_into_temp(
+    cursor: Any, name: str, columns: Sequence[tuple[str, str]], data: bytes
+) -> None:
+    """A temporary table `name` of `columns` (name, SQL type), dropped at the commit,
+    holding `data`: rows already in PostgreSQL's text COPY format, on a cursor of this
+    connection."""
+    cursor.execute(
+        f"CREATE TEMP TABLE {name} ({', '.join(f'{n} {t}' for n, t in columns)}) ON COMMIT DROP"
+    )
+    with connection.wrap_database_errors, cursor.cursor.copy(f"COPY {name} FROM STDIN") as copy:
         copy.write(data)
 
 

@@ -17,7 +17,6 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from itertools import islice
 from pathlib import Path
-from typing import Any
 
 from django.conf import settings
 from django.db import IntegrityError, connection, transaction
@@ -483,24 +482,13 @@ def _from_epoch_microseconds(column: str) -> str:
     return f"timestamptz 'epoch' + {column} * interval '1 microsecond'"
 
 
-def _copied_into_temp(
-    cursor: Any, name: str, columns: tuple[tuple[str, str], ...], data: bytes
-) -> None:
-    """A temporary table `name` of `columns` (name, type), dropped at the commit, holding
-    the text COPY `data`."""
-    cursor.execute(
-        f"CREATE TEMP TABLE {name} ({', '.join(f'{n} {t}' for n, t in columns)}) ON COMMIT DROP"
-    )
-    bulk.copy_text(cursor, name, data)
-
-
 def _write_seen_players(seen: SeenPlayers) -> None:
     """Upsert the players the child saw, then their names, as `_write_sightings` does."""
     players, names = _player_conflicts()
     times = [_from_epoch_microseconds(name) for name in ("first_seen", "last_seen")]
     with connection.cursor() as cursor:
-        _copied_into_temp(cursor, "_players", SEEN_PLAYER_COLUMNS, seen.players)
-        _copied_into_temp(cursor, "_names", SEEN_NAME_COLUMNS, seen.names)
+        bulk.copy_text_into_temp(cursor, "_players", SEEN_PLAYER_COLUMNS, seen.players)
+        bulk.copy_text_into_temp(cursor, "_names", SEEN_NAME_COLUMNS, seen.names)
         cursor.execute(
             f"INSERT INTO {Player._meta.db_table} ({', '.join(PLAYER_COLUMNS)}) "
             f"SELECT id, name, platform, floor, {', '.join(times)}, false, false, false "
@@ -522,7 +510,7 @@ def _insert_encoded_matches(source_id: int, chunk: ParsedChunk) -> int:
         given[name] = _from_epoch_microseconds(name)
     values = ", ".join(given.get(name, name) for name in MATCH_INSERT_COLUMNS)
     with connection.cursor() as cursor:
-        _copied_into_temp(cursor, "_copied", GAME_COLUMNS, chunk.games)
+        bulk.copy_text_into_temp(cursor, "_copied", GAME_COLUMNS, chunk.games)
         cursor.execute(
             f"WITH new AS (INSERT INTO {Match._meta.db_table} ({', '.join(MATCH_INSERT_COLUMNS)}) "
             f"SELECT {values} FROM _copied ON CONFLICT DO NOTHING RETURNING id, played_at) "

@@ -19,7 +19,7 @@ from matches.selectors.matchups import MatchupEstimate
 from matches.selectors.profile import HISTORY_RANGES, GameSet, GoodMatch, RatedGame, RatingProfile
 from players.formatting import offset_text, percent, rating_text, signed_text
 from players.templatetags.ratings import floor_name, top_percent, win_rate
-from players.tiers import rank_tier
+from players.tiers import settled_tier
 from players.views.rankings import profile_url, ranked_below
 
 ProfileUrl = Callable[[str, str], str]  # profile_url()'s maker
@@ -53,7 +53,7 @@ def profile_texts(found: RatingProfile, chart: SafeString) -> dict[str, Any]:
             for r in overview.ratings
         ],
         "rating": rating_text(rating.value, rating.deviation),
-        "tier": _settled_tier(rank_tier(rating.value), rating.deviation),
+        "tier": settled_tier(rating.value, rating.deviation),
         "ranks": None
         if ranks is None
         else {
@@ -212,12 +212,6 @@ def _matchup_rows(rows: Iterable[tuple[str, MatchupEstimate]]) -> list[dict[str,
     return texts
 
 
-def _settled_tier(tier: str | None, deviation: float) -> str | None:
-    """A rating's tier as the page shows it: none beside a rating too unsettled to be
-    ranked, whose value may be far from the player's strength (its ± says how far)."""
-    return tier if deviation < settings.RATING_LOW_DEVIATION else None
-
-
 def _opponent_rows(opponents: list[GoodMatch], url: ProfileUrl) -> list[dict[str, Any]]:
     """The fair opponents' rows as texts."""
     return [
@@ -227,7 +221,7 @@ def _opponent_rows(opponents: list[GoodMatch], url: ProfileUrl) -> list[dict[str
             "character": o.character_name,
             "code": o.character_code,
             "rating": rating_text(o.value, o.deviation),
-            "tier": _settled_tier(o.tier, o.deviation),
+            "tier": settled_tier(o.value, o.deviation),
             "win_probability": percent(o.win_probability, 0),
         }
         for o in opponents
