@@ -11,7 +11,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from django.db import transaction
-from django.db.models import Case, CharField, Count, F, IntegerField, Q, Value, When
+from django.db.models import Case, CharField, Count, F, Func, IntegerField, Q, Subquery, Value, When
 from django.db.models.functions import Floor, TruncDate
 from django.utils import timezone
 
@@ -141,24 +141,31 @@ def _floor_distribution() -> list[dict[str, int]]:
     return [{"floor": floor, "players": players.get(floor, 0)} for floor in FLOORS]
 
 
-def _side_games(now: datetime, side: str) -> list[dict[str, Any]]:
-    """(period, bracket key, character, games) rows for one side of the rated games of the
-    latest two popularity periods; period 0 is the latest. From the matches of the window
-    (found by played_at's index) to their ratings, never through every rating stored."""
-    latest = now - POPULARITY_PERIOD
+def _window_games(now: datetime) -> list[dict[str, Any]]:
+    """(period, each side's bracket and character, games) rows of the rated games of the
+    latest two popularity periods; period 0 is the latest. One pass for both sides, from
+    the matches of the window (found by played_at's index) to their ratings, never
+    through every rating stored: the ratings are read from the window's first match id on
+    (exact, as every game of the window has an id at least that; fast, as ids follow
+    arrival and the ratings lie in game order)."""
+    since = now - 2 * POPULARITY_PERIOD
+    window = Match.objects.filter(played_at__gte=since, played_at__lte=now)
+    # "+ 0": the lowest id among the window's games (its index), not the first id of the
+    # primary key's walk that falls in the window (most of the table before it).
+    first_id = window.order_by().values(first=Func(F("id") + 0, function="MIN"))
     return list(
-        Match.objects.visible()
-        .filter(played_at__gte=latest - POPULARITY_PERIOD, played_at__lte=now, rating__isnull=False)
+        window.visible()
+        .filter(rating__match_id__gte=Subquery(first_id))
         .annotate(
             period=Case(
-                When(played_at__gte=latest, then=Value(0)),
+                When(played_at__gte=now - POPULARITY_PERIOD, then=Value(0)),
                 default=Value(1),
                 output_field=IntegerField(),
             ),
-            bracket=_bracket_case(f"rating__value_{side}"),
-            character=F(f"character_{side}"),
+            bracket_a=_bracket_case("rating__value_a"),
+            bracket_b=_bracket_case("rating__value_b"),
         )
-        .values("period", "bracket", "character")
+        .values("period", "bracket_a", "character_a", "bracket_b", "character_b")
         .annotate(games=Count("id"))
     )
 
@@ -185,10 +192,10 @@ def _popularity(now: datetime) -> dict[str, Any]:
     ratings in each bracket (the rating before the game), and its change from the period
     before. Both sides of a game count, each in its own bracket."""
     games: dict[tuple[int, str, int], int] = {}
-    for side in ("a", "b"):
-        for row in _side_games(now, side):
-            for key in ("all", row["bracket"]):
-                slot = (row["period"], key, row["character"])
+    for row in _window_games(now):
+        for side in ("a", "b"):
+            for key in ("all", row[f"bracket_{side}"]):
+                slot = (row["period"], key, row[f"character_{side}"])
                 games[slot] = games.get(slot, 0) + row["games"]
     keys = ["all", *(key for key, *_ in POPULARITY_BRACKETS)]
     totals = {

@@ -23,7 +23,7 @@ from matches.ratings import kernel
 from matches.ratings.glicko import GlickoParams
 from matches.services import bulk
 from matches.services.locks import RATING_WRITER_LOCK, acquire_transaction_lock
-from matches.services.rating.storage import fetch_rows
+from matches.services.rating.storage import fetch_columns
 from matches.services.rating_rows import moment
 from players.models import Rating
 
@@ -57,16 +57,16 @@ def decay_all_ratings(now: datetime | None = None) -> int:
     until = (now or timezone.now()).timestamp()
     with transaction.atomic():
         acquire_transaction_lock(RATING_WRITER_LOCK, wait=True)
-        rows = fetch_rows(
+        ids, deviation, last_decay_at = fetch_columns(
             Rating.objects.filter(
                 deviation__lt=params.maximum_deviation, last_decay_at__isnull=False
             )
             .annotate(epoch=EpochSeconds("last_decay_at"))
-            .values_list("id", "deviation", "epoch")
+            .values_list("id", "deviation", "epoch"),
+            (20, 701, 701),  # bigint, double precision, double precision
         )
-        if not rows:
+        if not len(ids):
             return 0
-        ids, deviation, last_decay_at = (np.array(column) for column in zip(*rows, strict=True))
         deviation, last_decay_at, write = decay_shown(deviation, last_decay_at, until, params)
         if not write.any():
             return 0

@@ -9,6 +9,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TypeVar
 
+import numpy as np
+import psycopg
 from django.core.management.color import no_style
 from django.db import connection
 from django.db.models import Q, QuerySet
@@ -26,7 +28,7 @@ from matches.ratings.ledger import (
     RatingLedger,
     RatingState,
 )
-from matches.services import bulk
+from matches.services import binary_copy, bulk
 from matches.services.rating_rows import (
     PLAYER_MATCHUP_COLUMNS,
     SNAPSHOT_COLUMNS,
@@ -77,6 +79,32 @@ def fetch_rows(queryset: QuerySet) -> list[tuple]:
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
         return cursor.fetchall()
+
+
+def fetch_columns(queryset: QuerySet, oids: Sequence[int]) -> list[np.ndarray]:
+    """A values_list queryset's columns as numpy arrays, their PostgreSQL types `oids`
+    (fixed-width ones of binary_copy.FORMATS). On PostgreSQL each column arrives as one
+    binary array that numpy reads whole: the refresh's two million ratings in a fraction
+    of a second, where a Python tuple a row cost seconds. Elsewhere, from the rows."""
+    formats = [np.dtype(binary_copy.FORMATS[oid]).newbyteorder("=") for oid in oids]
+    if connection.vendor != "postgresql":
+        columns = list(zip(*fetch_rows(queryset), strict=True)) or [()] * len(oids)
+        return [np.array(column, dtype) for column, dtype in zip(columns, formats, strict=True)]
+    sql, params = queryset.query.sql_with_params()
+    names = [f"c{n}" for n in range(len(oids))]
+    arrays = ", ".join(f"array_send(array_agg({name}))" for name in names)
+    connection.ensure_connection()
+    # psycopg's own cursor: Django's binds parameters client-side, which cannot return
+    # binary results.
+    with connection.wrap_database_errors, psycopg.Cursor(connection.connection) as cursor:
+        cursor.execute(
+            f"SELECT {arrays} FROM ({sql}) AS rows ({', '.join(names)})", params, binary=True
+        )
+        row = cursor.fetchone()
+    return [
+        np.empty(0, dtype) if data is None else binary_copy.decode_array(data, oid).astype(dtype)
+        for data, oid, dtype in zip(row, oids, formats, strict=True)
+    ]
 
 
 def games_of(rows: Iterable[tuple]) -> list[Game]:
