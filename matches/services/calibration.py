@@ -45,23 +45,28 @@ def recent_predictions() -> list[LogitBin]:
     # logit P(A wins) = ln 10 / 400 · g(sqrt(RD_a² + RD_b²)) · (r_a - r_b) (glicko.win_probability)
     logit = Cast(
         glicko.Q
-        * (F("value_a") - F("value_b"))
+        * (F("rating__value_a") - F("rating__value_b"))
         / Sqrt(
             Value(1.0)
             + glicko.G_FACTOR
-            * (F("deviation_a") * F("deviation_a") + F("deviation_b") * F("deviation_b"))
+            * (
+                F("rating__deviation_a") * F("rating__deviation_a")
+                + F("rating__deviation_b") * F("rating__deviation_b")
+            )
         ),
         FloatField(),
     )
+    # The window on both tables' ids: PostgreSQL carries only equalities across a join,
+    # and without its bound one side is read whole (ten million rows for a million).
     rows = (
-        MatchRating.objects.filter(match_id__gte=first)
-        .exclude(match__player_a__in=flagged)
-        .exclude(match__player_b__in=flagged)
+        Match.objects.filter(id__gte=first, rating__match_id__gte=first)
+        .exclude(player_a__in=flagged)
+        .exclude(player_b__in=flagged)
         .annotate(logit=logit)
         .values(cell=Round(F("logit") / BIN_WIDTH))
         .annotate(
-            games=Count("match_id"),
-            wins=Count("match_id", filter=Q(match__winner=Match.Winner.A)),
+            games=Count("id"),
+            wins=Count("id", filter=Q(winner=Match.Winner.A)),
             total=Sum("logit"),
         )
         .values_list("games", "wins", "total")
