@@ -1,10 +1,11 @@
 """Character matchups (DESIGN.md section 4.5), rebuilt whole from the stored games.
 
-One SQL aggregate over the counted games groups them by character
-pair and by a narrow bin of the rating difference; the offset of each pair is then
-fitted in Python (matches.ratings.matchup_offset.fit_offset). Sums over games do not
-depend on the order the games were played in, and games of players flagged hidden or
-cheater since they were rated drop out at the next rebuild.
+SQL aggregates over the counted games group them by character pair and by a narrow
+bin of the rating difference (every game for the whole field; the games between two
+top-rated players, found from those players, for the top-N brackets); the offset of
+each pair is then fitted in Python (matches.ratings.matchup_offset.fit_offset). Sums
+over games do not depend on the order the games were played in, and games of players
+flagged hidden or cheater since they were rated drop out at the next rebuild.
 """
 
 from __future__ import annotations
@@ -33,64 +34,84 @@ BRACKET_LIMITS: dict[str, int | None] = {
 _MEMBERS = "character_matchup_members"
 
 
-def _aggregate_sql() -> str:
-    """(character X, character Y, difference bin, tier, games, X wins, sum of differences,
-    X's expected wins) per group of the counted games between unflagged players of two
-    different characters; X is side A, the difference is A's pre-game value minus B's.
-    The tier is the smallest top-N bracket both sides belong to (0: none), so that one
-    pass over the games serves every bracket."""
+def _aggregate_sql(*, tiered: bool) -> str:
+    """(character X, character Y, difference bin, [tier,] games, X wins, sum of
+    differences, X's expected wins) per group of the counted games between unflagged
+    players of two different characters; X is side A, the difference is A's pre-game
+    value minus B's.
+
+    `tiered`: only the games between two members of the top-N brackets, found from the
+    members through the side index, each with its tier, the smallest bracket both sides
+    belong to. Otherwise every game, without members: looking both sides of ten million
+    games up among the members cost more than the aggregate itself."""
     matches, ratings, players = (
         Match._meta.db_table,
         MatchRating._meta.db_table,
         Player._meta.db_table,
     )
-    # A side outside the members ranks below every bracket (SQLite's MAX of several
-    # values is PostgreSQL's GREATEST).
-    greatest = "GREATEST" if connection.vendor == "postgresql" else "MAX"
-    reach = f"{greatest}(COALESCE(ta.rank, 2147483647), COALESCE(tb.rank, 2147483647))"
-    tiers = sorted(limit for limit in BRACKET_LIMITS.values() if limit is not None)
-    tier = " ".join(f"WHEN {reach} <= {limit} THEN {limit}" for limit in tiers)
     # A few flagged players among very many: a small hashed set, not two joins.
     flagged = f"SELECT id FROM {players} WHERE hidden OR cheater"
-    return f"""
-        SELECT m.character_a_id, m.character_b_id,
-               ROUND((r.value_a - r.value_b) / %(bin)s),
-               CASE {tier} ELSE 0 END,
+    sums = """ROUND((r.value_a - r.value_b) / %(bin)s),
                COUNT(*),
                SUM(CASE WHEN m.winner = %(a)s THEN 1 ELSE 0 END),
                SUM(r.value_a - r.value_b),
-               SUM(1.0 / (1.0 + POWER(10.0, (r.value_b - r.value_a) / 400.0)))
-        FROM {ratings} r
-        JOIN {matches} m ON m.id = r.match_id
-        LEFT JOIN {_MEMBERS} ta ON ta.player_id = m.player_a_id
-             AND ta.character_id = m.character_a_id
-        LEFT JOIN {_MEMBERS} tb ON tb.player_id = m.player_b_id
+               SUM(1.0 / (1.0 + POWER(10.0, (r.value_b - r.value_a) / 400.0)))"""
+    counted = f"""r.counted AND m.character_a_id <> m.character_b_id
+          AND m.player_a_id NOT IN ({flagged}) AND m.player_b_id NOT IN ({flagged})"""
+    if not tiered:
+        return f"""
+            SELECT m.character_a_id, m.character_b_id, {sums}
+            FROM {ratings} r JOIN {matches} m ON m.id = r.match_id
+            WHERE {counted}
+            GROUP BY 1, 2, 3
+        """
+    # SQLite's MAX of several values is PostgreSQL's GREATEST.
+    greatest = "GREATEST" if connection.vendor == "postgresql" else "MAX"
+    reach = f"{greatest}(ta.rank, tb.rank)"
+    limits = sorted(limit for limit in BRACKET_LIMITS.values() if limit is not None)
+    tier = " ".join(f"WHEN {reach} <= {limit} THEN {limit}" for limit in limits)
+    return f"""
+        SELECT m.character_a_id, m.character_b_id, CASE {tier} END, {sums}
+        FROM {_MEMBERS} ta
+        JOIN {matches} m ON m.player_a_id = ta.player_id AND m.character_a_id = ta.character_id
+        JOIN {_MEMBERS} tb ON tb.player_id = m.player_b_id
              AND tb.character_id = m.character_b_id
-        WHERE r.counted AND m.character_a_id <> m.character_b_id
-          AND m.player_a_id NOT IN ({flagged}) AND m.player_b_id NOT IN ({flagged})
+        JOIN {ratings} r ON r.match_id = m.id
+        WHERE {counted}
         GROUP BY 1, 2, 3, 4
     """
 
 
-def bracket_groups(tiered: Iterable[tuple]) -> dict[str, list[tuple]]:
-    """Rows of the aggregate for each bracket, as matchup_rows reads them: (X, Y, games,
-    X wins, mean difference, X's expected wins) per (X, Y, difference bin), the tiers a
-    bracket takes in merged."""
-    sums: dict[str, dict[tuple, list[float]]] = {bracket: {} for bracket in BRACKET_LIMITS}
-    for a, b, difference_bin, tier, games, wins, differences, expected in tiered:
+def _mean_difference(rows: Iterable[tuple]) -> list[tuple]:
+    """Aggregate rows (X, Y, difference bin, games, wins, sum of differences, expected
+    wins) as matchup_rows reads them: (X, Y, games, wins, mean difference, expected)."""
+    return [
+        (a, b, games, wins, differences / games, expected)
+        for a, b, _, games, wins, differences, expected in rows
+    ]
+
+
+def bracket_groups(everyone: Iterable[tuple], tiered: Iterable[tuple]) -> dict[str, list[tuple]]:
+    """Rows of the aggregates for each bracket, as matchup_rows reads them: the whole
+    field from `everyone`; each top-N bracket from the `tiered` rows (X, Y, tier, bin,
+    ...) of the tiers it takes, merged per (X, Y, difference bin)."""
+    sums: dict[str, dict[tuple, list[float]]] = {
+        bracket: {} for bracket, limit in BRACKET_LIMITS.items() if limit is not None
+    }
+    for a, b, tier, difference_bin, games, wins, differences, expected in tiered:
         for bracket, limit in BRACKET_LIMITS.items():
-            if limit is None or 0 < tier <= limit:
+            if limit is not None and tier <= limit:
                 total = sums[bracket].setdefault((a, b, difference_bin), [0, 0, 0.0, 0.0])
                 total[0] += games
                 total[1] += wins
                 total[2] += differences
                 total[3] += expected
     return {
-        bracket: [
-            (a, b, games, wins, differences / games, expected)
-            for (a, b, _), (games, wins, differences, expected) in groups.items()
-        ]
-        for bracket, groups in sums.items()
+        CharacterMatchup.Bracket.ALL: _mean_difference(everyone),
+        **{
+            bracket: _mean_difference((*key, *total) for key, total in groups.items())
+            for bracket, groups in sums.items()
+        },
     }
 
 
@@ -149,8 +170,8 @@ def rebuild_character_matchups(
     players (top-N brackets: both players ranked that high on their character now);
     returns how many rows it wrote. The caller bumps the cache generation.
 
-    The games are summed by one SQL aggregate per bracket, or by `groups_of(members,
-    limit)`, which gives that aggregate's rows from games already in memory (a compiled
+    The games are summed by SQL (`_aggregate_sql`), or by `groups_of(members, limit)`,
+    which gives a bracket's rows from games already in memory (a compiled
     recompute's), `members` being the top ratings' ranks and `limit` the bracket's.
 
     It holds the rating writer's lock, so it reads no half-rated batch and no table a
@@ -189,8 +210,11 @@ def _fit_from_sql(
         )
         # Statistics, so that the planner hashes the few members rather than guess.
         cursor.execute(f"ANALYZE {_MEMBERS}")
-        cursor.execute(_aggregate_sql(), {"a": Match.Winner.A, "bin": float(DIFFERENCE_BIN_POINTS)})
-        for bracket, groups in bracket_groups(cursor.fetchall()).items():
+        parameters = {"a": Match.Winner.A, "bin": float(DIFFERENCE_BIN_POINTS)}
+        cursor.execute(_aggregate_sql(tiered=False), parameters)
+        everyone = cursor.fetchall()
+        cursor.execute(_aggregate_sql(tiered=True), parameters)
+        for bracket, groups in bracket_groups(everyone, cursor.fetchall()).items():
             rows += matchup_rows(bracket, groups, prior_deviation)
         # A failure before this rolls the creation back with the rest.
         cursor.execute(f"DROP TABLE {_MEMBERS}")

@@ -236,15 +236,26 @@ def test_player_matchup_sums_do_not_depend_on_the_order_of_games():
     )
 
 
-def test_one_pass_gives_each_bracket_the_tiers_it_holds_merged_per_bin():
-    """(X, Y, bin, tier, games, wins, sum of differences, expected wins): tier 100 counts
-    in every bracket, tier 1000 in the top 1000 and all, tier 0 in all only."""
+def test_each_bracket_takes_the_games_of_the_tiers_it_holds_merged_per_bin():
+    """The whole field is every game's sums as they are; a top-N bracket merges the
+    tiers (100: both players in the top 100, 1000: in the top 1000) it holds, per bin:
+    (X, Y, tier, bin, games, wins, sum of differences, expected wins)."""
+    everyone = [(1, 2, 3.0, 8, 3, 160.0, 3.5), (1, 2, 4.0, 1, 1, 30.0, 0.6)]
     tiered = [
-        (1, 2, 3.0, 0, 4, 1, 100.0, 2.0),
-        (1, 2, 3.0, 1000, 2, 2, 40.0, 1.0),
-        (1, 2, 3.0, 100, 2, 0, 20.0, 0.5),
+        (1, 2, 1000, 3.0, 2, 2, 40.0, 1.0),
+        (1, 2, 100, 3.0, 2, 0, 20.0, 0.5),
+        (1, 2, 100, 4.0, 1, 1, 30.0, 0.6),
     ]
-    groups = bracket_groups(tiered)
-    assert groups[CharacterMatchup.Bracket.ALL] == [(1, 2, 8, 3, 160.0 / 8, 3.5)]
-    assert groups[CharacterMatchup.Bracket.TOP1000] == [(1, 2, 4, 2, 60.0 / 4, 1.5)]
-    assert groups[CharacterMatchup.Bracket.TOP100] == [(1, 2, 2, 0, 10.0, 0.5)]
+    groups = bracket_groups(everyone, tiered)
+    assert groups[CharacterMatchup.Bracket.ALL] == [
+        (1, 2, 8, 3, 160.0 / 8, 3.5),
+        (1, 2, 1, 1, 30.0, 0.6),
+    ]
+    assert groups[CharacterMatchup.Bracket.TOP1000] == [
+        (1, 2, 4, 2, 60.0 / 4, 1.5),
+        (1, 2, 1, 1, 30.0, 0.6),
+    ]
+    assert groups[CharacterMatchup.Bracket.TOP100] == [
+        (1, 2, 2, 0, 10.0, 0.5),
+        (1, 2, 1, 1, 30.0, 0.6),
+    ]
