@@ -11,7 +11,7 @@ from django.utils import timezone
 
 from matches.models import SiteStatistic
 from matches.services.statistics import refresh_statistics
-from players.models import Rating
+from players.models import Player, Rating
 from players.selectors.rankings import ranked_ratings
 from tests.factories import replay
 from tests.fixtures.league import rate_replays
@@ -141,6 +141,26 @@ def test_redirects_are_cached_too_but_not_errors(client, league, django_assert_n
     assert client.get("/player/999").status_code == 404
     with django_assert_num_queries(1):
         assert client.get("/player/999").status_code == 404
+
+
+def test_the_total_counts_games_older_than_the_chart_and_neither_counts_hidden_players(db):
+    now = datetime(2026, 11, 20, 15, 0, tzinfo=UTC)
+    rate_replays(
+        [
+            replay(1, "1" * 18, "2" * 18, played_at=now - timedelta(days=200)),
+            replay(2, "1" * 18, "2" * 18, played_at=now - timedelta(days=1)),
+            replay(3, "3" * 18, "4" * 18, played_at=now - timedelta(days=1)),
+        ]
+    )
+    Player.objects.filter(id="4" * 18).update(hidden=True)
+    refresh_statistics(now=now)
+    stored = {row.key: row.data for row in SiteStatistic.objects.all()}
+    assert stored["totals"]["games"] == 2
+    assert stored["totals"]["games_24h"] == 1
+    assert stored["games_per_day"] == [
+        {"day": "2026-11-19", "games": 1},
+        {"day": "2026-11-20", "games": 0},
+    ]
 
 
 def test_games_per_day_run_up_to_today_with_quiet_days_at_zero(db):
