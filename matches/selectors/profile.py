@@ -188,14 +188,23 @@ def _cursor_params(cursor: GameCursor) -> dict[str, object]:
 
 # A page of a rating's visible games: each side's ids picked along the side's own
 # (player, character, played_at) index, the page's of both kept from the index alone
-# (each with its side, which says how its row is read), and only those joined to the
-# opponent and the results: the planner, which expects a rating to have a handful of
-# games, otherwise joined every game of a busy rating before sorting and keeping a page
-# of them. Hidden players are few: hashed, not joined. Written out, as the ORM built this
-# query for about as long as PostgreSQL ran it.
-_PAGE_IDS_SQL = """
+# (each with its side), and only those joined to the opponent and the results, each
+# row's columns read from its side: the planner, which expects a rating to have a handful
+# of games, otherwise joined every game of a busy rating before sorting and keeping a
+# page of them; one join, not one a side, is half the planning. Hidden players are few:
+# hashed, not joined. Written out, as the ORM built this query for about as long as
+# PostgreSQL ran it.
+_PAGE_GAMES_SQL = """
 WITH page AS ({side_a} UNION ALL {side_b}
     ORDER BY played_at {order}, id {order} LIMIT %(limit)s)
+SELECT m.id, {played_at}, m.floor, m.winner, r.counted,
+    p.id, p.name, p.platform, p.cheater, {theirs[character]},
+    {mine[value]}, {mine[deviation]}, {mine[change]}, {theirs[value]}, {theirs[deviation]},
+    CASE WHEN page.side = 'a' THEN '{winner_a}' ELSE '{winner_b}' END
+FROM page JOIN matches_match m ON m.id = page.id
+LEFT OUTER JOIN matches_matchrating r ON r.match_id = m.id
+JOIN players_player p ON p.id = {theirs[player]}
+ORDER BY 2 {order}, 1 {order}
 """
 _SIDE_IDS_SQL = """SELECT id, played_at, '{mine}' AS side FROM (
     SELECT id, played_at FROM matches_match
@@ -205,17 +214,21 @@ _SIDE_IDS_SQL = """SELECT id, played_at, '{mine}' AS side FROM (
         {conditions}
     ORDER BY played_at {order}, id {order} LIMIT %(limit)s
 ) side_{mine}"""
-# The page's games of one side ({mine}: the rating's side, {theirs}: the opponent's).
-_SIDE_GAMES_SQL = """
-SELECT m.id, {played_at}, m.floor, m.winner, r.counted,
-    p.id, p.name, p.platform, p.cheater, m.character_{theirs}_id,
-    r.value_{mine}, r.deviation_{mine}, r.change_{mine}, r.value_{theirs}, r.deviation_{theirs},
-    '{winner}'
-FROM matches_match m
-LEFT OUTER JOIN matches_matchrating r ON r.match_id = m.id
-JOIN players_player p ON p.id = m.player_{theirs}_id
-WHERE m.id IN (SELECT id FROM page WHERE side = '{mine}')
-"""
+
+
+def _side_column(column: str, mine: bool) -> str:
+    """The rating's (`mine`) or the opponent's column of a page row, `column` naming the
+    two with {} for the side ("r.value_{}": value_a or value_b, as the row's side says)."""
+    a, b = (column.format("a"), column.format("b"))[:: 1 if mine else -1]
+    return f"CASE WHEN page.side = 'a' THEN {a} ELSE {b} END"
+
+
+_MINE = {name: _side_column(f"r.{name}_{{}}", True) for name in ("value", "deviation", "change")}
+_THEIRS = {
+    **{name: _side_column(f"r.{name}_{{}}", False) for name in ("value", "deviation")},
+    "character": _side_column("m.character_{}_id", False),
+    "player": _side_column("m.player_{}_id", False),
+}
 
 
 def _rating_games(
@@ -227,9 +240,9 @@ def _rating_games(
     calibration: Calibration | None = None,
 ) -> list[RatedGame]:
     """The rating's visible games meeting all `conditions`, at most `limit`, newest first
-    (or the oldest ones, oldest first); one query: the page's ids (`_PAGE_IDS_SQL`), then
-    each side's games of them (`_SIDE_GAMES_SQL`), the two as one UNION in that order (a
-    UNION's parts can hold no ORDER BY or LIMIT in SQLite, a subquery's can)."""
+    (or the oldest ones, oldest first); one query (`_PAGE_GAMES_SQL`): each side's page
+    of ids (a UNION's parts can hold no ORDER BY or LIMIT in SQLite, a subquery's can),
+    the page of both, and its games."""
     conditions = list(conditions)
     order = "DESC" if newest_first else "ASC"
     params: dict[str, object] = {
@@ -239,13 +252,16 @@ def _rating_games(
         params.update(condition.params)
     where = "".join(f" AND ({condition.sql})" for condition in conditions)
     ids = partial(_SIDE_IDS_SQL.format, conditions=where, order=order)
-    page = _PAGE_IDS_SQL.format(side_a=ids(mine="a"), side_b=ids(mine="b"), order=order)
-    side = partial(_SIDE_GAMES_SQL.format, played_at=_utc_time("m.played_at"))
-    sides = (
-        side(mine=mine, theirs=theirs, winner=winner)
-        for mine, theirs, winner in (("a", "b", Match.Winner.A), ("b", "a", Match.Winner.B))
+    sql = _PAGE_GAMES_SQL.format(
+        side_a=ids(mine="a"),
+        side_b=ids(mine="b"),
+        order=order,
+        played_at=_utc_time("m.played_at"),
+        mine=_MINE,
+        theirs=_THEIRS,
+        winner_a=Match.Winner.A,
+        winner_b=Match.Winner.B,
     )
-    sql = page + " UNION ALL ".join(sides) + f" ORDER BY 2 {order}, 1 {order}"
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
         rows = cursor.fetchall()
