@@ -72,8 +72,9 @@ class _RankingsPagination(RankingPagination):
     def django_paginator_class(self, object_list: QuerySet[Rating], per_page: int) -> Paginator:
         paginator = _RankedPaginator(object_list, per_page)
         bound = max(RANKINGS_COUNTED, self.page_wanted * per_page)
-        # The page asked for is read with the count, in one query.
-        start = (self.page_wanted - 1) * per_page
+        # The page asked for is read with the count, in one query (page 1's for `?page=0`,
+        # which is refused after).
+        start = max(self.page_wanted - 1, 0) * per_page
         rows, counted = ranked_rows_counted(object_list, start, start + per_page, bound)
         paginator.read = (start, rows)
         self.count_exact = counted <= bound

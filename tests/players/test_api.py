@@ -270,7 +270,8 @@ def test_rankings_of_a_character_number_within_it(api):
 
 
 @pytest.mark.parametrize(
-    ("query", "status"), [({"page": 99}, 404), ({"page_size": 0}, 400), ({"page_size": "x"}, 400)]
+    ("query", "status"),
+    [({"page": 99}, 404), ({"page": 0}, 404), ({"page_size": 0}, 400), ({"page_size": "x"}, 400)],
 )
 def test_rankings_reject_bad_pages(api, query, status):
     response = api.get(f"{V1}/rankings/", query)
