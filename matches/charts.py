@@ -195,6 +195,12 @@ def downsample(points: Sequence[RatingPoint], limit: int = MAX_CHART_POINTS) -> 
     return [points[i] for i in sorted(kept)]
 
 
+def _minute_text(moment: datetime) -> str:
+    """`moment` as "%Y-%m-%d %H:%M" writes it (years 1000 on), at a third of strftime's
+    cost: a chart titles each of its hundred-odd dots so."""
+    return moment.isoformat(" ", "minutes")[:16]
+
+
 def rating_chart(
     chart_id: str,
     points: Sequence[RatingPoint],
@@ -270,7 +276,7 @@ def rating_chart(
     if len(points) <= MAX_DOTS:
         body += [
             f'<circle class="chart-dot" cx="{px}" cy="{py}" r="3">'
-            f"<title>{p.at:%Y-%m-%d %H:%M} UTC: {p.value:.0f} ±{2 * p.deviation:.0f}</title>"
+            f"<title>{_minute_text(p.at)} UTC: {p.value:.0f} ±{2 * p.deviation:.0f}</title>"
             "</circle>"
             for px, py, p in zip(xs, ys, points, strict=True)
         ]

@@ -12,6 +12,9 @@ from players.formatting import rating_text
 # The deviation below which the ranking indexes hold a rating (settings.RATING_LOW_DEVIATION's
 # default; a changed condition is a new migration).
 RANKED_INDEX_DEVIATION = 75.0
+# What the ranking indexes hold past their keys: a ranking row's columns, so that a
+# page is read from the index alone (players.selectors.rankings.ranked_rows).
+RANKED_ROW_COLUMNS = ["player", "deviation", "wins", "losses"]
 
 
 class Character(models.Model):
@@ -158,18 +161,20 @@ class Rating(models.Model):
             # count of the entries ahead (players.selectors.rankings). The condition
             # is RATING_LOW_DEVIATION's default: a lower setting still uses them.
             # With the player, a page's walk past the flagged players' ratings reads the
-            # index alone: a deep page reads a thousand entries, not a thousand rows.
+            # index alone: a deep page reads a thousand entries, not a thousand rows; with
+            # every column a ranking row shows, the page's own rows too (ranked_rows).
             models.Index(
                 fields=["-value", "id"],
-                include=["player"],
+                include=[*RANKED_ROW_COLUMNS, "character"],
                 name="rating_ranked_idx",
                 condition=Q(deviation__lt=RANKED_INDEX_DEVIATION),
             ),
             # With the player, the top-N brackets read a character's best ratings from
-            # the index alone (players.selectors.rankings.top_rated_keys).
+            # the index alone (players.selectors.rankings.top_rated_keys); so do a
+            # character's ranking rows, with their other columns.
             models.Index(
                 fields=["character", "-value", "id"],
-                include=["player"],
+                include=RANKED_ROW_COLUMNS,
                 name="rating_char_ranked_idx",
                 condition=Q(deviation__lt=RANKED_INDEX_DEVIATION),
             ),

@@ -42,20 +42,20 @@ class _Rated(NamedTuple):
 
 
 # The CANDIDATES_PER_SIDE active ratings nearest in value above and below a value (two
-# ordered, limited walks of the value index, {side}), then their rows, ordered by value
-# (ties go the same way every time). A UNION's parts can hold no ORDER BY or LIMIT in
-# SQLite, a subquery's can. Written out, as the ORM built this query for longer than
-# PostgreSQL ran it.
+# ordered, limited walks of the value index, {side}), each read with its player's name as
+# it is walked (joined there already, to leave out flagged players: reading them again by
+# id cost as much as the walks), ordered by value (ties go the same way every time). A
+# UNION's parts can hold no ORDER BY or LIMIT in SQLite, a subquery's can. Written out,
+# as the ORM built this query for longer than PostgreSQL ran it.
 _NEAREST_SQL = """
-SELECT r.value, r.deviation, r.player_id, p.name, c.code
-FROM players_rating r
-JOIN players_player p ON p.id = r.player_id
-JOIN players_character c ON c.id = r.character_id
-WHERE r.id IN ({above} UNION ALL {below})
-ORDER BY r.value, r.id
+SELECT n.value, n.deviation, n.player_id, n.name, c.code
+FROM ({above} UNION ALL {below}) n
+JOIN players_character c ON c.id = n.character_id
+ORDER BY n.value, n.id
 """
-_SIDE_SQL = """SELECT id FROM (
-    SELECT r.id FROM players_rating r JOIN players_player p ON p.id = r.player_id
+_SIDE_SQL = """SELECT * FROM (
+    SELECT r.value, r.deviation, r.player_id, p.name, r.character_id, r.id
+    FROM players_rating r JOIN players_player p ON p.id = r.player_id
     WHERE r.last_played_at >= %(since)s AND NOT p.cheater AND NOT p.hidden
         AND r.player_id <> %(player)s AND r.value {compare} %(value)s
     ORDER BY r.value {order}, r.id {order} LIMIT %(size)s

@@ -186,29 +186,49 @@ def _cursor_params(cursor: GameCursor) -> dict[str, object]:
     return {"cursor_at": at, "cursor_id": cursor.match_id}
 
 
-# One side's page of a rating's visible games ({mine}: the rating's side, {theirs}: the
-# opponent's), its ids picked along the side's own (player, character, played_at) index
-# and only those joined to the opponent and the results: the planner, which expects a
-# rating to have a handful of games, otherwise joined every game of a busy rating before
-# sorting and keeping a page of them. Hidden players are few: hashed, not joined. Written
-# out, as the ORM built this query for about as long as PostgreSQL ran it.
-_SIDE_GAMES_SQL = """
+# A page of a rating's visible games: each side's ids picked along the side's own
+# (player, character, played_at) index, the page's of both kept from the index alone
+# (each with its side), and only those joined to the opponent and the results, each
+# row's columns read from its side: the planner, which expects a rating to have a handful
+# of games, otherwise joined every game of a busy rating before sorting and keeping a
+# page of them; one join, not one a side, is half the planning. Hidden players are few:
+# hashed, not joined. Written out, as the ORM built this query for about as long as
+# PostgreSQL ran it.
+_PAGE_GAMES_SQL = """
+WITH page AS ({side_a} UNION ALL {side_b}
+    ORDER BY played_at {order}, id {order} LIMIT %(limit)s)
 SELECT m.id, {played_at}, m.floor, m.winner, r.counted,
-    p.id, p.name, p.platform, p.cheater, m.character_{theirs}_id,
-    r.value_{mine}, r.deviation_{mine}, r.change_{mine}, r.value_{theirs}, r.deviation_{theirs},
-    '{winner}'
-FROM matches_match m
+    p.id, p.name, p.platform, p.cheater, {theirs[character]},
+    {mine[value]}, {mine[deviation]}, {mine[change]}, {theirs[value]}, {theirs[deviation]},
+    CASE WHEN page.side = 'a' THEN '{winner_a}' ELSE '{winner_b}' END
+FROM page JOIN matches_match m ON m.id = page.id
 LEFT OUTER JOIN matches_matchrating r ON r.match_id = m.id
-JOIN players_player p ON p.id = m.player_{theirs}_id
-WHERE m.id IN (SELECT id FROM (
-    SELECT id FROM matches_match
+JOIN players_player p ON p.id = {theirs[player]}
+ORDER BY 2 {order}, 1 {order}
+"""
+_SIDE_IDS_SQL = """SELECT id, played_at, '{mine}' AS side FROM (
+    SELECT id, played_at FROM matches_match
     WHERE player_{mine}_id = %(player)s AND character_{mine}_id = %(character)s
         AND player_a_id NOT IN (SELECT id FROM players_player WHERE hidden)
         AND player_b_id NOT IN (SELECT id FROM players_player WHERE hidden)
         {conditions}
     ORDER BY played_at {order}, id {order} LIMIT %(limit)s
-) page)
-"""
+) side_{mine}"""
+
+
+def _side_column(column: str, mine: bool) -> str:
+    """The rating's (`mine`) or the opponent's column of a page row, `column` naming the
+    two with {} for the side ("r.value_{}": value_a or value_b, as the row's side says)."""
+    a, b = (column.format("a"), column.format("b"))[:: 1 if mine else -1]
+    return f"CASE WHEN page.side = 'a' THEN {a} ELSE {b} END"
+
+
+_MINE = {name: _side_column(f"r.{name}_{{}}", True) for name in ("value", "deviation", "change")}
+_THEIRS = {
+    **{name: _side_column(f"r.{name}_{{}}", False) for name in ("value", "deviation")},
+    "character": _side_column("m.character_{}_id", False),
+    "player": _side_column("m.player_{}_id", False),
+}
 
 
 def _rating_games(
@@ -220,9 +240,9 @@ def _rating_games(
     calibration: Calibration | None = None,
 ) -> list[RatedGame]:
     """The rating's visible games meeting all `conditions`, at most `limit`, newest first
-    (or the oldest ones, oldest first); one query: each side's page (`_SIDE_GAMES_SQL`),
-    the two as one UNION in that order (a UNION's parts can hold no ORDER BY or LIMIT in
-    SQLite, a subquery's can)."""
+    (or the oldest ones, oldest first); one query (`_PAGE_GAMES_SQL`): each side's page
+    of ids (a UNION's parts can hold no ORDER BY or LIMIT in SQLite, a subquery's can),
+    the page of both, and its games."""
     conditions = list(conditions)
     order = "DESC" if newest_first else "ASC"
     params: dict[str, object] = {
@@ -231,14 +251,17 @@ def _rating_games(
     for condition in conditions:
         params.update(condition.params)
     where = "".join(f" AND ({condition.sql})" for condition in conditions)
-    side = partial(
-        _SIDE_GAMES_SQL.format, conditions=where, order=order, played_at=_utc_time("m.played_at")
+    ids = partial(_SIDE_IDS_SQL.format, conditions=where, order=order)
+    sql = _PAGE_GAMES_SQL.format(
+        side_a=ids(mine="a"),
+        side_b=ids(mine="b"),
+        order=order,
+        played_at=_utc_time("m.played_at"),
+        mine=_MINE,
+        theirs=_THEIRS,
+        winner_a=Match.Winner.A,
+        winner_b=Match.Winner.B,
     )
-    sides = (
-        side(mine=mine, theirs=theirs, winner=winner)
-        for mine, theirs, winner in (("a", "b", Match.Winner.A), ("b", "a", Match.Winner.B))
-    )
-    sql = " UNION ALL ".join(sides) + f" ORDER BY 2 {order}, 1 {order} LIMIT %(limit)s"
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
         rows = cursor.fetchall()
@@ -255,8 +278,10 @@ class HistoryPoint:
 
 # A rating's latest games since a moment, each side along its own (player, character,
 # played_at, id) index and stopping after `limit` (a UNION's parts can hold no ORDER BY or
-# LIMIT in SQLite, a subquery's can), then a few numbers of the latest of them as plain
-# rows: written out, as the ORM built this query for longer than PostgreSQL ran it.
+# LIMIT in SQLite, a subquery's can), the latest `limit` of both sides kept from the index
+# alone before any row is read (no game is on both sides: match_not_against_self), then a
+# few numbers of them as plain rows: written out, as the ORM built this query for longer
+# than PostgreSQL ran it.
 _LATEST_GAMES_SQL = """
 SELECT {played_at}, m.winner, r.counted,
     m.player_a_id = %(player)s AND m.character_a_id = %(character)s,
@@ -264,12 +289,13 @@ SELECT {played_at}, m.winner, r.counted,
     m.player_b_id IN (SELECT id FROM players_player WHERE hidden),
     r.value_a, r.deviation_a, r.change_a, r.value_b, r.deviation_b, r.change_b
 FROM matches_match m LEFT OUTER JOIN matches_matchrating r ON r.match_id = m.id
-WHERE m.id IN ({side_a} UNION ALL {side_b})
+WHERE m.id IN (SELECT id FROM (
+    {side_a} UNION ALL {side_b} ORDER BY played_at DESC, id DESC LIMIT %(limit)s
+) latest)
 ORDER BY m.played_at DESC, m.id DESC
-LIMIT %(limit)s
 """
-_LATEST_SIDE_SQL = """SELECT id FROM (
-        SELECT id FROM matches_match
+_LATEST_SIDE_SQL = """SELECT id, played_at FROM (
+        SELECT id, played_at FROM matches_match
         WHERE player_{side}_id = %(player)s AND character_{side}_id = %(character)s
             AND played_at >= %(since)s
         ORDER BY played_at DESC, id DESC LIMIT %(limit)s

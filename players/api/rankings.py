@@ -15,7 +15,12 @@ from players.api import examples
 from players.api.params import CHARACTER, character_or_404
 from players.api.serializers import CharacterRankingQuery, RankingQuery, RankingRowSerializer
 from players.models import Character, Rating
-from players.selectors.rankings import RankedRow, ranked_ratings, ranked_rows
+from players.selectors.rankings import (
+    RankedRow,
+    ranked_ratings,
+    ranked_rows,
+    ranked_rows_counted,
+)
 from web.api import RankingPagination, documented, query_parameters
 from web.caching import cached_get
 
@@ -26,12 +31,18 @@ ORDER = (
 
 
 class _RankedPaginator(Paginator):
-    """Pages of a ranking read by `ranked_rows`, each row numbered by its rank."""
+    """Pages of a ranking read by `ranked_rows`, each row numbered by its rank; the page
+    read with the count (`read`: its first row's index and its rows) is not read again."""
+
+    read: tuple[int, list[RankedRow]] | None = None
 
     def page(self, number: int | str) -> Page:
         number = self.validate_number(number)
         start = (number - 1) * self.per_page
-        rows = ranked_rows(self.object_list, start, start + self.per_page)
+        if self.read is not None and self.read[0] == start:
+            rows = self.read[1]
+        else:  # another page than the number asked for (`?page=last`)
+            rows = ranked_rows(self.object_list, start, start + self.per_page)
         return self._get_page(rows, number, self)
 
 
@@ -61,8 +72,11 @@ class _RankingsPagination(RankingPagination):
     def django_paginator_class(self, object_list: QuerySet[Rating], per_page: int) -> Paginator:
         paginator = _RankedPaginator(object_list, per_page)
         bound = max(RANKINGS_COUNTED, self.page_wanted * per_page)
-        # In any order: only how many, up to the bound and one more, is wanted here.
-        counted = object_list.order_by().values("id")[: bound + 1].count()
+        # The page asked for is read with the count, in one query (page 1's for `?page=0`,
+        # which is refused after).
+        start = max(self.page_wanted - 1, 0) * per_page
+        rows, counted = ranked_rows_counted(object_list, start, start + per_page, bound)
+        paginator.read = (start, rows)
         self.count_exact = counted <= bound
         paginator.count = counted
         return paginator

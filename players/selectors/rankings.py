@@ -256,24 +256,67 @@ class RankedRow(NamedTuple):
         return {"id": self.player_id, "name": self.name, "platform": self.platform}
 
 
-def ranked_rows(ratings: QuerySet[Rating], start: int, stop: int) -> list[RankedRow]:
-    """Rows `start` to `stop` of a ranking (of `ranked_ratings`) in its order, numbered
-    from `start` + 1. Their ids are read first, walking the index alone past the earlier
-    rows, so that players are joined to these rows only (the planner otherwise joins every
-    ranked rating of a deep page); then plain values, each character the roster's (no
-    join): a hundred rating and player objects cost more than the rest of a page. One query.
+def _rows_sql(
+    ratings: QuerySet[Rating], start: int, stop: int, column: str = "", column_params: tuple = ()
+) -> tuple[str, list[object]]:
+    """SQL of rows `start` to `stop` of a ranking with their players' columns, in order,
+    and one more `column` when given (its SQL, with `column_params`).
+
+    The page's ratings are read in one ordered walk of the ranked index, which holds every
+    column a row shows (from the index alone while the table is vacuumed), past the
+    earlier rows; only then are players joined, to these rows only, by their key. The
+    cut walk stays a derived table (a LIMIT is never flattened into the outer query):
+    a join the planner saw whole would join every ranked rating of a deep page first.
     """
-    values = ratings.filter(id__in=ratings.values("id")[start:stop]).values_list(
-        "player_id", "player__name", "player__platform", "player__supporter", "character_id",
-        "value", "deviation", "wins", "losses",
-    )  # fmt: skip
+    columns = ("id", "player_id", "character_id", "value", "deviation", "wins", "losses")
+    page, params = ratings.values_list(*columns)[start:stop].query.sql_with_params()
+    sql = (
+        "SELECT r.player_id, p.name, p.platform, p.supporter, r.character_id, r.value, "
+        f"r.deviation, r.wins, r.losses{column} "
+        f"FROM ({page}) r INNER JOIN {Player._meta.db_table} p ON p.id = r.player_id "
+        "ORDER BY r.value DESC, r.id"
+    )
+    return sql, [*column_params, *params]
+
+
+def _numbered(rows: list[tuple], start: int) -> list[RankedRow]:
     roster = roster_characters()
     return [
         RankedRow(rank, player_id, name, platform, supporter, roster[character_id], *numbers)
         for rank, (player_id, name, platform, supporter, character_id, *numbers) in enumerate(
-            values, start=start + 1
+            rows, start=start + 1
         )
     ]
+
+
+def ranked_rows(ratings: QuerySet[Rating], start: int, stop: int) -> list[RankedRow]:
+    """Rows `start` to `stop` of a ranking (of `ranked_ratings`) in its order, numbered
+    from `start` + 1, as plain values, each character the roster's (no join): a hundred
+    rating and player objects cost more than the rest of a page. One query (`_rows_sql`).
+    """
+    sql, params = _rows_sql(ratings, start, stop)
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        return _numbered(cursor.fetchall(), start)
+
+
+def ranked_rows_counted(
+    ratings: QuerySet[Rating], start: int, stop: int, bound: int
+) -> tuple[list[RankedRow], int]:
+    """`ranked_rows`, and how many ratings the ranking has, counted up to `bound` + 1
+    only: in the same query when the page has rows (the count is computed once, not per
+    row), else in a second one. A count and a page cost one round trip and one plan."""
+    counting = ratings.order_by().values("id")[: bound + 1]
+    count_sql, count_params = counting.query.sql_with_params()
+    sql, params = _rows_sql(
+        ratings, start, stop, f", (SELECT COUNT(*) FROM ({count_sql}) counted)", count_params
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        rows = cursor.fetchall()
+    if not rows:
+        return [], counting.count()
+    return _numbered([row[:-1] for row in rows], start), rows[0][-1]
 
 
 @dataclass(frozen=True)

@@ -144,9 +144,15 @@ def _player_ratings(cursor: CursorWrapper, player_id: str) -> list[Rating]:
 
 
 def character_by_key(key: str) -> Character | None:
-    """A character by its short code (any case) or its integer id, as API URLs give it."""
+    """A character by its short code (any case) or its integer id, as API URLs give it;
+    the roster's copy, so that no API request queries the roster table for it."""
     return next(
-        (c for c in characters() if c.code.upper() == key.upper() or str(c.id) == key), None
+        (
+            c
+            for c in roster_characters().values()
+            if c.code.upper() == key.upper() or str(c.id) == key
+        ),
+        None,
     )
 
 

@@ -180,3 +180,15 @@ def test_rating_chart_of_a_long_history_draws_a_bounded_line_and_counts_every_po
     line = re.search(r'class="chart-line" points="([^"]*)"', svg).group(1)
     assert len(line.split()) <= MAX_CHART_POINTS
     assert "3000 points" in svg
+
+
+def test_dot_titles_write_moments_to_the_minute_as_strftime_does():
+    moments = [
+        datetime(2026, 1, 2, 3, 4, 59, 999999, tzinfo=UTC),
+        datetime(2026, 12, 31, 23, 59, tzinfo=UTC),
+        datetime(1999, 7, 8, 0, 0, 0, 1, tzinfo=UTC),
+    ]
+    points = [Point(at, 1500.0, 50.0) for at in moments]
+    svg = rating_chart("c", points, title="t")
+    for at in moments:
+        assert f"<title>{at:%Y-%m-%d %H:%M} UTC: 1500 ±100</title>" in svg

@@ -7,6 +7,7 @@ import re
 from datetime import timedelta
 
 import pytest
+from django.db.models import Q
 from django.utils import timezone
 
 from matches.models import Match, MatchRating
@@ -359,6 +360,27 @@ def test_newer_pages_mirror_older_ones(league):
             older.opponent_character.id,
         )
         assert not same or len(newer.games) + len(older.games) > 20
+
+
+def test_a_page_is_the_newest_games_of_both_sides(league):
+    """A page's games are the newest visible ones with the rating on either side, as
+    one list: each side's page is cut to the page of both before any row is read."""
+    rating = max(Rating.objects.select_related("player", "character"), key=lambda r: r.games)
+    visible = Match.objects.exclude(player_a__hidden=True).exclude(player_b__hidden=True)
+    newest = list(
+        visible.filter(
+            Q(player_a=rating.player, character_a=rating.character)
+            | Q(player_b=rating.player, character_b=rating.character)
+        )
+        .order_by("-played_at", "-id")
+        .values_list("id", "player_a_id")
+    )
+    page = match_sets(rating, games=20)
+    shown = [game.match_id for s in page.sets for game in s.games]
+    assert 0 < len(shown) <= 20
+    assert shown == [match_id for match_id, _ in newest[: len(shown)]]
+    sides = {player_a == rating.player_id for _, player_a in newest[: len(shown)]}
+    assert sides == {True, False}  # both sides on the page
 
 
 def test_history_pages_link_newer_games(client, league, django_assert_max_num_queries):

@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import math
+from datetime import timedelta
 
 import pytest
+from django.utils.timezone import now
 from rest_framework.serializers import Serializer
 
 from players.api.serializers import PlayerHitSerializer, RankingRowSerializer
 from players.models import Character, Player, Rating
 from players.roster import ROSTER
-from players.selectors.rankings import ranked_ratings, ranked_rows
+from players.selectors.rankings import ranked_ratings, ranked_rows, ranked_rows_counted
 from players.selectors.search import find_players
 from tests.factories import PlayerFactory, RatingFactory
 from tests.fixtures.api_league import ALICE, BOB, CAROL, DAVE, ERIN, ERIN_OLD_NAME, GHOST
@@ -229,6 +231,33 @@ def test_rankings_count_stops_past_the_page_and_says_so(api, monkeypatch):
     assert (whole["count"], whole["count_exact"]) == (5, True)
 
 
+def test_rows_read_with_their_count_are_the_rows_and_the_bounded_count(api):
+    ranked = ranked_ratings()
+    assert ranked_rows_counted(ranked, 1, 3, 10) == (ranked_rows(ranked, 1, 3), 5)
+    assert ranked_rows_counted(ranked, 0, 1, 2) == (ranked_rows(ranked, 0, 1), 3)
+    # A page past the end: counted apart, up to the bound and one more.
+    assert ranked_rows_counted(ranked, 5, 6, 2) == ([], 3)
+    assert ranked_rows_counted(ranked, 5, 6, 10) == ([], 5)
+    assert ranked_rows_counted(
+        ranked_ratings(active_since=now() + timedelta(days=1)), 0, 1, 10
+    ) == (
+        [],
+        0,
+    )
+
+
+def test_a_ranking_page_and_its_count_are_one_query(api, django_assert_num_queries):
+    with django_assert_num_queries(1):
+        body = api.get(f"{V1}/rankings/so/", {"page_size": 1, "page": 2}).json()
+    assert (body["count"], [row["rank"] for row in body["results"]]) == (2, [2])
+
+
+def test_the_last_page_is_read_apart_from_the_count(api):
+    last = api.get(f"{V1}/rankings/", {"page_size": 2, "page": "last"}).json()
+    assert [row["rank"] for row in last["results"]] == [5]
+    assert [row["player"]["id"] for row in last["results"]] == [ranked_ratings()[4].player_id]
+
+
 def test_rankings_of_a_character_number_within_it(api):
     body = api.get(f"{V1}/rankings/so/").json()
 
@@ -241,7 +270,8 @@ def test_rankings_of_a_character_number_within_it(api):
 
 
 @pytest.mark.parametrize(
-    ("query", "status"), [({"page": 99}, 404), ({"page_size": 0}, 400), ({"page_size": "x"}, 400)]
+    ("query", "status"),
+    [({"page": 99}, 404), ({"page": 0}, 404), ({"page_size": 0}, 400), ({"page_size": "x"}, 400)],
 )
 def test_rankings_reject_bad_pages(api, query, status):
     response = api.get(f"{V1}/rankings/", query)

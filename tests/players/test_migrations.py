@@ -141,3 +141,34 @@ def test_player_and_name_pages_leave_room_for_updates_and_back(back_to_latest):
     }
     _migrate(("players", "0016_ranked_index_holds_the_player"))
     assert _fill_settings() == {"players_player": None, "players_playername": None}
+
+
+def _ranked_index_definitions() -> dict[str, str]:
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT indexname, indexdef FROM pg_indexes WHERE indexname IN "
+            "('rating_ranked_idx', 'rating_char_ranked_idx')"
+        )
+        return dict(cursor.fetchall())
+
+
+@databases.postgres_only("SQLite has no covering indexes")
+def test_ranked_indexes_hold_the_ranking_rows_and_back(back_to_latest):
+    held = _ranked_index_definitions()
+    assert held["rating_ranked_idx"].endswith(
+        "(value DESC, id) INCLUDE (player_id, deviation, wins, losses, character_id) "
+        "WHERE (deviation < (75.0)::double precision)"
+    )
+    assert held["rating_char_ranked_idx"].endswith(
+        "(character_id, value DESC, id) INCLUDE (player_id, deviation, wins, losses) "
+        "WHERE (deviation < (75.0)::double precision)"
+    )
+    _migrate(("players", "0017_players_leave_room_for_updates"))
+    before = _ranked_index_definitions()
+    assert before["rating_ranked_idx"].endswith(
+        "(value DESC, id) INCLUDE (player_id) WHERE (deviation < (75.0)::double precision)"
+    )
+    assert before["rating_char_ranked_idx"].endswith(
+        "(character_id, value DESC, id) INCLUDE (player_id) "
+        "WHERE (deviation < (75.0)::double precision)"
+    )
