@@ -105,6 +105,11 @@ def _encode_shape(
     return records.tobytes()
 
 
+def native_dtype(oid: int) -> np.dtype:
+    """The numpy type of a `FORMATS` type in this machine's byte order."""
+    return np.dtype(FORMATS[oid]).newbyteorder("=")
+
+
 def decode_array(data: bytes, oid: int) -> np.ndarray:
     """The elements of a one-dimensional PostgreSQL array without NULLs in binary form
     (array_send), of a fixed-width type of `FORMATS` (times stay in PostgreSQL's units)."""

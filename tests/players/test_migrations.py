@@ -124,13 +124,18 @@ def test_replay_ids_compare_bytewise(back_to_latest):
     assert _replay_id_collation() is None
 
 
-def _fill_settings() -> dict[str, list[str] | None]:
+def _by_name(query: str) -> dict[str, object]:
+    """A catalog query's (name, value) rows as a dict."""
     with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT relname, reloptions FROM pg_class "
-            "WHERE relname IN ('players_player', 'players_playername')"
-        )
+        cursor.execute(query)
         return dict(cursor.fetchall())
+
+
+def _fill_settings() -> dict[str, object]:
+    return _by_name(
+        "SELECT relname, reloptions FROM pg_class "
+        "WHERE relname IN ('players_player', 'players_playername')"
+    )
 
 
 @databases.postgres_only("SQLite has no fill factor")
@@ -143,13 +148,11 @@ def test_player_and_name_pages_leave_room_for_updates_and_back(back_to_latest):
     assert _fill_settings() == {"players_player": None, "players_playername": None}
 
 
-def _ranked_index_definitions() -> dict[str, str]:
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT indexname, indexdef FROM pg_indexes WHERE indexname IN "
-            "('rating_ranked_idx', 'rating_char_ranked_idx')"
-        )
-        return dict(cursor.fetchall())
+def _ranked_index_definitions() -> dict[str, object]:
+    return _by_name(
+        "SELECT indexname, indexdef FROM pg_indexes WHERE indexname IN "
+        "('rating_ranked_idx', 'rating_char_ranked_idx')"
+    )
 
 
 @databases.postgres_only("SQLite has no covering indexes")

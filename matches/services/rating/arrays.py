@@ -9,7 +9,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
-import psycopg
 from django.db import connection
 
 from matches.models import Match, MatchRating
@@ -24,6 +23,7 @@ from matches.services.rating.storage import (
     RATING_STATE_COLUMNS,
     chunks,
     fetch_rows,
+    select_arrays,
 )
 from matches.services.rating_rows import PLAYER_MATCHUP_COLUMNS, SNAPSHOT_COLUMNS
 from players.models import Player, PlayerMatchup, Rating, RatingSnapshot
@@ -119,33 +119,28 @@ def _match_columns(seed: int) -> dict[str, np.ndarray]:
         "character_b_id::smallint",
         "winner = %(a)s",
     )
-    select = ", ".join(f"array_send(array_agg({e}))" for e in expressions)
     parts: dict[str, list[np.ndarray]] = {name: [] for name in names}
-    connection.ensure_connection()
-    # psycopg's own cursor: Django's binds parameters client-side, which cannot return
-    # binary results.
-    with connection.wrap_database_errors, psycopg.Cursor(connection.connection) as cursor:
+    with connection.cursor() as cursor:
         cursor.execute("SELECT pg_relation_size(%s) / current_setting('block_size')::int", [match])
         (blocks,) = cursor.fetchone()
-        # Ranges of the table's pages (TID range scans); the last one open-ended.
-        for low in range(0, max(blocks, 1), _READ_BLOCKS):
-            high = "" if low + _READ_BLOCKS >= blocks else " AND ctid < %(high)s::tid"
-            cursor.execute(
-                f"SELECT {select} FROM {match} WHERE ctid >= %(low)s::tid{high}",
-                {"seed": seed, "a": Match.Winner.A, "low": f"({low},0)",
-                 "high": f"({low + _READ_BLOCKS},0)"},
-                binary=True,
-            )  # fmt: skip
-            row = cursor.fetchone()
-            if row[0] is None:
-                continue
-            for name, oid, data in zip(names, types, row, strict=True):
-                parts[name].append(binary_copy.decode_array(data, oid))
-    columns = {
-        name: np.concatenate(arrays) if arrays else np.empty(0, binary_copy.FORMATS[oid])
+    # Ranges of the table's pages (TID range scans); the last one open-ended.
+    for low in range(0, max(blocks, 1), _READ_BLOCKS):
+        high = "" if low + _READ_BLOCKS >= blocks else " AND ctid < %(high)s::tid"
+        arrays = select_arrays(
+            expressions,
+            f"{match} WHERE ctid >= %(low)s::tid{high}",
+            {"seed": seed, "a": Match.Winner.A, "low": f"({low},0)",
+             "high": f"({low + _READ_BLOCKS},0)"},
+            types,
+        )  # fmt: skip
+        if arrays is None:  # an empty range
+            continue
+        for name, array in zip(names, arrays, strict=True):
+            parts[name].append(array)
+    return {
+        name: np.concatenate(arrays) if arrays else np.empty(0, binary_copy.native_dtype(oid))
         for (name, arrays), oid in zip(parts.items(), types, strict=True)
     }
-    return {name: column.astype(column.dtype.newbyteorder("=")) for name, column in columns.items()}
 
 
 def _players(seed: int) -> tuple[np.ndarray, np.ndarray]:

@@ -81,30 +81,41 @@ def fetch_rows(queryset: QuerySet) -> list[tuple]:
         return cursor.fetchall()
 
 
+def select_arrays(
+    expressions: Sequence[str], source: str, params: Sequence | Mapping, oids: Sequence[int]
+) -> list[np.ndarray] | None:
+    """`expressions` over the rows of `source` (what follows FROM, with `params`) as one
+    numpy array each, their PostgreSQL types `oids` (fixed-width ones of
+    binary_copy.FORMATS); None when there are no rows. PostgreSQL only: each column
+    arrives as one binary array that numpy reads whole, not as a Python object a value."""
+    arrays = ", ".join(f"array_send(array_agg({expression}))" for expression in expressions)
+    connection.ensure_connection()
+    # psycopg's own cursor: Django's binds parameters client-side, which cannot return
+    # binary results.
+    with connection.wrap_database_errors, psycopg.Cursor(connection.connection) as cursor:
+        cursor.execute(f"SELECT {arrays} FROM {source}", params, binary=True)
+        row = cursor.fetchone()
+    if row[0] is None:
+        return None
+    return [
+        binary_copy.decode_array(data, oid).astype(binary_copy.native_dtype(oid))
+        for data, oid in zip(row, oids, strict=True)
+    ]
+
+
 def fetch_columns(queryset: QuerySet, oids: Sequence[int]) -> list[np.ndarray]:
     """A values_list queryset's columns as numpy arrays, their PostgreSQL types `oids`
-    (fixed-width ones of binary_copy.FORMATS). On PostgreSQL each column arrives as one
-    binary array that numpy reads whole: the refresh's two million ratings in a fraction
-    of a second, where a Python tuple a row cost seconds. Elsewhere, from the rows."""
-    formats = [np.dtype(binary_copy.FORMATS[oid]).newbyteorder("=") for oid in oids]
+    (fixed-width ones of binary_copy.FORMATS). On PostgreSQL by `select_arrays`: the
+    refresh's two million ratings in a fraction of a second, where a Python tuple a row
+    cost seconds. Elsewhere, from the rows."""
+    formats = [binary_copy.native_dtype(oid) for oid in oids]
     if connection.vendor != "postgresql":
         columns = list(zip(*fetch_rows(queryset), strict=True)) or [()] * len(oids)
         return [np.array(column, dtype) for column, dtype in zip(columns, formats, strict=True)]
     sql, params = queryset.query.sql_with_params()
     names = [f"c{n}" for n in range(len(oids))]
-    arrays = ", ".join(f"array_send(array_agg({name}))" for name in names)
-    connection.ensure_connection()
-    # psycopg's own cursor: Django's binds parameters client-side, which cannot return
-    # binary results.
-    with connection.wrap_database_errors, psycopg.Cursor(connection.connection) as cursor:
-        cursor.execute(
-            f"SELECT {arrays} FROM ({sql}) AS rows ({', '.join(names)})", params, binary=True
-        )
-        row = cursor.fetchone()
-    return [
-        np.empty(0, dtype) if data is None else binary_copy.decode_array(data, oid).astype(dtype)
-        for data, oid, dtype in zip(row, oids, formats, strict=True)
-    ]
+    arrays = select_arrays(names, f"({sql}) AS rows ({', '.join(names)})", params, oids)
+    return arrays or [np.empty(0, dtype) for dtype in formats]
 
 
 def games_of(rows: Iterable[tuple]) -> list[Game]:
