@@ -224,7 +224,7 @@ OPPONENTS = {
             "player": {"id": "221005231530117702", "name": "Mayship"},
             "character": {"id": 2, "code": "MA", "name": "May"},
             "rating": rating(1828.0, 88.5),
-            "tier": "Platinum",
+            "tier": None,  # too unsettled to be ranked
             "win_probability": 0.5084,
             "model_win_probability": 0.5084,
             "quality": 0.9832,

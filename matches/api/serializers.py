@@ -434,7 +434,7 @@ class FairOpponentsSerializer(serializers.Serializer):
     player = PlayerSummarySerializer(source="target.player", help_text="Whose rating.")
     character = CharacterSerializer(source="target.character", help_text="Played as.")
     rating = RatingField(source="target", help_text="The rating the opponents are for.")
-    tier = TierField(source="target.value")
+    tier = TierField(source="target")
     active_days = serializers.IntegerField(
         help_text="Opponents are ratings played within this many days (a site setting)."
     )

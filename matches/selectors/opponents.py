@@ -26,7 +26,7 @@ from matches.ratings.glicko import win_probability
 from matches.ratings.matchmaking import best_opponents, match_quality_glicko
 from matches.selectors.calibration import Calibration, current_calibration
 from players.models import Rating
-from players.tiers import rank_tier
+from players.tiers import settled_tier
 
 CANDIDATES_PER_SIDE = 100
 
@@ -126,7 +126,7 @@ def opponents_near(
                 "character": opponent.character,
                 "value": opponent.rating,
                 "deviation": opponent.deviation,
-                "tier": rank_tier(opponent.rating),
+                "tier": settled_tier(opponent.rating, opponent.deviation),
                 "model_win_probability": model,
                 "win_probability": calibration.shown(model),
                 "quality": match_quality_glicko(target, opponent),

@@ -40,7 +40,7 @@ SEARCH = {
                     **RATING_SUMMARY,
                     "character": KY,
                     "rating": rating(1502.4, 160.3),
-                    "tier": "Silver",
+                    "tier": None,  # too unsettled to be ranked
                     "wins": 4,
                     "losses": 6,
                 },

@@ -11,7 +11,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from players.formatting import rating_text
-from players.tiers import DEFAULT_TIERS, rank_tier
+from players.tiers import DEFAULT_TIERS, settled_tier
 
 
 class RatingNumbersSerializer(serializers.Serializer):
@@ -61,16 +61,24 @@ def _default_tiers() -> str:
 
 @extend_schema_field(OpenApiTypes.STR)
 class TierField(serializers.Field):
-    """The rank tier (players.tiers) of the rating value at `source`; null when the
-    site shows no tiers."""
+    """The rank tier (players.tiers.settled_tier) of the rating read as RatingField reads
+    it (`{prefix}value`, `{prefix}deviation` of the instance or of its `source`): null
+    beside a rating too unsettled to be ranked, as the pages show none there, and when
+    the site shows no tiers."""
 
-    def __init__(self, source: str = "value", **kwargs: Any) -> None:
+    def __init__(self, prefix: str = "", source: str = "*", **kwargs: Any) -> None:
+        self.prefix = prefix
         kwargs.setdefault(
             "help_text",
             "The rating's rank tier, a name to show beside it. By default "
-            f"{_default_tiers()}; a site may configure its own tiers, or none (then null).",
+            f"{_default_tiers()}; a site may configure its own tiers, or none. Null when "
+            "the site shows no tiers, and while the deviation is too wide for the rating "
+            "to be ranked (the site's pages show no tier beside such a rating either).",
         )
         super().__init__(source=source, read_only=True, allow_null=True, **kwargs)
 
-    def to_representation(self, value: float) -> str | None:
-        return rank_tier(value)
+    def to_representation(self, instance: Any) -> str | None:
+        value = _read(instance, f"{self.prefix}value")
+        if value is None:
+            return None
+        return settled_tier(value, _read(instance, f"{self.prefix}deviation"))

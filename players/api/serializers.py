@@ -11,7 +11,7 @@ from players.api.fields import RatingField, TierField, rating_numbers
 from players.models import Character, Player, Rating
 from players.selectors.rankings import ACTIVE_DAYS, RankedRow
 from players.selectors.search import SEARCH_LIMIT, HitRating, PlayerHit
-from players.tiers import rank_tier
+from players.tiers import settled_tier
 
 
 class CharacterSerializer(serializers.Serializer):
@@ -106,7 +106,7 @@ class PlayerHitSerializer(serializers.Serializer):
             return {
                 "character": character_fields(rating.character),
                 "rating": rating_numbers(rating.value, rating.deviation),
-                "tier": rank_tier(rating.value),
+                "tier": settled_tier(rating.value, rating.deviation),
                 "wins": rating.wins,
                 "losses": rating.losses,
                 "last_played_at": None if played is None else when.to_representation(played),
@@ -242,7 +242,7 @@ class RankingRowSerializer(serializers.Serializer):
             "player": row.player,
             "character": character_fields(row.character),
             "rating": rating_numbers(row.value, row.deviation),
-            "tier": rank_tier(row.value),
+            "tier": settled_tier(row.value, row.deviation),
             "wins": row.wins,
             "losses": row.losses,
         }

@@ -97,6 +97,7 @@ def test_about_explains_the_tiers_in_force(client, db, settings):
         ("Diamond", "2000 to under 2200"),
         ("Master", "2200 and over"),
     ]
+    assert "It is shown once the ± is below 150, as for a rank" in html
     settings.RATING_TIERS = ["0:Rookie", "1550.5:Pro"]
     html = client.get("/about").content.decode()
     rows = re.findall(r'<tr><th scope="row">(\w+)</th><td>([^<]*)</td></tr>', html)

@@ -285,7 +285,7 @@ def test_rankings_reject_bad_pages(api, query, status):
 # The league's ratings by the default tiers (Silver from 1400, Gold from 1600).
 DEFAULT_TIERS = {
     (ALICE.id, "SO"): "Gold",
-    (ALICE.id, "KY"): "Gold",
+    (ALICE.id, "KY"): None,  # too unsettled to be ranked: no tier, as on its page
     (BOB.id, "KY"): "Silver",
     (CAROL.id, "MA"): "Silver",
     (DAVE.id, "SO"): "Silver",
@@ -314,7 +314,7 @@ def test_every_rating_has_its_tier_beside_it(api):
     assert tiers_of(sol_rankings) == {(ALICE.id, "SO"): "Gold", (DAVE.id, "SO"): "Silver"}
     assert tiers_of(alice["ratings"], ALICE.id) == {
         (ALICE.id, "SO"): "Gold",
-        (ALICE.id, "KY"): "Gold",
+        (ALICE.id, "KY"): None,
     }
     assert alice_so["tier"] == "Gold"
     assert tiers_of(search[0]["ratings"], BOB.id) == {(BOB.id, "KY"): "Silver"}
@@ -336,8 +336,34 @@ def test_tiers_follow_the_settings(api, settings):
     }
     assert tiers_of(alice["ratings"], ALICE.id) == {
         (ALICE.id, "SO"): "Pro",
-        (ALICE.id, "KY"): "Legend",
+        (ALICE.id, "KY"): None,  # unranked
     }
+
+
+def test_no_tier_beside_a_rating_too_unsettled_to_be_ranked(api, client, settings):
+    """The API names no tier where the rating's page shows none: beside a ± too wide to
+    be ranked; the same rating settled enough gets its tier back everywhere."""
+    ky = Rating.objects.get(player_id=ALICE.id, character__code="KY")
+    assert ky.deviation >= settings.RATING_LOW_DEVIATION  # the league leaves it unsettled
+
+    def tiers() -> list:
+        alice = api.get(f"{V1}/players/{ALICE.id}/").json()
+        search = api.get(f"{V1}/players/", {"name": ALICE.name}).json()["results"]
+        return [
+            api.get(f"{V1}/players/{ALICE.id}/KY/").json()["tier"],
+            api.get(f"{V1}/players/{ALICE.id}/KY/opponents/").json()["tier"],
+            tiers_of(alice["ratings"], ALICE.id)[(ALICE.id, "KY")],
+            tiers_of(search[0]["ratings"], ALICE.id)[(ALICE.id, "KY")],
+        ]
+
+    page = client.get(f"/player/{ALICE.id}/KY").content.decode()
+    assert '<span class="tier">' not in page.split('<p class="big">')[1].split("</p>")[0]
+    assert tiers() == [None] * 4
+    settings.RATING_LOW_DEVIATION = ky.deviation + 1
+    bump_generation()
+    page = client.get(f"/player/{ALICE.id}/KY").content.decode()
+    assert '<span class="tier">Gold</span>' in page.split('<p class="big">')[1].split("</p>")[0]
+    assert tiers() == ["Gold"] * 4
 
 
 def test_tiers_switched_off_are_null(api, settings):
