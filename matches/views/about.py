@@ -7,13 +7,19 @@ from django.shortcuts import render
 
 from matches.params import glicko_params
 from matches.ratings.glicko import decayed_deviation, win_probability
+from matches.selectors.calibration import current_calibration
 from players.tiers import rating_tiers, tier_ranges
 from players.views.rankings import ranked_below
 
 
 def about(request: HttpRequest) -> HttpResponse:
-    """How the ratings work; every number on the page comes from the settings in force."""
+    """How the ratings work; every number on the page comes from the settings in force,
+    and each chance is shown through the calibration in force, as the calculator and the
+    match histories show chances: the rule that a lopsided game does not count is the
+    rating model's (a winner at 95.5% or more), which a history shows as its calibrated
+    chance."""
     params = glicko_params()
+    shown = current_calibration().shown
     periods_per_day = round(86400 / params.decay_period_seconds)
     return render(
         request,
@@ -25,11 +31,11 @@ def about(request: HttpRequest) -> HttpResponse:
             "idle_1_year": 2 * decayed_deviation(50.0, 365 * periods_per_day, params),
             "initial_uncertainty": 2 * params.initial_deviation,
             "minimum_uncertainty": 2 * params.minimum_deviation,
-            "counting_low": 100 * params.counting_margin,
-            "counting_high": 100 * (1 - params.counting_margin),
+            "counting_low": 100 * shown(params.counting_margin),
+            "counting_high": 100 * shown(1 - params.counting_margin),
             "counting_uncertainty": 2 * params.counting_rms_deviation,
-            "gap_200": 100 * win_probability(1700, 50, 1500, 50),
-            "gap_400": 100 * win_probability(1900, 50, 1500, 50),
+            "gap_200": 100 * shown(win_probability(1700, 50, 1500, 50)),
+            "gap_400": 100 * shown(win_probability(1900, 50, 1500, 50)),
             "tiers": tier_ranges(rating_tiers()),
         },
     )
