@@ -30,6 +30,10 @@ MAX_CHART_POINTS = 300
 LONE_BAND_WIDTH = 14
 # Tick labels closer than this to the right edge are right-aligned, so none is cut off.
 EDGE_LABEL = 36
+# A bar with any count is drawn at least this tall: beside a tallest bar thousands of
+# times its size, the one rating at the top of a distribution would vanish (its tooltip
+# gives the count).
+MIN_BAR_HEIGHT = 2.0
 
 
 class RatingPoint(Protocol):
@@ -47,6 +51,16 @@ class Bar:
 
 def _fmt(number: float) -> str:
     return f"{number:.1f}".rstrip("0").rstrip(".")
+
+
+def _tick_text(number: float) -> str:
+    """A gridline's label, 12000 as "12k" and 1500000 as "1.5M": at a phone's label size
+    five digits would run past the axis margin and lose their first ones."""
+    if abs(number) >= 1_000_000:
+        return _fmt(number / 1_000_000) + "M"
+    if abs(number) >= 10_000:
+        return _fmt(number / 1_000) + "k"
+    return _fmt(number)
 
 
 def nice_ticks(low: float, high: float, count: int = 5) -> list[float]:
@@ -156,7 +170,7 @@ def _y_axis(ticks: list[float], y: Callable[[float], float]) -> list[str]:
         parts.append(
             f'<line class="chart-grid" x1="{LEFT}" x2="{WIDTH - RIGHT}" y1="{py:.1f}" '
             f'y2="{py:.1f}"/><text class="chart-label" x="{LEFT - 6}" y="{py + 5:.1f}" '
-            f'text-anchor="end">{_fmt(tick)}</text>'
+            f'text-anchor="end">{_tick_text(tick)}</text>'
         )
     return parts
 
@@ -312,9 +326,12 @@ def bar_chart(chart_id: str, bars: Sequence[Bar], *, title: str, labels: int = 8
     every = max(1, math.ceil(len(bars) / labels))
     for i, bar in enumerate(bars):
         left = LEFT + i * slot
+        height = y(0) - y(bar.value)
+        if bar.value > 0:
+            height = max(height, MIN_BAR_HEIGHT)
         body.append(
-            f'<rect class="chart-bar" x="{left + gap / 2:.1f}" y="{y(bar.value):.1f}" '
-            f'width="{max(slot - gap, 1.0):.1f}" height="{y(0) - y(bar.value):.1f}">'
+            f'<rect class="chart-bar" x="{left + gap / 2:.1f}" y="{y(0) - height:.1f}" '
+            f'width="{max(slot - gap, 1.0):.1f}" height="{height:.1f}">'
             f"<title>{escape(bar.tooltip)}</title></rect>"
         )
         if i % every == 0:

@@ -318,7 +318,11 @@ class RatingBinSerializer(serializers.Serializer):
 
 class RatingDistributionSerializer(serializers.Serializer):
     bin_width = serializers.IntegerField(help_text="The width of every bin.")
-    bins = RatingBinSerializer(many=True, help_text="Bins with ratings, lowest first.")
+    bins = RatingBinSerializer(
+        many=True,
+        help_text="Every bin from the lowest with ratings to the highest, lowest first; "
+        "a bin without ratings between them has count 0.",
+    )
 
 
 class FloorCountSerializer(serializers.Serializer):

@@ -92,23 +92,27 @@ def _games_per_day(now: datetime, games_by_day: dict[date | None, int]) -> list[
 
 
 def _rating_distribution() -> dict[str, Any]:
-    rows = (
-        ranked_ratings()
+    """Ranked ratings per RATING_BIN_WIDTH of value: every bin from the lowest to the
+    highest, empty ones at zero, so that the bars are evenly spaced in rating (a lone
+    rating far above the rest stands apart, not beside the last crowded bin)."""
+    counts = {
+        int(row["bin"]): row["count"]
+        for row in ranked_ratings()
         .order_by()
         .annotate(bin=Floor(F("value") / RATING_BIN_WIDTH))
         .values("bin")
         .annotate(count=Count("id"))
-        .order_by("bin")
-    )
+    }
+    bins = range(min(counts), max(counts) + 1) if counts else range(0)
     return {
         "bin_width": RATING_BIN_WIDTH,
         "bins": [
             {
-                "from": float(row["bin"] * RATING_BIN_WIDTH),
-                "to": float((row["bin"] + 1) * RATING_BIN_WIDTH),
-                "count": row["count"],
+                "from": float(n * RATING_BIN_WIDTH),
+                "to": float((n + 1) * RATING_BIN_WIDTH),
+                "count": counts.get(n, 0),
             }
-            for row in rows
+            for n in bins
         ],
     }
 

@@ -27,7 +27,8 @@ def _statistics_charts(statistics: SiteStatistics) -> dict[str, str]:
         charts.Bar(
             f"{row['from']:.0f}",
             row["count"],
-            f"{row['from']:.0f} to {row['to']:.0f}: {row['count']:,} ratings",
+            f"{row['from']:.0f} to {row['to']:.0f}: {row['count']:,} "
+            + ("rating" if row["count"] == 1 else "ratings"),
         )
         for row in distribution["bins"]
     ]

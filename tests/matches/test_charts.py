@@ -9,6 +9,7 @@ from datetime import UTC, datetime, timedelta
 from matches.charts import (
     MAX_CHART_POINTS,
     MAX_DOTS,
+    MIN_BAR_HEIGHT,
     Bar,
     CalibrationPoint,
     CalibrationSeries,
@@ -55,7 +56,27 @@ def test_no_bar_rises_above_the_top_gridline():
     top_gridline = min(_gridlines(svg))
     assert len(_bar_tops(svg)) == 3
     assert min(_bar_tops(svg)) >= top_gridline
-    assert ">12000</text>" in svg  # the gridline above 11,792 is labelled
+    assert ">12k</text>" in svg  # the gridline above 11,792 is labelled, short enough for phones
+
+
+def test_gridline_labels_stay_within_four_characters():
+    for top, label in ((6_000, "6000"), (120_000, "120k"), (2_500_000, "2.5M")):
+        svg = bar_chart("d", [Bar("a", top, "")], title="D")
+        labels = re.findall(r'text-anchor="end">([^<]+)</text>', svg)
+        assert labels[-1] == label
+        assert max(map(len, labels)) <= 4
+
+
+def test_a_bar_of_any_count_shows_beside_one_thousands_of_times_taller():
+    bars = [Bar("a", 6_000, "6000"), Bar("b", 1, "1"), Bar("c", 0, "0")]
+    heights = [
+        float(h)
+        for h in re.findall(
+            r'class="chart-bar"[^>]*height="([\d.]+)"', str(bar_chart("d", bars, title="D"))
+        )
+    ]
+    assert heights[1] >= MIN_BAR_HEIGHT > heights[2] == 0.0
+    assert heights[0] > 100 * heights[1]
 
 
 def test_time_ticks_are_evenly_spaced_dates_with_times_only_inside_one_day():

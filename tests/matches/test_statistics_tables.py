@@ -42,6 +42,22 @@ def test_percentiles_are_the_ratings_at_the_top_percent_ranks(client):
     assert row in html
 
 
+def test_rating_distribution_bins_are_evenly_spaced_in_rating(client):
+    """Every bin from the lowest ranked rating's to the highest's, the empty ones at zero:
+    a lone rating far above the rest is drawn apart from them, where its value is."""
+    for value in (1510.0, 1520.0, 1560.0, 1720.0):
+        RatingFactory(value=value)
+    RatingFactory(value=2400.0, deviation=200.0)  # not ranked: not counted
+    refresh_statistics(now=NOW)
+    bins = stored("rating_distribution")["bins"]
+    assert [(b["from"], b["count"]) for b in bins] == [
+        (1500.0, 2), (1550.0, 1), (1600.0, 0), (1650.0, 0), (1700.0, 1)
+    ]  # fmt: skip
+    html = client.get("/stats").content.decode()
+    assert "<title>1600 to 1650: 0 ratings</title>" in html
+    assert "<title>1700 to 1750: 1 rating</title>" in html
+
+
 def test_no_percentiles_without_ranked_ratings(client):
     refresh_statistics(now=NOW)
     assert stored("percentiles") == []
