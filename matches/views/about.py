@@ -15,9 +15,9 @@ from players.views.rankings import ranked_below
 def about(request: HttpRequest) -> HttpResponse:
     """How the ratings work; every number on the page comes from the settings in force,
     and each chance is shown through the calibration in force, as the calculator and the
-    match histories show chances: the rule that a lopsided game does not count is the
-    rating model's (a winner at 95.5% or more), which a history shows as its calibrated
-    chance."""
+    match histories show chances: the rule that a lopsided game does not count is on the
+    rating model's chance (within the counting margin of 0 or 1), which a history shows
+    calibrated."""
     params = glicko_params()
     shown = current_calibration().shown
     periods_per_day = round(86400 / params.decay_period_seconds)
