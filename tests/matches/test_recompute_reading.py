@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from django.db import connection
+from django.db import connection, transaction
 
 from matches.models import Match
 from matches.services import binary_copy
@@ -110,3 +110,42 @@ def test_a_match_naming_no_stored_player_fails_the_recompute_and_keeps_the_ratin
     with pytest.raises(RuntimeError, match="missing from the players table"):
         recompute_all_ratings()
     assert sorted(Rating.objects.values_list("id", "value", "deviation")) == before
+
+
+# The other connections see committed matches only.
+@pytest.mark.django_db(transaction=True)
+def test_the_history_read_on_several_connections_is_the_one_read_on_this_one(monkeypatch):
+    store(random_league(200))
+    monkeypatch.setattr(arrays, "_READ_BLOCKS", 1)  # a query a page: several for each reader
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_relation_size('matches_match') / 8192")
+        assert cursor.fetchone()[0] >= 4
+    with transaction.atomic():
+        alone = arrays.read_history()
+        spread = arrays.read_history(readers=2)
+    assert len(alone) == 200
+    for name in arrays.History.__dataclass_fields__:
+        assert np.array_equal(getattr(spread, name), getattr(alone, name)), name
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_recompute_in_its_own_transaction_reads_on_two_connections_and_equals_incremental(
+    monkeypatch,
+):
+    store(random_league(120))
+    rate_pending_matches(batch_size=5)
+    decay_all_ratings(RECOMPUTED_AT)
+    rebuild_character_matchups()
+    incremental = state()
+    monkeypatch.setattr(arrays, "_READ_BLOCKS", 1)
+    asked = []
+    real_read_history = arrays.read_history
+
+    def counted_read_history(readers=1):
+        asked.append(readers)
+        return real_read_history(readers)
+
+    monkeypatch.setattr(arrays, "read_history", counted_read_history)
+    recompute_all_ratings(chunk_size=50, now=RECOMPUTED_AT)
+    assert asked == [2]
+    assert_same_state(incremental, state())

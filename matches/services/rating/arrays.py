@@ -5,10 +5,12 @@ arrays with binary COPY (matches.services.binary_copy). PostgreSQL only."""
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
+import psycopg
 from django.db import connection
 
 from matches.models import Match, MatchRating
@@ -26,10 +28,11 @@ from matches.services.rating.storage import (
     select_arrays,
 )
 from matches.services.rating_rows import PLAYER_MATCHUP_COLUMNS, SNAPSHOT_COLUMNS
+from matches.services.read_ahead import readers_in_this_snapshot
 from players.models import Player, PlayerMatchup, Rating, RatingSnapshot
 
-# Table pages read per query (a few million matches): each query's arrays stay well
-# under PostgreSQL's 1 GB a value.
+# Table pages read per query at most (a few million matches): each query's arrays stay
+# well under PostgreSQL's 1 GB a value.
 _READ_BLOCKS = 50_000
 
 
@@ -61,8 +64,11 @@ class History:
         )
 
 
-def read_history() -> History:
-    """Every stored match, read as arrays in a few queries and put in order here.
+def read_history(readers: int = 1) -> History:
+    """Every stored match, read as arrays in a few queries and put in order here; with
+    `readers` > 1 the queries are spread over that many other connections in this
+    transaction's snapshot, which only a transaction holding no uncommitted match of
+    its own may ask for (the recompute's: `other_connections_see_this_transaction`).
 
     Rows one at a time cost microseconds each in Python, most of a recompute at ten
     million games. Instead each query returns whole columns (array_send of array_agg:
@@ -73,7 +79,7 @@ def read_history() -> History:
     Read after the matches, the players include everyone they name.
     """
     for seed in itertools.count():
-        columns = _match_columns(seed)
+        columns = _match_columns(seed, readers)
         players, hashes = _players(seed)
         positions = kernel.Positions(hashes)
         if positions.distinct:
@@ -102,9 +108,13 @@ def read_history() -> History:
     )
 
 
-def _match_columns(seed: int) -> dict[str, np.ndarray]:
+def _match_columns(seed: int, readers: int) -> dict[str, np.ndarray]:
     """Every match's id, time (epoch seconds), players' id hashes, characters and
-    whether A won, in storage order."""
+    whether A won, in no particular order.
+
+    The table is read in ranges of its pages (TID range scans), the last one open-ended,
+    spread over `readers` connections in this transaction's snapshot when more than
+    one: the server's part of the read, hashing and aggregating, takes a core a query."""
     match = Match._meta.db_table
     names = ("id", "played_at", "hash_a", "character_a", "hash_b", "character_b", "a_won")
     types = (20, 701, 20, 21, 20, 21, 16)  # bigint, double, bigint, smallint, ..., boolean
@@ -119,27 +129,44 @@ def _match_columns(seed: int) -> dict[str, np.ndarray]:
         "character_b_id::smallint",
         "winner = %(a)s",
     )
-    parts: dict[str, list[np.ndarray]] = {name: [] for name in names}
     with connection.cursor() as cursor:
         cursor.execute("SELECT pg_relation_size(%s) / current_setting('block_size')::int", [match])
         (blocks,) = cursor.fetchone()
-    # Ranges of the table's pages (TID range scans); the last one open-ended.
-    for low in range(0, max(blocks, 1), _READ_BLOCKS):
-        high = "" if low + _READ_BLOCKS >= blocks else " AND ctid < %(high)s::tid"
-        arrays = select_arrays(
-            expressions,
-            f"{match} WHERE ctid >= %(low)s::tid{high}",
-            {"seed": seed, "a": Match.Winner.A, "low": f"({low},0)",
-             "high": f"({low + _READ_BLOCKS},0)"},
-            types,
-        )  # fmt: skip
-        if arrays is None:  # an empty range
-            continue
-        for name, array in zip(names, arrays, strict=True):
-            parts[name].append(array)
+    # As few ranges as keep each query's arrays small, the same number for every reader.
+    ranges = -(-max(blocks, 1) // _READ_BLOCKS)
+    ranges = -(-ranges // readers) * readers
+    step = -(-max(blocks, 1) // ranges)
+    lows = range(0, max(blocks, 1), step)
+
+    def read(share: Sequence[int], on: psycopg.Connection | None) -> list[list[np.ndarray]]:
+        parts = []
+        for low in share:
+            high = "" if low + step >= blocks else " AND ctid < %(high)s::tid"
+            arrays = select_arrays(
+                expressions,
+                f"{match} WHERE ctid >= %(low)s::tid{high}",
+                {"seed": seed, "a": Match.Winner.A, "low": f"({low},0)",
+                 "high": f"({low + step},0)"},
+                types,
+                on=on,
+            )  # fmt: skip
+            if arrays is not None:  # None: an empty range
+                parts.append(arrays)
+        return parts
+
+    if readers > 1:
+        with (
+            readers_in_this_snapshot(readers) as connections,
+            ThreadPoolExecutor(readers) as pool,
+        ):
+            shares = [lows[n::readers] for n in range(readers)]
+            parts = [part for share in pool.map(read, shares, connections) for part in share]
+    else:
+        parts = read(lows, None)
+    columns = list(zip(*parts, strict=True)) or [()] * len(types)
     return {
-        name: np.concatenate(arrays) if arrays else np.empty(0, binary_copy.native_dtype(oid))
-        for (name, arrays), oid in zip(parts.items(), types, strict=True)
+        name: np.concatenate(column) if column else np.empty(0, binary_copy.native_dtype(oid))
+        for name, column, oid in zip(names, columns, types, strict=True)
     }
 
 

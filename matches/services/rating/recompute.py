@@ -49,9 +49,13 @@ from matches.services.rating.storage import (
     result_rows,
 )
 from matches.services.rating_rows import PLAYER_MATCHUP_COLUMNS, SNAPSHOT_COLUMNS
-from matches.services.read_ahead import chunks_read_ahead
+from matches.services.read_ahead import chunks_read_ahead, other_connections_see_this_transaction
 from players.models import Player, PlayerMatchup, Rating, RatingSnapshot
 from web.generation import bump_generation
+
+# Connections reading the stored games at once: the server hashes and aggregates them,
+# a core a connection, on a machine of two cores.
+HISTORY_READERS = 2
 
 
 class _MatchupsInChildProcess:
@@ -111,7 +115,7 @@ def _matches_in_results_out(
     connection takes turns: read a chunk, insert its results.
     """
     columns = (MatchRating, MATCH_RATING_COLUMNS)
-    if connection.vendor != "postgresql" or connection.savepoint_ids:
+    if not other_connections_see_this_transaction():
         yield matches_in_order(Match.objects.all(), chunk_size), partial(bulk.insert, *columns)
         return
     queryset = (
@@ -192,7 +196,9 @@ def _recompute_compiled(
 ) -> tuple[RatingRun, list[LogitBin]]:
     """The compiled recompute, and the bins of the predictions the calibration is
     fitted on."""
-    history = arrays.read_history()
+    history = arrays.read_history(
+        readers=HISTORY_READERS if other_connections_see_this_transaction() else 1
+    )
     ledger = kernel.ArrayLedger(glicko_params())
     flagged = np.array([player.encode() for player in excluded], dtype=bytes)
     flagged_ratings = np.isin(history.player, flagged)

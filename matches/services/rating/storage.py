@@ -82,17 +82,25 @@ def fetch_rows(queryset: QuerySet) -> list[tuple]:
 
 
 def select_arrays(
-    expressions: Sequence[str], source: str, params: Sequence | Mapping, oids: Sequence[int]
+    expressions: Sequence[str],
+    source: str,
+    params: Sequence | Mapping,
+    oids: Sequence[int],
+    *,
+    on: psycopg.Connection | None = None,
 ) -> list[np.ndarray] | None:
     """`expressions` over the rows of `source` (what follows FROM, with `params`) as one
     numpy array each, their PostgreSQL types `oids` (fixed-width ones of
     binary_copy.FORMATS); None when there are no rows. PostgreSQL only: each column
-    arrives as one binary array that numpy reads whole, not as a Python object a value."""
+    arrives as one binary array that numpy reads whole, not as a Python object a value.
+    Read on Django's connection, or `on` another one."""
     arrays = ", ".join(f"array_send(array_agg({expression}))" for expression in expressions)
-    connection.ensure_connection()
+    if on is None:
+        connection.ensure_connection()
+        on = connection.connection
     # psycopg's own cursor: Django's binds parameters client-side, which cannot return
     # binary results.
-    with connection.wrap_database_errors, psycopg.Cursor(connection.connection) as cursor:
+    with connection.wrap_database_errors, psycopg.Cursor(on) as cursor:
         cursor.execute(f"SELECT {arrays} FROM {source}", params, binary=True)
         row = cursor.fetchone()
     if row[0] is None:
