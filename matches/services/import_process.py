@@ -83,8 +83,9 @@ class ParsedChunk(NamedTuple):
 
 
 class SeenPlayers(NamedTuple):
-    """What games showed of their players (`PlayerSightings`), as text COPY data in key
-    order: concurrent importers then lock shared rows in the same order."""
+    """What games showed of their players (`PlayerSightings`), as text COPY data. Their
+    upserts take them in key order (ORDER BY): concurrent importers then lock shared
+    rows in the same order, and each index is walked in its own order."""
 
     players: bytes  # SEEN_PLAYER_COLUMNS
     names: bytes  # SEEN_NAME_COLUMNS
@@ -197,15 +198,16 @@ class PlayerFollower:
 
 
 def encode_sightings(sightings: PlayerSightings) -> SeenPlayers:
-    """The players and names of `sightings` as COPY data, in key order."""
-    latest, names = sightings.latest, sightings.names
+    """The players and names of `sightings` as COPY data, in no order: sorting them here
+    cost a third of a second for 200,000 players, while the parent waits for them; the
+    upserts sort them (`SeenPlayers`)."""
     players = "".join(
         f"{key}\t{_text(name)}\t{platform}\t{_NULL if floor is None else floor}\t{first}\t{last}\n"
-        for key, name, platform, floor, first, last, _ in map(latest.__getitem__, sorted(latest))
+        for key, name, platform, floor, first, last, _ in sightings.latest.values()
     )
     seen_names = "".join(
         f"{key}\t{_text(name)}\t{first}\t{last}\n"
-        for key, name, first, last in map(names.__getitem__, sorted(names))
+        for key, name, first, last in sightings.names.values()
     )
     return SeenPlayers(players.encode(), seen_names.encode())
 

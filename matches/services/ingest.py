@@ -483,20 +483,23 @@ def _from_epoch_microseconds(column: str) -> str:
 
 
 def _write_seen_players(seen: SeenPlayers) -> None:
-    """Upsert the players the child saw, then their names, as `_write_sightings` does."""
+    """Upsert the players the child saw, then their names, in key order as
+    `_write_sightings` does."""
     players, names = _player_conflicts()
     times = [_from_epoch_microseconds(name) for name in ("first_seen", "last_seen")]
     with connection.cursor() as cursor:
         bulk.copy_text_into_temp(cursor, "_players", SEEN_PLAYER_COLUMNS, seen.players)
         bulk.copy_text_into_temp(cursor, "_names", SEEN_NAME_COLUMNS, seen.names)
+        # Player ids are compared byte by byte (players.fields.IdentifierField).
         cursor.execute(
             f"INSERT INTO {Player._meta.db_table} ({', '.join(PLAYER_COLUMNS)}) "
             f"SELECT id, name, platform, floor, {', '.join(times)}, false, false, false "
-            f"FROM _players {players}"
+            f'FROM _players ORDER BY id COLLATE "C" {players}'
         )
         cursor.execute(
             f"INSERT INTO {PlayerName._meta.db_table} ({', '.join(NAME_COLUMNS)}) "
-            f"SELECT player_id, name, {', '.join(times)} FROM _names {names}"
+            f"SELECT player_id, name, {', '.join(times)} FROM _names "
+            f'ORDER BY player_id COLLATE "C", name {names}'
         )
         cursor.execute("DROP TABLE _players, _names")
 
