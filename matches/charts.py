@@ -16,6 +16,8 @@ from typing import Protocol
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
+from players.formatting import count_text
+
 WIDTH, HEIGHT = 640, 280
 LEFT, RIGHT, TOP, BOTTOM = 66, 24, 14, 44
 # The band around the rating is drawn at most this far out, so that a new player's
@@ -407,8 +409,8 @@ def calibration_chart(
         body += [
             f'<circle class="chart-series-dot" cx="{x(p.predicted):.1f}" '
             f'cy="{y(p.observed):.1f}" r="4"><title>{escape(one.name)}: predicted '
-            f"{100 * p.predicted:.1f}%, won {100 * p.observed:.1f}% of {p.games:,} "
-            f"game{'' if p.games == 1 else 's'}</title></circle>"
+            f"{100 * p.predicted:.1f}%, won {100 * p.observed:.1f}% of "
+            f"{count_text(p.games, 'game')}</title></circle>"
             for p in one.points
         ]
         body.append("</g>")

@@ -29,6 +29,11 @@ def offset_text(value: float | None, half_width: float | None) -> str:
     return f"{sign}{text} ±{half_width:.0f}"
 
 
+def count_text(count: int, noun: str) -> str:
+    """'1 game', '1,234 games': a count with its noun, singular for one."""
+    return f"{count:,} {noun}{'' if count == 1 else 's'}"
+
+
 def signed_text(change: float | None, digits: int = 0) -> str:
     """A rating change with its sign: '+12', '-8' (with a true minus sign), '0'."""
     if change is None:

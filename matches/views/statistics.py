@@ -11,6 +11,7 @@ from django.shortcuts import render
 
 from matches import charts
 from matches.selectors.statistics import SiteStatistics, site_statistics
+from players.formatting import count_text
 
 
 def _statistics_charts(statistics: SiteStatistics) -> dict[str, str]:
@@ -27,8 +28,7 @@ def _statistics_charts(statistics: SiteStatistics) -> dict[str, str]:
         charts.Bar(
             f"{row['from']:.0f}",
             row["count"],
-            f"{row['from']:.0f} to {row['to']:.0f}: {row['count']:,} "
-            + ("rating" if row["count"] == 1 else "ratings"),
+            f"{row['from']:.0f} to {row['to']:.0f}: {count_text(row['count'], 'rating')}",
         )
         for row in distribution["bins"]
     ]

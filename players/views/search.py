@@ -7,7 +7,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils.timezone import get_current_timezone, localtime
 
-from players.formatting import rating_text
+from players.formatting import count_text, rating_text
 from players.models import Player
 from players.selectors.search import find_players
 from players.views.rankings import player_url, profile_url
@@ -32,7 +32,7 @@ def search(request: HttpRequest) -> HttpResponse:
             platforms.get(hit.platform, hit.platform),
             hit.cheater,
             hit.matched_name if hit.matched_past_name else "",
-            f"{games:,} game{'' if games == 1 else 's'}",
+            count_text(games, "game"),
             seen.isoformat(),
             f"{seen:%Y-%m-%d}",
             [
