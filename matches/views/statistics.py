@@ -19,7 +19,7 @@ def _statistics_charts(statistics: SiteStatistics) -> dict[str, str]:
         charts.Bar(
             date.fromisoformat(row["day"]).strftime("%b %d"),
             row["games"],
-            f"{row['day']}: {row['games']:,} games",
+            f"{row['day']}: {count_text(row['games'], 'game')}",
         )
         for row in statistics.games_per_day
     ]
@@ -37,7 +37,7 @@ def _statistics_charts(statistics: SiteStatistics) -> dict[str, str]:
             "C" if row["floor"] == 99 else str(row["floor"]),
             row["players"],
             f"{'Celestial' if row['floor'] == 99 else 'Floor ' + str(row['floor'])}: "
-            f"{row['players']:,} players",
+            f"{count_text(row['players'], 'player')}",
         )
         for row in statistics.floor_distribution
     ]

@@ -74,6 +74,8 @@ def test_floor_distribution_lists_every_floor_and_celestial(client):
     assert (players[3], players[99], players[5], players[1]) == (2, 1, 0, 0)
     html = client.get("/stats").content.decode()
     assert '<th scope="col" class="num">C</th></tr></thead>' in html
+    assert "<title>Floor 3: 2 players</title>" in html
+    assert "<title>Celestial: 1 player</title>" in html
 
 
 def test_activity_counts_players_and_games_in_the_last_hour_day_and_week(client):
@@ -96,6 +98,8 @@ def test_activity_counts_players_and_games_in_the_last_hour_day_and_week(client)
     }
     html = client.get("/stats").content.decode()
     assert '<tr><th scope="row">Week</th><td class="num">3</td><td class="num">3</td></tr>' in html
+    one_game_days = [row["day"] for row in stored("games_per_day") if row["games"] == 1]
+    assert one_game_days and f"<title>{one_game_days[0]}: 1 game</title>" in html
 
 
 def rated_game(played_at, code_a: str, value_a: float, code_b: str, value_b: float, **kw):
