@@ -133,10 +133,11 @@ def _match_columns(seed: int, readers: int) -> dict[str, np.ndarray]:
         cursor.execute("SELECT pg_relation_size(%s) / current_setting('block_size')::int", [match])
         (blocks,) = cursor.fetchone()
     # As few ranges as keep each query's arrays small, the same number for every reader.
-    ranges = -(-max(blocks, 1) // _READ_BLOCKS)
+    pages = max(blocks, 1)
+    ranges = -(-pages // _READ_BLOCKS)
     ranges = -(-ranges // readers) * readers
-    step = -(-max(blocks, 1) // ranges)
-    lows = range(0, max(blocks, 1), step)
+    step = -(-pages // ranges)
+    lows = range(0, pages, step)
 
     def read(share: Sequence[int], on: psycopg.Connection | None) -> list[list[np.ndarray]]:
         parts = []
