@@ -15,6 +15,9 @@ from collections.abc import Callable
 from matches.ratings.registry import FACTORIES, create
 
 Schedule = list[tuple[int, int, float, float]]
+# Rates a schedule and returns each player's displayed rating after it, so a test can
+# check that the loop timed is the loop that rated those games.
+Loop = Callable[[], list[float]]
 
 
 def _schedule(games: int, players: int, seed: int) -> Schedule:
@@ -28,42 +31,44 @@ def _schedule(games: int, players: int, seed: int) -> Schedule:
     return schedule
 
 
-def _games_per_second(loop: Callable[[], None], games: int) -> float:
+def _games_per_second(loop: Loop, games: int) -> float:
     started = time.perf_counter()
     loop()
     return games / (time.perf_counter() - started)
 
 
-def _system_loop(name: str, schedule: Schedule, players: int) -> Callable[[], None]:
+def _system_loop(name: str, schedule: Schedule, players: int) -> Loop:
     system = create(name)
 
-    def loop() -> None:
+    def loop() -> list[float]:
         states = [system.initial()] * players
         update = system.update
         for a, b, score, at in schedule:
             states[a], states[b] = update(states[a], states[b], score, at)
+        return [system.display(state) for state in states]
 
     return loop
 
 
-def _pypi_glicko2_loop(schedule: Schedule, players: int) -> Callable[[], None]:
+def _pypi_glicko2_loop(schedule: Schedule, players: int) -> Loop:
     import glicko2
 
-    def loop() -> None:
+    def loop() -> list[float]:
         pool = [glicko2.Player() for _ in range(players)]
         for a, b, score, _ in schedule:
             player_a, player_b = pool[a], pool[b]
             rating_a, deviation_a = player_a.rating, player_a.rd
             player_a.update_player([player_b.rating], [player_b.rd], [score])
             player_b.update_player([rating_a], [deviation_a], [1.0 - score])
+        return [player.rating for player in pool]
 
     return loop
 
 
-def _pypi_trueskill_loop(schedule: Schedule, players: int) -> Callable[[], None]:
+def _pypi_trueskill_loop(schedule: Schedule, players: int) -> Loop:
     import trueskill
 
-    def loop() -> None:
+    def loop() -> list[float]:
         env = trueskill.TrueSkill()
         pool = [env.create_rating()] * players
         for a, b, score, _ in schedule:
@@ -73,17 +78,23 @@ def _pypi_trueskill_loop(schedule: Schedule, players: int) -> Callable[[], None]
                 pool[a], pool[b] = trueskill.rate_1vs1(
                     pool[a], pool[b], drawn=score == 0.5, env=env
                 )
+        return [rating.mu for rating in pool]
 
     return loop
+
+
+def loops(schedule: Schedule, players: int) -> dict[str, Loop]:
+    """The loop of each registered system and of the two PyPI packages over one schedule."""
+    by_name = {name: _system_loop(name, schedule, players) for name in FACTORIES}
+    by_name["glicko2 (PyPI)"] = _pypi_glicko2_loop(schedule, players)
+    by_name["trueskill (PyPI)"] = _pypi_trueskill_loop(schedule, players)
+    return by_name
 
 
 def measure(games: int, players: int = 1000, seed: int = 0) -> dict[str, float]:
     """Games per second of each registered system and of the two PyPI packages."""
     schedule = _schedule(games, players, seed)
-    loops = {name: _system_loop(name, schedule, players) for name in FACTORIES}
-    loops["glicko2 (PyPI)"] = _pypi_glicko2_loop(schedule, players)
-    loops["trueskill (PyPI)"] = _pypi_trueskill_loop(schedule, players)
-    return {name: _games_per_second(loop, games) for name, loop in loops.items()}
+    return {name: _games_per_second(loop, games) for name, loop in loops(schedule, players).items()}
 
 
 if __name__ == "__main__":

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 from players.services import ensure_roster
 
@@ -10,6 +11,14 @@ from players.services import ensure_roster
 # `api` (on `api_league`) for the API.
 from tests.fixtures.api_league import api, api_league  # noqa: F401
 from tests.fixtures.pages import league  # noqa: F401
+
+# No example has a time limit: the first example of a test can pay numba's compilation of
+# the kernel, and a busy machine slows any of them. Speed is measured by the benches, not
+# asserted here (hypothesis's default deadline of 200 ms is a timed assertion).
+settings.register_profile(
+    "suite", deadline=None, suppress_health_check=[HealthCheck.too_slow], print_blob=True
+)
+settings.load_profile("suite")
 
 _DB_FIXTURES = {"db", "transactional_db", "django_db_reset_sequences", "live_server"}
 

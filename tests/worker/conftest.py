@@ -40,7 +40,7 @@ postgres_only = databases.postgres_only(
 )
 
 
-def wait_for(condition: Callable[[], Any], *, timeout: float = 30.0, message: str = "") -> Any:
+def wait_for(condition: Callable[[], Any], *, timeout: float = 120.0, message: str = "") -> Any:
     """Poll ``condition`` until it returns something true; fail after ``timeout`` seconds."""
     deadline = time.monotonic() + timeout
     while True:
@@ -180,8 +180,19 @@ class WorkerProcesses:
         self.application_name = f"test-worker-{broker.queue}"
         self.processes: list[subprocess.Popen] = []
 
-    def start(self, *, pool: str = "solo", **environment: str) -> subprocess.Popen:
-        """A worker process; ``pool="prefork"`` (one child) for what solo lacks: time limits."""
+    @property
+    def paused_file(self) -> Path:
+        """Created by a worker started with ``pause_at_batch`` once it waits inside that batch."""
+        return self.tmp_path / "paused"
+
+    def start(
+        self, *, pool: str = "solo", pause_at_batch: int | None = None, **environment: str
+    ) -> subprocess.Popen:
+        """A worker process; ``pool="prefork"`` (one child) for what solo lacks: time limits.
+
+        With ``pause_at_batch`` its rating run waits inside that batch (ratings written,
+        transaction open) until ``resume()``: tests/worker/paused_worker.py.
+        """
         number = len(self.processes)
         env = {
             **os.environ,
@@ -189,7 +200,15 @@ class WorkerProcesses:
             "DATABASE_URL": database_url(self.application_name),
             **environment,
         }
-        command = [sys.executable, "-m", "celery", "-A", "ratingsite", "worker", "--pool", pool]
+        program = ["-m", "celery", "-A", "ratingsite"]
+        if pause_at_batch is not None:
+            program = [str(Path(__file__).with_name("paused_worker.py"))]
+            env |= {
+                "PAUSE_AT_BATCH": str(pause_at_batch),
+                "PAUSED_FILE": str(self.paused_file),
+                "RESUME_FILE": str(self.tmp_path / "resume"),
+            }
+        command = [sys.executable, *program, "worker", "--pool", pool]
         command += ["--concurrency", "1"]
         command += ["--loglevel", "INFO", "-n", f"w{number}-{self.broker.queue}@%h", *WORKER_FLAGS]
         log = (self.tmp_path / f"worker-{number}.log").open("wb")
@@ -198,6 +217,12 @@ class WorkerProcesses:
         )
         self.processes.append(process)
         return process
+
+    def wait_until_paused(self) -> None:
+        wait_for(self.paused_file.exists, timeout=120, message=f"a paused batch\n{self.logs()}")
+
+    def resume(self) -> None:
+        (self.tmp_path / "resume").touch()
 
     def kill(self, process: subprocess.Popen) -> None:
         if process.poll() is None:

@@ -50,10 +50,6 @@ def writer_lock_held() -> bool:
         return cursor.fetchone()[0] > 0
 
 
-def mid_batch() -> bool:
-    return writer_lock_held() and rated_count() > 0
-
-
 def results() -> tuple[dict, dict]:
     ratings = {
         (r.player_id, r.character_id): (
@@ -92,47 +88,50 @@ def assert_rated_once_and_equal_to_a_recompute() -> None:
 
 def test_sigkill_in_the_middle_of_a_rating_batch(worker_processes):
     store_league(10_000)
-    worker = worker_processes.start(**WORKER_ENV)
+    worker = worker_processes.start(pause_at_batch=2, **WORKER_ENV)
     rate_matches.delay()
-    wait_for(mid_batch, timeout=60, message=f"a batch in progress\n{worker_processes.logs()}")
+    worker_processes.wait_until_paused()  # batch 2's ratings are written, not committed
     worker_processes.kill(worker)
     wait_for(lambda: not writer_lock_held(), message="the killed worker's transaction to end")
-    done = rated_count()
-    assert 0 < done < 10_000, "the worker was killed before the end of the run"
-    assert done % BATCH == 0  # whole batches or nothing: the open batch rolled back
+    assert rated_count() == BATCH  # batch 1 committed, batch 2 rolled back whole
     worker_processes.start(**WORKER_ENV)
     rate_matches.delay()  # as beat would; the killed task's message is delivered again too
-    wait_for(lambda: rated_count() == 10_000, timeout=60, message=worker_processes.logs())
+    wait_for(lambda: rated_count() == 10_000, message=worker_processes.logs())
     assert_rated_once_and_equal_to_a_recompute()
 
 
 def test_two_workers_rating_at_once_give_what_one_gives(worker_processes):
     store_league(6_000)
     for _ in range(2):
-        worker_processes.start(**WORKER_ENV)
+        worker_processes.start(pause_at_batch=2, **WORKER_ENV)
     for _ in range(4):
         rate_matches.delay()
-    # ...and a third writer in this process, for good measure.
-    wait_for(mid_batch, timeout=60, message=worker_processes.logs())
+    # One worker waits inside its second batch: the other's tasks and a third writer in
+    # this process meet the held writer lock.
+    worker_processes.wait_until_paused()
+    assert writer_lock_held()
+    assert rate_pending_matches(batch_size=BATCH).busy
+    worker_processes.resume()
     local = threading.Thread(target=lambda: rate_pending_matches(batch_size=BATCH))
     local.start()
-    local.join(timeout=60)
-    wait_for(lambda: rated_count() == 6_000, timeout=60, message=worker_processes.logs())
+    local.join(timeout=120)
+    wait_for(lambda: rated_count() == 6_000, message=worker_processes.logs())
     wait_for(lambda: not writer_lock_held())
     assert_rated_once_and_equal_to_a_recompute()
 
 
 def test_the_worker_reconnects_after_losing_its_database_connections(worker_processes):
     store_league(8_000)
-    worker_processes.start(**WORKER_ENV)
+    worker_processes.start(pause_at_batch=2, **WORKER_ENV)
     rate_matches.delay()
-    wait_for(mid_batch, timeout=60, message=worker_processes.logs())
+    worker_processes.wait_until_paused()
     assert terminate_connections(worker_processes.application_name) >= 1
+    worker_processes.resume()
     # The task fails with the database's error and is retried; the retry connects again.
-    wait_for(lambda: rated_count() == 8_000, timeout=60, message=worker_processes.logs())
+    wait_for(lambda: rated_count() == 8_000, message=worker_processes.logs())
     assert "Retry in" in worker_processes.logs()
     # New work after the outage goes on as usual.
     store_league(500, skip=8_000)
     rate_matches.delay()
-    wait_for(lambda: rated_count() == 8_500, timeout=60, message=worker_processes.logs())
+    wait_for(lambda: rated_count() == 8_500, message=worker_processes.logs())
     assert_rated_once_and_equal_to_a_recompute()
