@@ -17,7 +17,8 @@ predict as well as the best tuned alternative, and are the chances it shows cali
    own process: wall time (that database is only read).
 
 The bench database (default `bench_predictions`) is dropped and created for each league.
-A dated section with the machine is appended to BENCHMARKS.md.
+A dated section with the machine is appended to docs/benchmarks-history.md; update
+its row of BENCHMARKS.md's summary table by hand (the command reminds you).
 
     python -m bench.predictions [--games N] [--players N] [--seed N] [--second-seed N]
         [--database NAME] [--big-database NAME] [--calibration-only] [--print-only]
@@ -272,7 +273,7 @@ def main() -> None:
         "--calibration-only", action="store_true", help="skip the tuning: only the calibration"
     )
     parser.add_argument(
-        "--print-only", action="store_true", help="print the section, leave BENCHMARKS.md alone"
+        "--print-only", action="store_true", help="print the section, record nothing"
     )
     options = parser.parse_args()
 
