@@ -145,8 +145,8 @@ def main() -> None:
 
 
 def expected_games(options: argparse.Namespace, start: datetime) -> set[tuple]:
-    """The window's games as the feed plays them, keyed as the site keys one game (DESIGN.md
-    section 3): by time and pair of players."""
+    """The window's games as the feed plays them, keyed as the site keys one game
+    (docs/replay-format.md#one-game-stored-once): by time and pair of players."""
     from matches.simulation.league import LeagueSimulator
 
     league = LeagueSimulator(options.players, SEED, start, rate=options.rate)
