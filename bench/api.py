@@ -10,7 +10,8 @@ workers do not keep connections alive). For each endpoint, up to 500 distinct UR
 from the database are requested once each (cold: built from the database) and then again
 and again (warm: answered from the generation-keyed response cache). A trivial API view
 (same middleware, throttle and ETag wrapper, no database) in the same server gives the
-floor. Every response must be a 200. Results are appended to BENCHMARKS.md.
+floor. Every response must be a 200. The run is appended to docs/benchmarks-history.md
+and its row of BENCHMARKS.md rewritten.
 
     python -m bench.api [--games 1000000] [--requests 3000] [--concurrency 4]
 """
@@ -37,7 +38,7 @@ from typing import Any
 from urllib.parse import urlencode
 
 from bench import postgres
-from bench.report import append_section, machine_description
+from bench.report import Figure, append_section, machine_description
 from bench.web import players_for
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -399,12 +400,35 @@ def report(
     return lines
 
 
+def figure(
+    options: argparse.Namespace, trivial: Result, results: dict[str, EndpointResults]
+) -> Figure:
+    """The run in a row: each pass's range of p95 over the trivial endpoint's, and errors."""
+    floor = trivial.percentile(95)
+
+    def spread(runs: list[Result]) -> str:
+        ratios = [run.percentile(95) / floor for run in runs]
+        return f"{min(ratios):.2f}x to {max(ratios):.2f}x"
+
+    errors = trivial.errors + sum(r.cold.errors + r.warm.errors for r in results.values())
+    return Figure(
+        "make bench-api",
+        f"the REST API under load from {options.concurrency} threads, {options.games:,} games",
+        f"p95 over the trivial endpoint's: warm (cached) "
+        f"{spread([r.warm for r in results.values()])}, cold "
+        f"{spread([r.cold for r in results.values()])}; {errors} errors",
+        "p95 ≤ 3x the trivial endpoint's, 0 errors",
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=1_000_000)
     parser.add_argument("--requests", type=int, default=3000, help="per endpoint")
     parser.add_argument("--concurrency", type=int, default=4, help="client threads")
-    parser.add_argument("--no-report", action="store_true", help="do not touch BENCHMARKS.md")
+    parser.add_argument(
+        "--no-report", action="store_true", help="record nothing (history, BENCHMARKS.md)"
+    )
     options = parser.parse_args()
     cache_name, trivial, results = run(options.games, options.requests, options.concurrency)
     lines = report(
@@ -412,7 +436,9 @@ def main() -> None:
     )
     print("\n".join(lines))
     if not options.no_report:
-        append_section("REST API under load (`make bench-api`)", lines)
+        append_section(
+            "REST API under load (`make bench-api`)", lines, figure(options, trivial, results)
+        )
     if trivial.errors or any(r.cold.errors or r.warm.errors for r in results.values()):
         sys.exit(1)
 

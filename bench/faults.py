@@ -17,7 +17,8 @@ checks, exiting non-zero if any check fails:
 - each future-dated game is stored once or rejected, none merged or stored twice;
 - no dripped page was waited for to its end (a page has a wall-clock deadline).
 
-A passing run's figures are appended to BENCHMARKS.md. tests/worker/test_fault_campaign.py
+A passing run's figures are appended to docs/benchmarks-history.md (and its row of
+BENCHMARKS.md rewritten). tests/worker/test_fault_campaign.py
 runs a smaller campaign through the same functions.
 
     python -m bench.faults [--good 600] [--behaviours nul,drip,...] [--database bench_faults]
@@ -421,7 +422,9 @@ def main() -> None:
         metavar="KEY=VALUE",
         help="an extra setting of the `http` source (repeatable)",
     )
-    parser.add_argument("--print-only", action="store_true", help="leave BENCHMARKS.md alone")
+    parser.add_argument(
+        "--print-only", action="store_true", help="record nothing (history, BENCHMARKS.md)"
+    )
     options = parser.parse_args()
     behaviours = tuple(name for name in options.behaviours.split(",") if name)
 
@@ -476,7 +479,7 @@ def main() -> None:
 
 
 def report(result: CampaignResult) -> None:
-    from bench.report import append_section, machine_description
+    from bench.report import Figure, append_section, machine_description
 
     settings = result.settings
     errors = sum(result.pull_errors.values())
@@ -502,7 +505,16 @@ def report(result: CampaignResult) -> None:
         "RejectedReplay with its reason. Seconds: from the first worker's start to drained. "
         "Pulls ended early: by an error, or by another pull that moved the cursor first.",
     ]
-    append_section("Fault campaign (make bench-faults)", lines)
+    figure = Figure(
+        "make bench-faults",
+        f"{settings.workers} workers SIGKILLed and cut off while pulling a hostile feed",
+        f"every check passed with {len(settings.behaviours)} hostile behaviours: "
+        f"{result.stored} stored, {result.rejected} rejected, {len(result.lost)} lost, "
+        f"{len(result.doubled)} doubled, through {result.kills} SIGKILLs and "
+        f"{result.terminated} ended connections",
+        "nothing lost, doubled or stuck",
+    )
+    append_section("Fault campaign (make bench-faults)", lines, figure)
     print("\n".join(lines))
 
 

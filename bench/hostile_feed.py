@@ -1,11 +1,11 @@
 """A hostile replay feed on 127.0.0.1 for the fault campaign (bench.faults and its test).
 
-It serves a deterministic list of good replays in pages of the feed format (DESIGN.md
-section 5; the cursor is a page index) with hostile pages mixed in, each switched on by
-name (BEHAVIOURS). It knows what a sound puller must end with: every good replay stored
-once, every bad one in RejectedReplay with its reason, every future-dated one stored
-once or rejected (never merged with another, never stored twice), and no dripped page
-waited for to its end.
+It serves a deterministic list of good replays in pages of the feed format
+(docs/replay-format.md#the-http-feed; the cursor is a page index) with hostile pages mixed
+in, each switched on by name (BEHAVIOURS). It knows what a sound puller must end with:
+every good replay stored once, every bad one in RejectedReplay with its reason, every
+future-dated one stored once or rejected (never merged with another, never stored twice),
+and no dripped page waited for to its end.
 
 Bad replays carry the id ``bad-<behaviour>`` as their first key, so the id is at the
 start of any raw text kept for them, however long the rest.

@@ -2,7 +2,8 @@
 
 Each step runs as its own `manage.py` process against a fresh database, timed from
 outside and measured for peak memory (with the processes it starts). The bare Glicko
-update loop runs in this process for comparison. Results are appended to BENCHMARKS.md.
+update loop runs in this process for comparison. The run is appended to
+docs/benchmarks-history.md and its row of BENCHMARKS.md rewritten.
 
     python -m bench.import_recompute [--games N] [--players N] [--databases postgres,sqlite]
 """
@@ -20,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from bench import postgres
-from bench.report import append_section, machine_description
+from bench.report import Figure, append_section, machine_description
 from matches.ratings.glicko import rate_game
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -106,7 +107,7 @@ def fresh_database(kind: str) -> str:
 
 
 def bare_update_loop(games: int) -> float:
-    """Games/s of the DESIGN 4.2 update alone, on plain floats."""
+    """Games/s of the update alone (docs/rating-model.md#the-update), on plain floats."""
     rng = random.Random(1)
     states = [(rng.gauss(1500, 200), rng.uniform(30, 350)) for _ in range(1000)]
     pairs = [(rng.randrange(1000), rng.randrange(1000), rng.random() < 0.5) for _ in range(games)]
@@ -149,6 +150,7 @@ def main() -> None:
         print(f"  {simulate.seconds:.1f} s", flush=True)
 
     rows = []
+    figures = []
     for kind in options.databases.split(","):
         url = fresh_database(kind)
         run_step(["migrate", "--no-input", "-v0"], url)
@@ -161,6 +163,11 @@ def main() -> None:
         rows.append(
             f"| {kind} | {options.games / imported.seconds:,.0f} | {imported.peak_mb:,.0f} "
             f"| {options.games / recomputed.seconds:,.0f} | {recomputed.peak_mb:,.0f} |"
+        )
+        figures.append(
+            f"{kind}: import {options.games / imported.seconds:,.0f} replays/s "
+            f"(peak {imported.peak_mb:,.0f} MB), recompute "
+            f"{options.games / recomputed.seconds:,.0f} games/s (peak {recomputed.peak_mb:,.0f} MB)"
         )
     loop = bare_update_loop(options.games)
     print(f"bare update loop: {loop:,.0f} games/s")
@@ -179,8 +186,17 @@ def main() -> None:
             "|---|---:|---:|---:|---:|",
             *rows,
             "",
-            f"Bare DESIGN 4.2 update loop in the same run: {loop:,.0f} games/s.",
+            f"Bare update loop (docs/rating-model.md#the-update) in the same run: "
+            f"{loop:,.0f} games/s.",
         ],
+        Figure(
+            "make bench",
+            f"import and recompute, {options.games:,} games among {options.players:,} "
+            "players, each step its own process",
+            "; ".join(figures),
+            "issue 2, on PostgreSQL: import ≥ 20,000 replays/s, recompute ≥ 20,000 games/s, "
+            "under 2 GB",
+        ),
     )
 
 

@@ -10,7 +10,8 @@
    `manage.py` process: wall time (start-up included) and peak memory.
 
 The database (default `bench_lab`) is dropped and created with psql for each league.
-A dated section with the machine is appended to BENCHMARKS.md.
+A dated section with the machine is appended to docs/benchmarks-history.md; update
+its row of BENCHMARKS.md's summary table by hand (the command reminds you).
 
     python -m bench.lab [--games N] [--players N] [--big-games N] [--big-players N]
 """
@@ -262,7 +263,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=2026)
     parser.add_argument("--no-tune", action="store_true", help="skip tune_ratings")
     parser.add_argument(
-        "--print-only", action="store_true", help="print the section, leave BENCHMARKS.md alone"
+        "--print-only", action="store_true", help="print the section, record nothing"
     )
     options = parser.parse_args()
 

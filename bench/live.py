@@ -5,7 +5,8 @@ worker (and beat, pulling and rating every 2 seconds) stores and rates the games
 fresh PostgreSQL database with Redis as the broker. A game appears in the feed at its
 ``played_at`` (the feed serves the games played up to now, to the second), so the lag
 of a game is ``rated_at - played_at``. After the run the games of the measured window
-must all be stored once and rated once. Results are appended to BENCHMARKS.md.
+must all be stored once and rated once. The run is appended to docs/benchmarks-history.md
+and its row of BENCHMARKS.md rewritten.
 
     python -m bench.live [--rate 300] [--seconds 120] [--schedule 2] [--follow 0.2]
                          [--players 50000]
@@ -144,8 +145,8 @@ def main() -> None:
 
 
 def expected_games(options: argparse.Namespace, start: datetime) -> set[tuple]:
-    """The window's games as the feed plays them, keyed as the site keys one game (DESIGN.md
-    section 3): by time and pair of players."""
+    """The window's games as the feed plays them, keyed as the site keys one game
+    (docs/replay-format.md#one-game-stored-once): by time and pair of players."""
     from matches.simulation.league import LeagueSimulator
 
     league = LeagueSimulator(options.players, SEED, start, rate=options.rate)
@@ -203,7 +204,7 @@ def measure(options: argparse.Namespace) -> dict:
 
 
 def report(options: argparse.Namespace, results: dict) -> None:
-    from bench.report import append_section, machine_description
+    from bench.report import Figure, append_section, machine_description
 
     redis_version = subprocess.run(
         ["redis-server", "--version"], capture_output=True, text=True, check=False
@@ -232,7 +233,17 @@ def report(options: argparse.Namespace, results: dict) -> None:
         "rating (rated_at). Sustained: games of the window stored and rated per second, from "
         "the first game's appearance to the last rating.",
     ]
-    append_section("Live worker (make bench-live)", lines)
+    figure = Figure(
+        "make bench-live",
+        f"a feed at {options.rate:g} games/s for {options.seconds} s, one worker pulling "
+        "and rating",
+        f"lag from a game's appearance to its rating: p50 {results['p50']:.2f} s, "
+        f"p95 {results['p95']:.2f} s, max {results['max']:.2f} s; {results['stored']:,} stored, "
+        f"{results['lost']} lost, {results['doubled']} doubled; "
+        f"{results['sustained']:.0f} games/s sustained",
+        "every game stored and rated once",
+    )
+    append_section("Live worker (make bench-live)", lines, figure)
     print("\n".join(lines))
 
 

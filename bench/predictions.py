@@ -6,7 +6,7 @@ predict as well as the best tuned alternative, and are the chances it shows cali
    stored with the ingestion service in a fresh database, and every system is tuned on
    its earlier half and scored on its later half (matches.services.tuning.tune): per
    system the tuned parameters and held-out log loss, the tuning time, and the site's
-   Glicko under DESIGN's constants (before) and under the current settings (after),
+   Glicko under the reference constants (before) and under the current settings (after),
    on this league and on a league of a second seed.
 2. Calibration, on that league and on a one-day league like `make run`'s live simulator
    (2,000 players, 0.2 games a second): the later half's deciles as the model says and
@@ -17,7 +17,8 @@ predict as well as the best tuned alternative, and are the chances it shows cali
    own process: wall time (that database is only read).
 
 The bench database (default `bench_predictions`) is dropped and created for each league.
-A dated section with the machine is appended to BENCHMARKS.md.
+A dated section with the machine is appended to docs/benchmarks-history.md; update
+its row of BENCHMARKS.md's summary table by hand (the command reminds you).
 
     python -m bench.predictions [--games N] [--players N] [--seed N] [--second-seed N]
         [--database NAME] [--big-database NAME] [--calibration-only] [--print-only]
@@ -53,7 +54,8 @@ def _site_glicko(**overrides: float) -> Any:
 
 
 def _design_overrides() -> dict[str, float]:
-    """DESIGN's constants (GlickoParams' defaults) for the settings the tuner chooses."""
+    """The reference constants (GlickoParams' defaults, docs/rating-model.md) for the
+    settings the tuner chooses."""
     from matches.ratings.glicko import DEFAULT_PARAMS
     from matches.services.tuning import GLICKO_SETTINGS
 
@@ -61,7 +63,7 @@ def _design_overrides() -> dict[str, float]:
 
 
 def defaults_row(label: str) -> str:
-    """The site's Glicko on the stored league: DESIGN's constants against the settings."""
+    """The site's Glicko on the stored league: the reference constants against the settings."""
     from matches.services.tuning import held_out_log_loss, load_history
 
     history = load_history()
@@ -117,14 +119,14 @@ def tuning_section(players: int, games: int, seed: int, second_seed: int, databa
         f"The tuned site Glicko ({site.search.loss:.5f}) {verdict} the best tuned alternative "
         f"({best_other.name}, {best_other.search.loss:.5f}).",
         "",
-        "The site's Glicko settings: DESIGN's constants, the site's defaults now, and the "
-        "tuned values:",
+        "The site's Glicko settings: the reference constants (`GlickoParams`), the site's "
+        "defaults now, and the tuned values:",
         "",
-        "| setting | DESIGN | site default | tuned |",
+        "| setting | reference | site default | tuned |",
         "|---|---:|---:|---:|",
         *settings_rows,
         "",
-        "Held-out log loss of the site's Glicko with DESIGN's constants (before) and the "
+        "Held-out log loss of the site's Glicko with the reference constants (before) and the "
         "site's default settings (after), on this league and one of another seed:",
         "",
         "| league | before | after | gain |",
@@ -272,7 +274,7 @@ def main() -> None:
         "--calibration-only", action="store_true", help="skip the tuning: only the calibration"
     )
     parser.add_argument(
-        "--print-only", action="store_true", help="print the section, leave BENCHMARKS.md alone"
+        "--print-only", action="store_true", help="print the section, record nothing"
     )
     options = parser.parse_args()
 

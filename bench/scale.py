@@ -8,14 +8,15 @@ with its peak memory and that of its children (bench.import_recompute.run_step):
 
 1. `import_replays` of the history: first-import replays/s;
 2. `import_replays` of the batch into the database that already holds the history;
-3. `recompute_ratings`: games/s, beside the bare DESIGN 4.2 loop measured in this run;
+3. `recompute_ratings`: games/s, beside the bare update loop measured in this run;
 4. VACUUM ANALYZE (as autovacuum would), then `refresh`, while a second thread requests
    pages and API endpoints over HTTP from gunicorn on 127.0.0.1: worst latency, errors;
 5. every page's uncached median (bench.web's measurement) and every API endpoint's cold
    median (bench.api's server and load) at this size and on a 10,000-game league;
 6. the size of each table and its indexes, for docs/capacity.md.
 
-Each target is printed as met or NOT met and the section is appended to BENCHMARKS.md.
+Each target is printed as met or NOT met; the section is appended to
+docs/benchmarks-history.md and its row of BENCHMARKS.md rewritten.
 
     python -m bench.scale [--games N] [--players N] [--batch N] [--database NAME]
 """
@@ -40,7 +41,7 @@ import numpy as np
 from bench import postgres
 from bench.api import SEED, load, private_cache, serve
 from bench.import_recompute import Step, bare_update_loop, run_step
-from bench.report import machine_description, publish
+from bench.report import Figure, machine_description, publish
 from bench.web import players_for, vacuum
 from matches.simulation.league import DEFAULT_DAYS, POPULARITY_EXPONENT, random_name
 from players.roster import ROSTER
@@ -384,6 +385,14 @@ def verdict(met: bool) -> str:
     return "met" if met else "**NOT met**"
 
 
+def targets_met(targets: list[tuple[str, str, bool]]) -> str:
+    """How many of the targets a run met, naming those it did not."""
+    missed = [target for target, _, met in targets if not met]
+    if not missed:
+        return f"all {len(targets)} targets met"
+    return f"{len(targets) - len(missed)} of {len(targets)} targets met (not: {'; '.join(missed)})"
+
+
 def ratio_rows(
     large: dict[str, float], small: dict[str, float]
 ) -> Iterator[tuple[str, float, float, float]]:
@@ -400,7 +409,9 @@ def main() -> None:
     parser.add_argument("--batch", type=int, default=200_000, help="games imported afterwards")
     parser.add_argument("--database", default="bench_scale", help="and <name>_small")
     parser.add_argument("--requests", type=int, default=50, help="per page, uncached")
-    parser.add_argument("--print-only", action="store_true", help="do not touch BENCHMARKS.md")
+    parser.add_argument(
+        "--print-only", action="store_true", help="record nothing (history, BENCHMARKS.md)"
+    )
     parser.add_argument(
         "--stock-server",
         action="store_true",
@@ -529,9 +540,19 @@ def measure(options: argparse.Namespace, server: str) -> None:
     lines[1:1] = ["", f"Database server: {server}."]
     for target, figure, met in targets:
         print(f"  {target}: {figure} — {'met' if met else 'NOT met'}")
+    figure = Figure(
+        "make bench-scale",
+        f"{total:,} games among {options.players:,} players",
+        f"{targets_met(targets)}: first import {first_import:,.0f} replays/s, later import "
+        f"{later_import:,.0f} replays/s, recompute {recompute:,.0f} games/s (peak "
+        f"{steps['recompute'].peak_mb:,.0f} MB), refresh {slowest_refresh:.1f} s, worst page "
+        f"or endpoint {worst:.2f}x its {SMALL_GAMES:,}-game median, cold profile {profile:.1f} ms",
+        "issue 16 (the table in the run)",
+    )
     publish(
         f"Scale: {total:,} games, {options.players:,} players (`make bench-scale`)",
         lines,
+        figure,
         print_only=options.print_only,
     )
 
@@ -573,7 +594,7 @@ def recompute_and_refresh(options: argparse.Namespace) -> None:
         f"Command: `python -m bench.scale --recompute-only --database {options.database}`: "
         f"`recompute_ratings` on the {total:,} games already stored, then `refresh --no-lab` "
         "twice, each its own `manage.py` process timed from outside (peak memory: the "
-        "command and its children); the bare DESIGN 4.2 loop on "
+        "command and its children); the bare update loop (docs/rating-model.md#the-update) on "
         f"{BARE_LOOP_GAMES:,} games in the same run: {loop:,.0f} games/s. Load average at "
         f"the end: {' '.join(f'{x:.2f}' for x in os.getloadavg())}.",
         "",
@@ -590,9 +611,17 @@ def recompute_and_refresh(options: argparse.Namespace) -> None:
         "|---|---:|---|",
         *(f"| {target} | {figure} | {verdict(met)} |" for target, figure, met in targets),
     ]
+    figure = Figure(
+        "python -m bench.scale --recompute-only",
+        "recompute and refresh of a stored league",
+        f"{total:,} games, {targets_met(targets)}: recompute {rate:,.0f} games/s (peak "
+        f"{recompute.peak_mb:,.0f} MB), refresh {slowest:.1f} s",
+        "issue 16 (the table in the run)",
+    )
     publish(
         f"Scale: recompute and refresh of {total:,} stored games (`bench.scale --recompute-only`)",
         lines,
+        figure,
         print_only=options.print_only,
     )
 
@@ -627,7 +656,7 @@ def report(
         "bench.api's distinct URLs once, nothing cached, one request at a time. Small league: "
         f"{SMALL_GAMES:,} games among {players_for(SMALL_GAMES):,} players, loaded the same way.",
         "",
-        f"Bare DESIGN 4.2 update loop in the same run: {loop:,.0f} games/s "
+        f"Bare update loop (docs/rating-model.md#the-update) in the same run: {loop:,.0f} games/s "
         f"({BARE_LOOP_GAMES:,} games). Load average when the run ended: "
         f"{' '.join(f'{x:.2f}' for x in os.getloadavg())} (other work on the cores slows "
         "every step; the bare loop shows by how much).",

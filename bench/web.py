@@ -5,8 +5,8 @@ import_replays → recompute_ratings → refresh_statistics) and reused while it
 that many games. A child process per size then requests each page 200 times through
 Django's test client, in-process (no network), twice: with the page cache off (every
 request renders from the database) and on (the generation-keyed page cache, in local
-memory). A trivial view in the same run gives the floor. Results are appended to
-BENCHMARKS.md.
+memory). A trivial view in the same run gives the floor. The run is appended to
+docs/benchmarks-history.md and its row of BENCHMARKS.md rewritten.
 
     python -m bench.web [--games 10000 1000000] [--requests 200]
 """
@@ -26,7 +26,7 @@ from django.http import HttpRequest, HttpResponse
 from django.urls import include, path
 
 from bench import postgres
-from bench.report import append_section, machine_description
+from bench.report import Figure, append_section, machine_description
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "bench" / "out"
@@ -227,6 +227,49 @@ def _cell(entry: dict, mode: str) -> str:
     return f"{entry[mode]['median']:.2f} / {entry[mode]['p95']:.2f}"
 
 
+def page_ratios(runs: dict[int, dict[str, dict]]) -> dict[str, tuple[float, float]]:
+    """Each page's uncached median at the largest size over its median at the smallest
+    and over the trivial view's at the largest size."""
+    small, large = runs[min(runs)], runs[max(runs)]
+    trivial_median = large["trivial view"]["off"]["median"]
+    return {
+        label: (
+            large[label]["off"]["median"] / small[label]["off"]["median"],
+            large[label]["off"]["median"] / trivial_median,
+        )
+        for label in large
+        if label != "trivial view"
+    }
+
+
+def figure(runs: dict[int, dict[str, dict]]) -> Figure:
+    """The run in a row: the worst growth with the database, and the cached pages."""
+    sizes = " and ".join(f"{games:,}" for games in sorted(runs))
+    large = runs[max(runs)]
+    trivial = large["trivial view"]["on"]["median"]
+    slowest_cached = max(large, key=lambda label: large[label]["on"]["median"])
+    cached = large[slowest_cached]["on"]["median"]
+    text = (
+        f"cached: every page within {cached / trivial:.2f}x the trivial view "
+        f"({cached:.2f} ms, {slowest_cached})"
+    )
+    if len(runs) > 1:
+        ratios = page_ratios(runs)
+        worst = max(ratios, key=lambda label: ratios[label][0])
+        over_trivial = [ratio for _, ratio in ratios.values()]
+        text = (
+            f"uncached: worst median {ratios[worst][0]:.2f}x from {min(runs):,} to "
+            f"{max(runs):,} games ({worst}); {text}; uncached pages take "
+            f"{min(over_trivial):.1f}x to {max(over_trivial):.0f}x the trivial view"
+        )
+    return Figure(
+        "make bench-web",
+        f"server time of every page at {sizes} games",
+        text,
+        "median at the larger size ≤ 1.5x at the smaller; ≤ 3x the trivial view",
+    )
+
+
 def report(runs: dict[int, dict[str, dict]], requests: int) -> list[str]:
     sizes = sorted(runs)
     header = "| page | queries |" + "".join(
@@ -252,8 +295,6 @@ def report(runs: dict[int, dict[str, dict]], requests: int) -> list[str]:
         )
         lines.append(row)
     if len(sizes) > 1:
-        small, large = runs[sizes[0]], runs[sizes[-1]]
-        trivial_median = large["trivial view"]["off"]["median"]
         lines += [
             "",
             f"Ratios of medians, {sizes[-1]:,} against {sizes[0]:,} games (target ≤ 1.5) "
@@ -262,11 +303,7 @@ def report(runs: dict[int, dict[str, dict]], requests: int) -> list[str]:
             "| page | large / small | large / trivial |",
             "|---|---:|---:|",
         ]
-        for label in large:
-            if label == "trivial view":
-                continue
-            ratio = large[label]["off"]["median"] / small[label]["off"]["median"]
-            trivial_ratio = large[label]["off"]["median"] / trivial_median
+        for label, (ratio, trivial_ratio) in page_ratios(runs).items():
             lines.append(f"| {label} | {ratio:.2f} | {trivial_ratio:.1f} |")
     return lines
 
@@ -301,7 +338,9 @@ def main() -> None:
     lines = report(runs, options.requests)
     print("\n".join(lines))
     append_section(
-        "Web pages: " + ", ".join(f"{games:,}" for games in sorted(runs)) + " games", lines
+        "Web pages: " + ", ".join(f"{games:,}" for games in sorted(runs)) + " games",
+        lines,
+        figure(runs),
     )
 
 

@@ -202,7 +202,7 @@ class PendingMatch(models.Model):
 
 
 class CharacterMatchup(models.Model):
-    """Character X against character Y in a rating bracket (DESIGN.md section 4.5): the
+    """Character X against character Y in a rating bracket (docs/rating-model.md#matchups): the
     offset m in rating points such that P(X side wins) = 1 / (1 + 10^(-(r_X - r_Y + m)/400)),
     fitted over the bracket's counted games. Rebuilt whole from the matches
     (matches.services.character_matchups); both orientations are stored, (Y, X) holding -m."""

@@ -1,5 +1,6 @@
-"""The rating constants from settings (DESIGN.md section 4.1): the one adapter between
-settings and the pure rating math, read by services, selectors and views alike."""
+"""The rating constants from settings (docs/rating-model.md#constants-and-settings): the one
+adapter between settings and the pure rating math, read by services, selectors and views
+alike."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Celery tasks: a few lines each around the services (DESIGN.md section 4.6).
+"""Celery tasks: a few lines each around the services
+(docs/architecture.md#from-a-replay-to-a-page).
 
 Beat sends all four on the schedule in settings (CELERY_BEAT_SCHEDULE); a pull that
 stored new games also sends ``rate_matches`` once its transaction has committed, and

@@ -215,7 +215,7 @@ class RatingSnapshot(models.Model):
 
 
 class PlayerMatchup(models.Model):
-    """How one rating fares against one opposing character (DESIGN.md section 4.5): running
+    """How one rating fares against one opposing character (docs/rating-model.md#matchups): running
     sums over the rating's counted games, from which the matchup offset is estimated
     (matches.ratings.matchup_offset). Sums do not depend on the order of the games."""
 

@@ -1,4 +1,4 @@
-"""The server-rendered pages (DESIGN.md section 6), each cached whole (web.caching).
+"""The server-rendered pages (docs/pages-and-api.md#pages), each cached whole (web.caching).
 
 A page's cache key holds the settings whose values appear on pages (the about page's
 numbers, tiers, windows), so a deploy that changes them shows at once.

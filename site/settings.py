@@ -181,7 +181,7 @@ LOGGING = {
     "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
 }
 
-# --- Ratings (DESIGN.md section 4.1) -----------------------------------------------------
+# --- Ratings (docs/rating-model.md#constants-and-settings) ------------------------------
 RATING_INITIAL = env_float("RATING_INITIAL", 1500.0)
 RATING_INITIAL_DEVIATION = env_float("RATING_INITIAL_DEVIATION", 350.0)
 RATING_MINIMUM_DEVIATION = env_float("RATING_MINIMUM_DEVIATION", 25.0)
@@ -193,7 +193,7 @@ RATING_UPDATE_DAMPING = env_float("RATING_UPDATE_DAMPING", 0.0)
 RATING_COUNTING_MARGIN = env_float("RATING_COUNTING_MARGIN", 0.045)
 RATING_COUNTING_RMS_DEVIATION = env_float("RATING_COUNTING_RMS_DEVIATION", 50.0)
 RATING_BATCH_SIZE = env_int("RATING_BATCH_SIZE", 5000)
-# Matchup offsets (DESIGN.md section 4.5): the prior's spread, and the interval half-width
+# Matchup offsets (docs/rating-model.md#matchups): the prior's spread, and the interval half-width
 # (both in rating points) above which a matchup is shown greyed as uncertain.
 MATCHUP_PRIOR_DEVIATION = env_float("MATCHUP_PRIOR_DEVIATION", 100.0)
 MATCHUP_WIDE_INTERVAL = env_float("MATCHUP_WIDE_INTERVAL", 50.0)

@@ -79,7 +79,8 @@ def replay(
     played_at: Any = None,
     **extra: Any,
 ) -> dict[str, Any]:
-    """One replay in the DESIGN section 5 format; game n is played n minutes after BASE_TIME."""
+    """One replay in the format of docs/replay-format.md; game n is played n minutes after
+    BASE_TIME."""
     moment = played_at if played_at is not None else BASE_TIME + timedelta(minutes=n)
     names = names or (f"name-{player_1[-4:]}", f"name-{player_2[-4:]}")
     return {

@@ -19,9 +19,9 @@ class CharacterMatchupsView(APIView):
         operation_id="matchups",
         summary="The character matchup matrix",
         description="For every pair, the matchup offset in rating points fitted over the "
-        "bracket's counted games, given the players' pre-game ratings (DESIGN 4.5), and "
-        "P(row character beats column character at equal skill) with its 95% interval; "
-        "strongest character first.",
+        "bracket's counted games, given the players' pre-game ratings "
+        "(docs/rating-model.md#matchups), and P(row character beats column character at "
+        "equal skill) with its 95% interval; strongest character first.",
         parameters=[MatchupsQuery],
         response=MatchupMatrixSerializer,
         example=examples.MATCHUPS,

@@ -90,8 +90,9 @@ class RatingMatchupsView(APIView):
         operation_id="rating_matchups",
         summary="How a rating fares against each character",
         description="How many rating points each matchup is worth to this rating (an offset "
-        "with its standard error and 95% interval, DESIGN 4.5), with W-L and the wins its "
-        "pre-game ratings alone predicted, per opposing character met and overall.",
+        "with its standard error and 95% interval, docs/rating-model.md#matchups), with W-L "
+        "and the wins its pre-game ratings alone predicted, per opposing character met and "
+        "overall.",
         parameters=[PLAYER_ID, CHARACTER],
         response=RatingMatchupsSerializer,
         example=examples.RATING_MATCHUPS,

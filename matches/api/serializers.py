@@ -180,7 +180,7 @@ class GamePageSerializer(serializers.Serializer):
 
 
 class MatchupEstimateSerializer(serializers.Serializer):
-    """A matchup offset (DESIGN.md section 4.5) with what it was estimated from."""
+    """A matchup offset (docs/rating-model.md#matchups) with what it was estimated from."""
 
     offset = serializers.FloatField(
         allow_null=True,

@@ -1,4 +1,4 @@
-"""Matchups become estimates from sums over games (DESIGN.md section 4.5) instead of
+"""Matchups become estimates from sums over games (docs/rating-model.md#matchups) instead of
 Glicko ratings.
 
 Character matchups are derived and rebuilt whole by the next statistics refresh

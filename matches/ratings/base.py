@@ -1,4 +1,6 @@
-"""The common interface of the rating systems lab (DESIGN.md section 8).
+"""The common interface of the rating systems lab.
+
+docs/rating-model.md#the-lab-other-systems-and-tuning says what the lab is for.
 
 The lab replays one stored history through several systems and scores their
 predictions, so every system exposes the same members and keeps each player's
@@ -92,7 +94,8 @@ def step_value(x: float, steps: Sequence[tuple[float, ValueT]], below: ValueT) -
 
 
 class GlickoState(NamedTuple):
-    """A continuous-Glicko rating; last_decay_at is None until the first game (section 4.2)."""
+    """A continuous-Glicko rating; last_decay_at is None until the first game
+    (docs/rating-model.md#decay)."""
 
     rating: float
     deviation: float
@@ -103,7 +106,7 @@ class ContinuousGlicko:
     """The site's continuous Glicko-1 (glicko.py) as a lab system.
 
     Both sides are decayed to the game's time before predicting or updating, as the
-    rating pipeline does.  With `apply_counting_rule` a game that section 4.4 would
+    rating pipeline does.  With `apply_counting_rule` a game that the counting rule would
     not count leaves the ratings as they were (decay still applies), so the lab can
     measure what the rule costs or gains.
     """

@@ -1,4 +1,4 @@
-"""Calibration of shown win probabilities (DESIGN.md section 4.5, last point).
+"""Calibration of shown win probabilities (docs/rating-model.md#calibration).
 
 A model's probability p is shown as sigmoid(logit(p) / T): one temperature T fitted by
 maximum likelihood on games each predicted before it was learned. T > 1 softens an

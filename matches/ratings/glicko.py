@@ -1,4 +1,4 @@
-"""Continuous Glicko-1, the site's rating system (DESIGN.md section 4.2).
+"""Continuous Glicko-1, the site's rating system (docs/rating-model.md).
 
 Every game updates both sides from their ratings before the game; there are no
 rating periods except the virtual ones used to grow the deviation of idle players.
@@ -18,7 +18,8 @@ _Q2 = Q * Q
 
 @dataclass(frozen=True, slots=True)
 class GlickoParams:
-    """The tunable constants of section 4.1 (seconds for time spans)."""
+    """The tunable constants, seconds for time spans
+    (docs/rating-model.md#constants-and-settings)."""
 
     initial_rating: float = 1500.0
     initial_deviation: float = 350.0
@@ -136,7 +137,8 @@ def game_counts(
     a_won: bool,
     params: GlickoParams = DEFAULT_PARAMS,
 ) -> bool:
-    """Whether a game between two eligible players moves ratings (section 4.4).
+    """Whether a game between two eligible players moves ratings
+    (docs/rating-model.md#which-games-count).
 
     Lopsided games between established players teach the system nothing and
     invite farming, so they are stored but do not count.

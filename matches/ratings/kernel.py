@@ -1,5 +1,5 @@
 """The recompute's hot loop compiled: every rule of `RatingLedger.apply` and what
-`MatchupLedger.record` follows, over arrays indexed by rating number (DESIGN 4.2-4.5).
+`MatchupLedger.record` follows, over arrays indexed by rating number (docs/rating-model.md).
 
 A full recompute replays every stored game through one ledger. In Python each game
 costs tens of microseconds of object handling; here the states are columns of numpy

@@ -1,4 +1,4 @@
-"""Applies games to ratings in memory, with every rule of DESIGN.md sections 4.4 and 4.5.
+"""Applies games to ratings in memory, with every rule of docs/rating-model.md#which-games-count.
 
 The rating service loads the states a batch touches, feeds the batch's games through
 a `RatingLedger` in (played_at, id) order, hands each game's result to a
@@ -94,7 +94,7 @@ class RatingState:
 
 
 class MatchupSums:
-    """A rating's running sums against one opposing character (DESIGN 4.5): what
+    """A rating's running sums against one opposing character (docs/rating-model.md#matchups): what
     `OffsetEvidence` holds, kept mutable because every counted game adds to two of them."""
 
     __slots__ = ("expected_wins", "information", "losses", "wins")
@@ -150,7 +150,8 @@ class GameResult(NamedTuple):
 
 @dataclass
 class RatingLedger:
-    """Ratings in memory, updated one game at a time (DESIGN 4.2 and 4.4).
+    """Ratings in memory, updated one game at a time (docs/rating-model.md#the-update and
+    #which-games-count).
 
     `ratings` holds whatever the caller loaded; a rating a game needs that is missing
     starts fresh. `touched_ratings` records what changed so that only that is written
@@ -248,7 +249,7 @@ class RatingLedger:
 @dataclass
 class MatchupLedger:
     """What counted games add beside the ratings: player matchup sums (a rating against
-    an opposing character) and daily snapshots (DESIGN 4.5).
+    an opposing character) and daily snapshots (docs/rating-model.md#matchups).
 
     It needs only the games and their `GameResult`s, never the ratings themselves, so
     a recompute can run it in a second process beside the `RatingLedger`. Sums do not

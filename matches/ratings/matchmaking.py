@@ -1,4 +1,4 @@
-"""Fair-opponent suggestions (DESIGN.md section 8).
+"""Fair-opponent suggestions (docs/rating-model.md#fair-opponents).
 
 - Match quality: for Glicko, 1 - 2 |P - 0.5| with P the win probability using both
   deviations (1 for a coin flip, 0 for a certainty); for TrueSkill, its draw-probability

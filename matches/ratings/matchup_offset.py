@@ -1,4 +1,4 @@
-"""Matchup offsets (DESIGN.md section 4.5): how many rating points character X is worth
+"""Matchup offsets (docs/rating-model.md#matchups): how many rating points character X is worth
 against character Y, estimated from counted games and the players' pre-game ratings.
 
 A game between a player on X rated r_X and a player on Y rated r_Y is modelled as

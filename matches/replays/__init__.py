@@ -1,4 +1,4 @@
-"""Replays in the shared format of DESIGN.md section 5: reading and validation.
+"""Replays in the shared format of docs/replay-format.md: reading and validation.
 
 Pure Python with no Django import, so the rules can be tested and benchmarked alone
 and reused by every source (file import, HTTP feed, simulator).

@@ -1,4 +1,4 @@
-"""Streaming readers that turn replay files into decoded objects (DESIGN.md section 5).
+"""Streaming readers that turn replay files into decoded objects (docs/replay-format.md#files).
 
 Readers only decode; rules live in ``validation``. A line that cannot be decoded
 becomes a RawReplay with an ``error`` and the file goes on, so an importer can send

@@ -1,4 +1,5 @@
-"""The one boundary that makes untrusted text storable (DESIGN.md section 5).
+"""The one boundary that makes untrusted text storable
+(docs/replay-format.md#validation-and-rejections).
 
 PostgreSQL text cannot hold NUL, and no database driver can encode a lone surrogate
 (which ``json.loads`` produces from an escape such as ``\\ud800``). Every text taken

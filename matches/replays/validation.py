@@ -1,4 +1,4 @@
-"""Validation of one replay object in the shared format (DESIGN.md section 5).
+"""Validation of one replay object in the shared format (docs/replay-format.md).
 
 Every source (file import, HTTP feed, simulator) ends here, so the rules live in one
 place. The checks are hand-written rather than schema-driven because ingestion runs
@@ -34,7 +34,7 @@ _REJECTED_NAME_CATEGORIES = frozenset({"Cc", "Cs", "Zl", "Zp"})
 
 
 class InvalidReplay(ValueError):
-    """A replay that breaks a rule of section 5; ``reason`` is short and human."""
+    """A replay that breaks a rule of docs/replay-format.md; ``reason`` is short and human."""
 
     def __init__(self, reason: str) -> None:
         super().__init__(reason)

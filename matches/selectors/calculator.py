@@ -1,4 +1,4 @@
-"""The calculator (DESIGN.md section 6, `/calculator`): win probability and both sides'
+"""The calculator (docs/pages-and-api.md#pages, `/calculator`): win probability and both sides'
 ratings after either result, by the site's own rules, for typed-in ratings or players
 found by name."""
 

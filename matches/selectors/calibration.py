@@ -1,4 +1,4 @@
-"""The calibration every shown win probability goes through (DESIGN.md section 4.5):
+"""The calibration every shown win probability goes through (docs/rating-model.md#calibration):
 every page and API field that shows a probability takes it from `Calibration.shown`,
 read once per page or response; the raw model probability stays available in the API
 as `model_win_probability` (static/js/calculator-1.0.js mirrors `shown`).

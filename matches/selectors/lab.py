@@ -1,5 +1,5 @@
-"""The rating systems lab (DESIGN.md section 8, `/lab`): the latest evaluation of the rating
-systems (matches.services.evaluation writes it)."""
+"""The rating systems lab (`/lab`, docs/rating-model.md#the-lab-other-systems-and-tuning):
+the latest evaluation of the rating systems (matches.services.evaluation writes it)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Matchup estimates (DESIGN.md section 4.5): the character matchup matrix (`/matchups`)
+"""Matchup estimates (docs/rating-model.md#matchups): the character matchup matrix (`/matchups`)
 and a rating's matchups against each opposing character (the profile)."""
 
 from __future__ import annotations

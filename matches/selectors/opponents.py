@@ -1,4 +1,5 @@
-"""Fair opponents (DESIGN.md section 8): who a (player, character) would have an even game with.
+"""Fair opponents (docs/rating-model.md#fair-opponents): who a (player, character) would have
+an even game with.
 
 Candidates are ratings played in the last settings.FAIR_OPPONENT_DAYS days whose
 players are neither hidden nor cheaters.  A game is fairest when P(win), using both

@@ -1,4 +1,4 @@
-"""A rating's profile and history (DESIGN.md section 6, `/player/<id>/<char>`): the rating
+"""A rating's profile and history (docs/pages-and-api.md#pages, `/player/<id>/<char>`): the rating
 over time, its games grouped in sets with cursor pagination, and fair opponents. Each
 function does a fixed number of queries whatever the size of the data, on indexed
 columns only."""
@@ -115,7 +115,7 @@ class RatedGame:
 
     @property
     def uncounted(self) -> bool:
-        """Rated, but moved no rating (DESIGN.md section 4.4)."""
+        """Rated, but moved no rating (docs/rating-model.md#which-games-count)."""
         return self.change is not None and not self.counted
 
     @property

@@ -1,4 +1,4 @@
-"""Site statistics (DESIGN.md section 6, `/stats`): what the periodic refresh precomputed
+"""Site statistics (docs/pages-and-api.md#pages, `/stats`): what the periodic refresh precomputed
 (matches.services.statistics)."""
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""Refitting the calibration every shown probability goes through (DESIGN.md 4.5).
+"""Refitting the calibration every shown probability goes through
+(docs/rating-model.md#calibration).
 
 At every refresh the temperature is fitted again on the site's own latest predictions:
 each stored game's MatchRating holds both sides' ratings as they were when it was

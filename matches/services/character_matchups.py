@@ -1,4 +1,4 @@
-"""Character matchups (DESIGN.md section 4.5), rebuilt whole from the stored games.
+"""Character matchups (docs/rating-model.md#matchups), rebuilt whole from the stored games.
 
 SQL aggregates over the counted games group them by character pair and by a narrow
 bin of the rating difference (every game for the whole field; the games between two

@@ -1,4 +1,5 @@
-"""The rating systems lab (DESIGN.md section 8): how well each system predicts stored games.
+"""The rating systems lab: how well each system predicts stored games
+(docs/rating-model.md#the-lab-other-systems-and-tuning).
 
 Every chosen system replays the same stored matches in (played_at, id) order and
 predicts each game before it learns the result, so every prediction is one the

@@ -1,4 +1,5 @@
-"""Storing replays (DESIGN.md section 4.6, step 1): validate, then insert each game once.
+"""Storing replays (docs/architecture.md#from-a-replay-to-a-page, step 1): validate, then
+insert each game once (docs/replay-format.md).
 
 Players, their names and matches are written in bulk with conflict handling, so the
 same replay delivered twice (in one file, across pages, across sources) is stored

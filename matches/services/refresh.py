@@ -1,7 +1,7 @@
-"""The periodic refresh as one step (DESIGN.md section 4.6, step 3), for beat's task and
-the command line alike: the calibration of shown chances, decay, character matchups, site
-statistics, and on a new site the lab's first evaluation, whose own (daily) schedule
-would first run a day later."""
+"""The periodic refresh as one step (docs/architecture.md#from-a-replay-to-a-page, step 3),
+for beat's task and the command line alike: the calibration of shown chances, decay,
+character matchups, site statistics, and on a new site the lab's first evaluation, whose
+own (daily) schedule would first run a day later."""
 
 from __future__ import annotations
 

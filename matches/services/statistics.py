@@ -1,4 +1,5 @@
-"""The periodic refresh (DESIGN.md section 4.6, step 3): decay and site statistics.
+"""The periodic refresh (docs/architecture.md#from-a-replay-to-a-page, step 3): decay and
+site statistics.
 
 Pages read what this writes (SiteStatistic rows) and never aggregate millions of rows
 per request.

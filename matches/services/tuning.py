@@ -1,4 +1,5 @@
-"""Tuning every rating system fairly on the site's own history (DESIGN.md section 8).
+"""Tuning every rating system fairly on the site's own history
+(docs/rating-model.md#the-lab-other-systems-and-tuning).
 
 Each system learns from the earlier part of the stored history and is scored on the
 later part (log loss of each game predicted before it is learned), never the other

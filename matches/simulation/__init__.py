@@ -1,4 +1,4 @@
-"""A deterministic simulated league producing replays in the format of DESIGN.md section 5.
+"""A deterministic simulated league producing replays in the format of docs/replay-format.md.
 
 Pure Python with no Django import: used by the import and feed commands, the live
 'simulator' replay source, benchmarks and the rating-system evaluation.

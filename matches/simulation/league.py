@@ -1,4 +1,4 @@
-"""A deterministic simulated league that plays games in the replay format of section 5.
+"""A deterministic simulated league that plays games in docs/replay-format.md's format.
 
 It stands in for the game's servers: development data, load tests, the live
 'simulator' source and the HTTP feed, and it lets rating systems be scored against

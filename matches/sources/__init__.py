@@ -1,4 +1,5 @@
-"""Replay sources (DESIGN.md section 4.6, step 1): one module per kind of ReplaySource.
+"""Replay sources (docs/architecture.md#from-a-replay-to-a-page, step 1): one module per kind
+of ReplaySource.
 
 Each kind reads its settings into a typed dataclass and pulls with the same contract:
 ``pull(source, settings, run, result) -> error`` stores what it fetched through

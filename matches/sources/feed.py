@@ -1,4 +1,4 @@
-"""A simulated league served over HTTP in the feed format of DESIGN.md section 5.
+"""A simulated league served over HTTP in the feed format of docs/replay-format.md#the-http-feed.
 
 ``GET /?after={cursor}&limit={n}`` answers ``{"replays": [...], "next": cursor-or-null}``
 with the games played up to now after game ``cursor`` (a game index); ``next`` is

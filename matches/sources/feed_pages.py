@@ -1,4 +1,5 @@
-"""Reading one page of the JSON feed (DESIGN.md section 5) so that a bad replay costs only itself.
+"""Reading one page of the JSON feed (docs/replay-format.md#the-http-feed) so that a bad
+replay costs only itself.
 
 A page is decoded at once with orjson, the fast path. When that fails but the page's
 shape ``{"replays": [...], "next": ...}`` is intact (one replay nested 100,000 deep,

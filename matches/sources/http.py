@@ -1,4 +1,4 @@
-"""The `http` source: the JSON feed of DESIGN.md section 5, read page by page.
+"""The `http` source: the JSON feed of docs/replay-format.md#the-http-feed, read page by page.
 
 ``GET {url}?after={cursor}&limit={n}`` answers ``{"replays": [...], "next": cursor-or-null}``.
 Each request has a connect timeout, a read timeout per socket read and a wall-clock

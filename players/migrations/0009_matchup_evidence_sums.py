@@ -1,4 +1,4 @@
-"""Player matchups become running sums (DESIGN.md section 4.5) instead of Glicko ratings.
+"""Player matchups become running sums (docs/rating-model.md#matchups) instead of Glicko ratings.
 
 A Glicko matchup rating cannot be turned into sums over games, so the rows are emptied
 both ways; matches 0004 fills the sums from the stored match ratings (going back, they

@@ -1,4 +1,4 @@
-"""Rankings (DESIGN.md section 6, `/` and `/top/<char>`): the top ratings, overall and
+"""Rankings (docs/pages-and-api.md#pages, `/` and `/top/<char>`): the top ratings, overall and
 per character, ordered by the values of the moment they are read.
 
 A rating is ranked when its deviation is below settings.RATING_LOW_DEVIATION and its

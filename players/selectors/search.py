@@ -1,4 +1,4 @@
-"""Search (DESIGN.md section 6, `/search`): players by current or past name."""
+"""Search (docs/pages-and-api.md#pages, `/search`): players by current or past name."""
 
 from __future__ import annotations
 

@@ -4,7 +4,7 @@
  * Typing a name fills the side's <datalist> from the player search API; a name that is a
  * suggestion picks that player and offers only the characters they have ratings for. The
  * result follows every change, computed with the formulas of matches/ratings/glicko.py
- * (DESIGN.md 4.2 and 4.4); tests/browser/test_calculator.py checks that the numbers agree
+ * (docs/rating-model.md#the-update and #which-games-count); tests/browser/test_calculator.py checks that the numbers agree
  * with the server's.
  */
 (function () {

@@ -230,7 +230,8 @@ def test_probability_of_two_typed_ratings(api):
     assert body["a"]["win_probability"] + body["b"]["win_probability"] == pytest.approx(1.0)
     assert body["a"]["player"] is None and body["a"]["character"] is None
     assert body["a"]["rating"] == {"value": 1700.0, "deviation": 80.0, "display": "1700 ±160"}
-    # DESIGN.md 4.3: A 1700/80 loses to B 1500/200 -> A 1678.0926/78.8224, B 1636.5075/180.2274
+    # docs/rating-model.md#reference-numbers: A 1700/80 loses to B 1500/200
+    # -> A 1678.0926/78.8224, B 1636.5075/180.2274
     loss, win = body["a"]["after_loss"], body["b"]["after_win"]
     assert loss["rating"]["value"] == pytest.approx(1678.0926, abs=1e-3)
     assert loss["rating"]["deviation"] == pytest.approx(78.8224, abs=1e-3)

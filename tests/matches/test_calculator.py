@@ -1,4 +1,5 @@
-"""The calculator: DESIGN 4.3 reference numbers, the counting rule, players found by name."""
+"""The calculator: the reference numbers (docs/rating-model.md#reference-numbers), the
+counting rule, players found by name."""
 
 from __future__ import annotations
 

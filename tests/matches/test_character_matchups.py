@@ -1,4 +1,4 @@
-"""Matchup estimates (DESIGN.md section 4.5): player matchup sums kept by the rating
+"""Matchup estimates (docs/rating-model.md#matchups): player matchup sums kept by the rating
 ledger, character matchups rebuilt from the matches table, both order-independent."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Issue 15, ingestion: hostile input costs only itself (DESIGN.md section 5).
+"""Issue 15, ingestion: hostile input costs only itself (docs/replay-format.md).
 
 Every text taken from input is made storable at one boundary (matches.replays.storable),
 a bad line costs only its own line, and blank lines cost C speed, not a Python loop.

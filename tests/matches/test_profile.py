@@ -196,7 +196,8 @@ def test_profile_page_shows_the_rating_card_and_history(client, history):
 
 def test_history_rows_show_both_ratings_the_odds_and_marks(client, db):
     """A set of two games against B: an even first game between unsettled ratings, then a
-    lopsided one between established ratings, which does not count (DESIGN 4.4)."""
+    lopsided one between established ratings, which does not count
+    (docs/rating-model.md#which-games-count)."""
     rate_replays([replay(1, A, B)])
     Rating.objects.filter(player_id=A).update(value=2000, deviation=30)
     Rating.objects.filter(player_id=B).update(value=1400, deviation=30)

@@ -97,7 +97,7 @@ def test_both_sides_are_decayed_to_the_game_time_first():
     rate_pending_matches()
     result = MatchRating.objects.get()
     # 720 idle hours grow each deviation before the game, the deviations the game was
-    # rated from (with DESIGN's c = 3.1: 97.0526 and 311.3185); computed from the settings.
+    # rated from (with the reference c = 3.1: 97.0526 and 311.3185); computed from the settings.
     params = glicko_params()
     assert result.deviation_a == pytest.approx(glicko.decayed_deviation(50, 720, params), abs=1e-3)
     assert result.deviation_b == pytest.approx(glicko.decayed_deviation(300, 720, params), abs=1e-3)
@@ -370,7 +370,7 @@ def test_periodic_decay_grows_idle_deviations_from_the_last_decay():
     seed_rating(A, 1500, 50)
     Rating.objects.filter(player_id=A).update(last_decay_at=BASE_TIME)
     assert decay_all_ratings(BASE_TIME + timedelta(hours=720, minutes=20)) == 1
-    # sqrt(50² + 720 c²): 97.0526 with DESIGN's c = 3.1; computed from the settings.
+    # sqrt(50² + 720 c²): 97.0526 with the reference c = 3.1; computed from the settings.
     expected = math.sqrt(50**2 + 720 * settings.RATING_DECAY_CONSTANT**2)
     assert rating(A).deviation == pytest.approx(expected, abs=1e-3) and expected > 50
     assert rating(A).last_decay_at == BASE_TIME + timedelta(hours=720)

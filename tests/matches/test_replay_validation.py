@@ -1,4 +1,4 @@
-"""The replay rules of DESIGN.md section 5, one reason per rule."""
+"""The replay rules of docs/replay-format.md#validation-and-rejections, one reason per rule."""
 
 from __future__ import annotations
 

@@ -1,10 +1,10 @@
-"""On a simulated league with a hidden matchup matrix, the matchup offsets of DESIGN 4.5
-recover it better than the original site's per-cell Glicko (issue 12), with honest
-95% intervals.
+"""On a simulated league with a hidden matchup matrix, the matchup offsets of
+docs/rating-model.md#matchups recover it better than the original site's per-cell Glicko
+(issue 12), with honest 95% intervals.
 
 Pure Python, no database: the games go through the rating ledger for each game's
-pre-game ratings and whether it counted (DESIGN 4.4), and the counted games feed both
-estimators.
+pre-game ratings and whether it counted (docs/rating-model.md#which-games-count), and the
+counted games feed both estimators.
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ Pair = tuple[int, int]
 
 
 class PerCellGlicko:
-    """The original site's character matchups, as the ledger kept them before DESIGN 4.5:
+    """The original site's character matchups, as the ledger kept them before today's offsets:
     each ordered pair (X, Y) is a Glicko rating that, when X beats Y, wins against the
     mirror cell (Y, X), which loses; mirrors are skipped. The implied offset of X
     against Y is value(X, Y) - value(Y, X)."""
@@ -119,7 +119,7 @@ def estimates() -> tuple[LeagueSimulator, BinnedCells, PerCellGlicko]:
 def test_the_baseline_is_the_old_per_cell_glicko():
     cells = PerCellGlicko(CELL_PARAMS)
     cells.record(3, 5)
-    # DESIGN 4.3's first reference game: fresh against fresh, a win.
+    # The first reference game (docs/rating-model.md#reference-numbers): fresh against fresh, a win.
     assert cells.cells[3, 5] == (
         pytest.approx(1662.2120, abs=1e-3),
         pytest.approx(290.2305, abs=1e-3),

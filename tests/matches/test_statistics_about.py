@@ -79,7 +79,8 @@ def test_stats_page_with_a_real_refresh(client, league):
 
 def test_about_explains_with_the_settings_in_force(client, db, settings):
     html = client.get("/about").content.decode()
-    # ±100 (deviation 50) idle 30 days: ±194 with DESIGN 4.3's c = 3.1; from the settings.
+    # ±100 (deviation 50) idle 30 days: ±194 with the reference c = 3.1
+    # (docs/rating-model.md#reference-numbers); computed from the settings.
     idle = 2 * math.sqrt(50**2 + 720 * settings.RATING_DECAY_CONSTANT**2)
     assert f"comes back at about ±{idle:.0f}" in html
     assert "below 150" in html

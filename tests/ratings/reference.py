@@ -1,4 +1,5 @@
-"""DESIGN.md section 4.3: the reference games every layer must reproduce to 1e-3."""
+"""The reference games every layer must reproduce to 1e-3
+(docs/rating-model.md#reference-numbers)."""
 
 from __future__ import annotations
 
@@ -22,5 +23,6 @@ REFERENCE = (
     G((1500, 200), (1550, 100), False, (1426.8389, 175.7192), (1570.1876, 97.2117), 0.441587),
     G((2000, 30), (1400, 30), True, (2000.1604, 29.9866), (1399.8396, 29.9866), 0.968415),
 )  # fmt: skip
-# The games that count (section 4.4): the last one is lopsided between established players.
+# The games that count (docs/rating-model.md#which-games-count): the last one is lopsided
+# between established players.
 COUNTED = REFERENCE[:4]

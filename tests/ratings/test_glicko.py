@@ -1,5 +1,5 @@
-"""The site's continuous Glicko (glicko.py) against DESIGN.md section 4.3, plus properties,
-and its lab adapter ContinuousGlicko."""
+"""The site's continuous Glicko (glicko.py) against docs/rating-model.md#reference-numbers,
+plus properties, and its lab adapter ContinuousGlicko."""
 
 import math
 

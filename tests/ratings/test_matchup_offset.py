@@ -1,4 +1,4 @@
-"""The matchup offset estimators of DESIGN.md section 4.5 (pure math)."""
+"""The matchup offset estimators of docs/rating-model.md#matchups (pure math)."""
 
 from __future__ import annotations
 

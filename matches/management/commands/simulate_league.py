@@ -14,7 +14,7 @@ def _moment(text: str) -> datetime:
 
 class Command(BaseCommand):
     help = (
-        "Write a simulated league's replays (DESIGN section 5 format), its hidden skills "
+        "Write a simulated league's replays (docs/replay-format.md), its hidden skills "
         "(<out>.skills.csv) and matchup offsets (<out>.matchups.csv). By default the league "
         "ends now, so that its ratings are current once rated; give --start or --end for "
         "files that the same arguments reproduce."

@@ -1,4 +1,5 @@
-"""The rating pipeline (DESIGN.md section 4.6): stored matches become ratings.
+"""The rating pipeline (docs/architecture.md#from-a-replay-to-a-page): stored matches
+become ratings.
 
 - incremental: one writer at a time rates the pending matches, a batch per transaction.
 - recompute: forget every rating and rebuild all of them from the stored matches.

@@ -1,4 +1,4 @@
-"""The periodic decay (DESIGN.md section 4.6, step 3): idle ratings grow less certain.
+"""The periodic decay (docs/rating-model.md#decay): idle ratings grow less certain.
 
 A rating is written only when its decay changes what a page reads: the shown ± (two
 deviations, rounded down), which side of the ranking threshold it is on, or reaching the

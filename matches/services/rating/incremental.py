@@ -1,4 +1,5 @@
-"""Incremental rating (DESIGN.md section 4.6, step 2): the pending matches become ratings.
+"""Incremental rating (docs/architecture.md#from-a-replay-to-a-page, step 2): the pending
+matches become ratings.
 
 One writer at a time rates pending matches in (played_at, id) order, a batch per
 transaction: load every state the batch touches in a few queries, apply the games in

@@ -1,5 +1,6 @@
-"""Recompute (DESIGN.md section 4.6, step 4): forget every rating and rebuild all of them
-from the stored matches, in one transaction, fast enough to run after any parameter change."""
+"""Recompute (docs/rating-model.md#late-games-and-recompute): forget every rating and rebuild
+all of them from the stored matches, in one transaction, fast enough to run after any
+parameter change."""
 
 from __future__ import annotations
 

@@ -1,0 +1,111 @@
+"""The benchmark commands append their run to the history and rewrite only their own row
+of the summary table in BENCHMARKS.md."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from bench.report import HISTORY_HEADER, Figure, append_section, with_summary_row
+from bench.scale import targets_met
+from bench.web import figure as web_figure
+
+SUMMARY = """# Benchmarks
+
+Intro.
+
+| benchmark | current figure | target | machine | date (UTC) |
+|---|---|---|---|---|
+| `make bench`: import | 1 replays/s | ≥ 2 | old box | 2026-01-01 00:00 |
+| `make bench-live`: lag | p95 9 s | | old box | 2026-01-01 00:00 |
+| by hand: something | 3 s | | old box | 2026-01-01 00:00 |
+
+Commands: `make bench`.
+"""
+
+
+def _row(text: str, start: str) -> list[str]:
+    return [line for line in text.split("\n") if line.startswith(start)]
+
+
+def test_the_command_s_row_is_replaced_and_no_other_line_changes():
+    rewritten = with_summary_row(
+        SUMMARY, "make bench", "| `make bench`: import | 5 | ≥ 2 | b | d |"
+    )
+
+    assert _row(rewritten, "| `make bench`") == ["| `make bench`: import | 5 | ≥ 2 | b | d |"]
+    before, after = SUMMARY.split("\n"), rewritten.split("\n")
+    assert len(before) == len(after)
+    assert [i for i, (old, new) in enumerate(zip(before, after, strict=True)) if old != new] == [6]
+
+
+def test_a_command_without_a_row_gets_one_at_the_end_of_the_table():
+    row = "| `make bench-web`: pages | 1.2x | ≤ 1.5x | b | d |"
+
+    rewritten = with_summary_row(SUMMARY, "make bench-web", row)
+
+    lines = rewritten.split("\n")
+    assert lines[lines.index(row) - 1].startswith("| by hand")
+    assert lines[lines.index(row) + 1] == ""
+    assert with_summary_row(rewritten, "make bench-web", row) == rewritten
+
+
+def test_append_section_adds_the_run_to_the_history_and_rewrites_the_row(tmp_path: Path):
+    history, summary = tmp_path / "history.md", tmp_path / "BENCHMARKS.md"
+    summary.write_text(SUMMARY)
+    figure = Figure("make bench-live", "lag", "p95 0.35 s", "every game once")
+
+    append_section("Live worker", ["first run"], figure, history=history, summary=summary)
+    append_section("Live worker", ["second run"], history=history, summary=summary)
+
+    assert history.read_text() == (
+        HISTORY_HEADER + "\n## Live worker\n\nfirst run\n" + "\n## Live worker\n\nsecond run\n"
+    )
+    (row,) = _row(summary.read_text(), "| `make bench-live`")
+    assert row.startswith("| `make bench-live`: lag | p95 0.35 s | every game once | ")
+    assert "2026-01-01" not in row
+    assert _row(summary.read_text(), "| `make bench`:") == _row(SUMMARY, "| `make bench`:")
+
+
+def test_pipes_in_a_figure_do_not_split_its_cell(tmp_path: Path):
+    history, summary = tmp_path / "history.md", tmp_path / "BENCHMARKS.md"
+    summary.write_text(SUMMARY)
+
+    append_section("Run", [], Figure("make bench", "a | b", "c"), history=history, summary=summary)
+
+    (row,) = _row(summary.read_text(), "| `make bench`:")
+    assert row.startswith("| `make bench`: a \\| b | c |  | ")
+
+
+def _page(median: float, cached: float) -> dict:
+    return {"off": {"median": median}, "on": {"median": cached}}
+
+
+def test_the_web_figure_names_the_worst_growth_and_the_slowest_cached_page():
+    runs = {
+        10_000: {
+            "trivial view": _page(0.2, 0.1),
+            "top": _page(2.0, 0.2),
+            "search": _page(4.0, 0.3),
+        },
+        1_000_000: {
+            "trivial view": _page(0.2, 0.1),
+            "top": _page(3.0, 0.2),
+            "search": _page(4.4, 0.25),
+        },
+    }
+
+    figure = web_figure(runs)
+
+    assert figure.command == "make bench-web"
+    assert figure.figure == (
+        "uncached: worst median 1.50x from 10,000 to 1,000,000 games (top); cached: every page "
+        "within 2.50x the trivial view (0.25 ms, search); uncached pages take 15.0x to 22x "
+        "the trivial view"
+    )
+
+
+def test_scale_names_the_targets_it_missed():
+    targets = [("recompute fast", "1", True), ("refresh ≤ 60 s", "90 s", False)]
+
+    assert targets_met(targets[:1]) == "all 1 targets met"
+    assert targets_met(targets) == "1 of 2 targets met (not: refresh ≤ 60 s)"
