@@ -11,7 +11,6 @@ from datetime import UTC, date, datetime, time, timedelta
 from functools import partial
 from typing import NamedTuple
 
-from django.conf import settings
 from django.db import connection
 from django.utils import timezone
 
@@ -21,6 +20,7 @@ from matches.ratings.glicko import update, win_probability
 from matches.selectors.calibration import NO_CALIBRATION, Calibration, current_calibration
 from matches.selectors.matchups import PlayerMatchups, player_matchups
 from matches.selectors.opponents import opponents_near
+from players import rules
 from players.models import Character, Rating
 from players.roster import ROSTER
 from players.selectors.rankings import RatingRanks, rating_ranks, unranked_reason
@@ -127,7 +127,7 @@ class RatedGame:
 
 
 def _unsettled(deviation: float | None) -> bool:
-    return deviation is not None and deviation >= settings.RATING_LOW_DEVIATION
+    return deviation is not None and not rules.is_settled(deviation)
 
 
 def _rated_game(row: tuple, rating: Rating, calibration: Calibration) -> RatedGame:
@@ -209,8 +209,7 @@ ORDER BY 2 {order}, 1 {order}
 _SIDE_IDS_SQL = """SELECT id, played_at, '{mine}' AS side FROM (
     SELECT id, played_at FROM matches_match
     WHERE player_{mine}_id = %(player)s AND character_{mine}_id = %(character)s
-        AND player_a_id NOT IN (SELECT id FROM players_player WHERE hidden)
-        AND player_b_id NOT IN (SELECT id FROM players_player WHERE hidden)
+        AND player_a_id NOT IN ({hidden_ids}) AND player_b_id NOT IN ({hidden_ids})
         {conditions}
     ORDER BY played_at {order}, id {order} LIMIT %(limit)s
 ) side_{mine}"""
@@ -251,7 +250,9 @@ def _rating_games(
     for condition in conditions:
         params.update(condition.params)
     where = "".join(f" AND ({condition.sql})" for condition in conditions)
-    ids = partial(_SIDE_IDS_SQL.format, conditions=where, order=order)
+    ids = partial(
+        _SIDE_IDS_SQL.format, conditions=where, order=order, hidden_ids=rules.hidden_ids_sql()
+    )
     sql = _PAGE_GAMES_SQL.format(
         side_a=ids(mine="a"),
         side_b=ids(mine="b"),
@@ -285,8 +286,8 @@ class HistoryPoint:
 _LATEST_GAMES_SQL = """
 SELECT {played_at}, m.winner, r.counted,
     m.player_a_id = %(player)s AND m.character_a_id = %(character)s,
-    m.player_a_id IN (SELECT id FROM players_player WHERE hidden),
-    m.player_b_id IN (SELECT id FROM players_player WHERE hidden),
+    m.player_a_id IN ({hidden_ids}),
+    m.player_b_id IN ({hidden_ids}),
     r.value_a, r.deviation_a, r.change_a, r.value_b, r.deviation_b, r.change_b
 FROM matches_match m LEFT OUTER JOIN matches_matchrating r ON r.match_id = m.id
 WHERE m.id IN (SELECT id FROM (
@@ -304,6 +305,7 @@ _LATEST_GAMES = _LATEST_GAMES_SQL.format(
     side_a=_LATEST_SIDE_SQL.format(side="a"),
     side_b=_LATEST_SIDE_SQL.format(side="b"),
     played_at="{played_at}",
+    hidden_ids="{hidden_ids}",
 )
 
 
@@ -324,7 +326,9 @@ def _points_after_games(
     with connection.cursor() as cursor:
         # One more than `limit` tells whether older games are left out.
         cursor.execute(
-            _LATEST_GAMES.format(played_at=_utc_time("m.played_at")),
+            _LATEST_GAMES.format(
+                played_at=_utc_time("m.played_at"), hidden_ids=rules.hidden_ids_sql()
+            ),
             {
                 "player": rating.player_id,
                 "character": rating.character_id,
@@ -589,7 +593,7 @@ def good_matches(
     """The fairest recently active opponents for `rating`, fairest first
     (matches.selectors.opponents: one query, never hidden players or cheaters).
     A player flagged for cheating gets none, without a query: their games move nobody."""
-    if rating.player.cheater:
+    if rules.is_flagged(rating.player):
         return []
     names = {code: name for _, code, name in ROSTER}
     return [
