@@ -19,9 +19,10 @@ from __future__ import annotations
 from functools import cache
 from typing import Protocol
 
+from django.apps import apps
 from django.conf import settings
 from django.db import connection
-from django.db.models import Q
+from django.db.models import Model, Q
 
 
 def hidden(path: str = "") -> Q:
@@ -81,10 +82,9 @@ def flagged_ids_sql() -> str:
 @cache
 def flagged_sql(alias: str) -> str:
     """Whether the player row under `alias` is flagged."""
-    from players.models import Player  # the models build their indexes from this module
-
-    query = Player.objects.filter(flagged()).query
-    query.change_aliases({Player._meta.db_table: alias})
+    players = _player_model()
+    query = players.objects.filter(flagged()).query
+    query.change_aliases({players._meta.db_table: alias})
     sql, params = query.get_compiler(connection=connection).compile(query.where)
     assert not params, "a raw fragment takes no parameters of its own"
     return sql
@@ -101,8 +101,11 @@ def sql_params() -> dict[str, float]:
 
 
 def _player_ids_sql(condition: Q) -> str:
-    from players.models import Player
-
-    sql, params = Player.objects.filter(condition).values("id").query.sql_with_params()
+    sql, params = _player_model().objects.filter(condition).values("id").query.sql_with_params()
     assert not params, "a raw fragment takes no parameters of its own"
     return sql
+
+
+def _player_model() -> type[Model]:
+    # Looked up, not imported: players.models builds its indexes from this module.
+    return apps.get_model("players", "Player")

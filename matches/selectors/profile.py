@@ -21,7 +21,7 @@ from matches.selectors.calibration import NO_CALIBRATION, Calibration, current_c
 from matches.selectors.matchups import PlayerMatchups, player_matchups
 from matches.selectors.opponents import opponents_near
 from players import rules
-from players.models import Character, Rating
+from players.models import Character, Rating, RatingSnapshot
 from players.roster import ROSTER
 from players.selectors.rankings import RatingRanks, rating_ranks, unranked_reason
 from players.selectors.ratings import RatingOverview, rating_overview, roster_characters
@@ -370,32 +370,21 @@ def _aware(moment: datetime) -> datetime:
     return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
 
 
-# A rating's daily snapshots from a day on and before another (either bound optional),
-# oldest first: written out, as the ORM built it for longer than the database ran it.
-_DAILY_SQL = """
-SELECT day, value, deviation FROM players_ratingsnapshot
-WHERE rating_id = %(rating)s{conditions}
-ORDER BY day
-"""
-_DAY_BOUNDS = {"since": " AND day >= %(since)s", "before": " AND day < %(before)s"}
-
-
 def _daily_points(
     rating: Rating, *, since: date | None = None, before: date | None = None
 ) -> list[HistoryPoint]:
     """A point at the end of each day (UTC) the rating has a snapshot of, from `since` on
     and before `before`, oldest first. One query."""
-    bounds = {name: day for name, day in (("since", since), ("before", before)) if day is not None}
-    params: dict[str, object] = {"rating": rating.id}
-    for name, day in bounds.items():
-        params[name] = connection.ops.adapt_datefield_value(day)
-    conditions = "".join(_DAY_BOUNDS[name] for name in bounds)
-    with connection.cursor() as cursor:
-        cursor.execute(_DAILY_SQL.format(conditions=conditions), params)
-        rows = cursor.fetchall()
+    snapshots = RatingSnapshot.objects.filter(rating_id=rating.id)
+    if since is not None:
+        snapshots = snapshots.filter(day__gte=since)
+    if before is not None:
+        snapshots = snapshots.filter(day__lt=before)
     return [
         HistoryPoint(datetime.combine(day, time(23, 59), UTC), value, deviation)
-        for day, value, deviation in rows
+        for day, value, deviation in snapshots.order_by("day").values_list(
+            "day", "value", "deviation"
+        )
     ]
 
 
