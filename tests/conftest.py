@@ -6,9 +6,10 @@ import pytest
 
 from players.services import ensure_roster
 
-# The two leagues the feature tests share, wherever the tests live: `league` for pages,
-# `api` (on `api_league`) for the API.
+# The leagues the tests share, wherever they live: `league` for pages, `api` (on
+# `api_league`) for the API, `flagged_league` for holding raw queries to the ORM.
 from tests.fixtures.api_league import api, api_league  # noqa: F401
+from tests.fixtures.flagged_league import flagged_league  # noqa: F401
 from tests.fixtures.pages import league  # noqa: F401
 
 _DB_FIXTURES = {"db", "transactional_db", "django_db_reset_sequences", "live_server"}
