@@ -192,8 +192,8 @@ def _cursor_params(cursor: GameCursor) -> dict[str, object]:
 # row's columns read from its side: the planner, which expects a rating to have a handful
 # of games, otherwise joined every game of a busy rating before sorting and keeping a
 # page of them; one join, not one a side, is half the planning. Hidden players are few:
-# hashed, not joined. Written out, as the ORM built this query for about as long as
-# PostgreSQL ran it.
+# hashed, not joined. Raw: the ORM cannot join a limited UNION (the page, a CTE) to the
+# games, and its plain query has the plan above that reads every game of the rating.
 _PAGE_GAMES_SQL = """
 WITH page AS ({side_a} UNION ALL {side_b}
     ORDER BY played_at {order}, id {order} LIMIT %(limit)s)
@@ -281,8 +281,8 @@ class HistoryPoint:
 # played_at, id) index and stopping after `limit` (a UNION's parts can hold no ORDER BY or
 # LIMIT in SQLite, a subquery's can), the latest `limit` of both sides kept from the index
 # alone before any row is read (no game is on both sides: match_not_against_self), then a
-# few numbers of them as plain rows: written out, as the ORM built this query for longer
-# than PostgreSQL ran it.
+# few numbers of them as plain rows. Raw: the ORM cannot filter on a limited UNION of
+# the sides, and filtering the games whole reads all of a busy rating's month.
 _LATEST_GAMES_SQL = """
 SELECT {played_at}, m.winner, r.counted,
     m.player_a_id = %(player)s AND m.character_a_id = %(character)s,

@@ -1,11 +1,11 @@
 """Rankings (DESIGN.md section 6, `/` and `/top/<char>`): the top ratings, overall and
 per character, ordered by the values of the moment they are read.
 
-A rating is ranked when its deviation is below settings.RATING_LOW_DEVIATION and its
-player is neither hidden nor a cheater. Ranks are positions in value order (ties by
-rating id), never stored: a list walks the partial index on (value desc, id) or
-(character, value desc, id) and stops at its page's end; a rating's rank counts the
-index entries ahead of it, less the ratings of flagged players (few, and indexed).
+A rating is ranked as players.rules says: settled, its player not flagged. Ranks are
+positions in value order (ties by rating id), never stored: a list walks the partial
+index on (value desc, id) or (character, value desc, id) and stops at its page's end;
+a rating's rank counts the index entries ahead of it, less the ratings of flagged
+players (few, and indexed).
 """
 
 from __future__ import annotations
@@ -141,8 +141,8 @@ class RatingRanks:
 # by player (left out in the counts instead, the counts would read every counted row) and
 # taken off; and the first `counted` + flagged + 1 entries of the ranked index, from the
 # index alone: when they are all of them, the ranked ones are exactly these less the
-# flagged, else more than `counted` are ranked. Written out, as the ORM built its two
-# queries for longer than PostgreSQL ran them.
+# flagged, else more than `counted` are ranked. Raw: the ORM writes no CTE, and without
+# one each count reads the flagged ratings again.
 _AHEAD = "value >= %(value)s AND NOT (value = %(value)s AND id >= %(id)s)"
 _RANKS_SQL = f"""
 WITH flagged AS MATERIALIZED (
