@@ -6,6 +6,7 @@ from django.db import models
 from django.db.models import Q
 from django.db.models.functions import Coalesce
 
+from players import rules
 from players.fields import IdentifierField
 from players.models import Character, Player
 
@@ -45,7 +46,7 @@ class MatchQuerySet(models.QuerySet["Match"]):
         Hidden players are few: leaving out their ids (one small hashed set) costs a
         fraction of joining every match to both its players, which the refresh's counts
         over millions of games would otherwise do."""
-        hidden = Player.objects.filter(hidden=True).values("id")
+        hidden = Player.objects.filter(rules.hidden()).values("id")
         return self.exclude(player_a__in=hidden).exclude(player_b__in=hidden)
 
     def of_rating(self, player_id: str, character_id: int) -> MatchQuerySet:

@@ -7,6 +7,7 @@ from __future__ import annotations
 from django.conf import settings
 
 from matches.ratings.glicko import GlickoParams
+from players import rules
 
 
 def glicko_params() -> GlickoParams:
@@ -18,7 +19,7 @@ def glicko_params() -> GlickoParams:
         decay_constant=settings.RATING_DECAY_CONSTANT,
         decay_period_seconds=settings.RATING_DECAY_PERIOD_SECONDS,
         maximum_deviation=settings.RATING_MAXIMUM_DEVIATION,
-        low_deviation=settings.RATING_LOW_DEVIATION,
+        low_deviation=rules.low_deviation(),
         update_damping=settings.RATING_UPDATE_DAMPING,
         counting_margin=settings.RATING_COUNTING_MARGIN,
         counting_rms_deviation=settings.RATING_COUNTING_RMS_DEVIATION,

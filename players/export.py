@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from players import rules
 from players.models import Rating
 
 EXPORT_FIELDS = (
@@ -20,7 +21,7 @@ EXPORT_FIELDS = (
 
 def exported_ratings() -> Iterator[dict[str, Any]]:
     rows = (
-        Rating.objects.filter(player__hidden=False)
+        Rating.objects.filter(~rules.hidden("player__"))
         .order_by("player_id", "character_id")
         .values_list(
             "player_id",

@@ -6,11 +6,12 @@ from django.db import models
 from django.db.models import Q
 from django.db.models.functions import Upper
 
+from players import rules
 from players.fields import IdentifierField
 from players.formatting import rating_text
 
-# The deviation below which the ranking indexes hold a rating (settings.RATING_LOW_DEVIATION's
-# default; a changed condition is a new migration).
+# The deviation below which the ranking indexes hold a rating: settings.RATING_LOW_DEVIATION
+# must equal it (players.checks refuses another), and changing it is a new migration.
 RANKED_INDEX_DEVIATION = 75.0
 # What the ranking indexes hold past their keys: a ranking row's columns, so that a
 # page is read from the index alone (players.selectors.rankings.ranked_rows).
@@ -31,16 +32,14 @@ class Character(models.Model):
         return self.name
 
 
-# Players whose games move no rating and who are ranked nowhere: opted out or cheating.
-FLAGGED = Q(hidden=True) | Q(cheater=True)
-
-
 class PlayerQuerySet(models.QuerySet["Player"]):
+    """Players by the rules of players.rules."""
+
     def visible(self) -> PlayerQuerySet:
-        return self.filter(hidden=False)
+        return self.exclude(rules.hidden())
 
     def flagged(self) -> PlayerQuerySet:
-        return self.filter(FLAGGED)
+        return self.filter(rules.flagged())
 
 
 class Player(models.Model):
@@ -73,7 +72,7 @@ class Player(models.Model):
             # contain the query; on PostgreSQL built with text_pattern_ops (migration 0013).
             models.Index(Upper("name"), name="player_upper_name_idx"),
             # Rankings subtract the few flagged players' ratings from counts of the rest.
-            models.Index(fields=["id"], name="player_flagged_idx", condition=FLAGGED),
+            models.Index(fields=["id"], name="player_flagged_idx", condition=rules.flagged()),
         ]
 
     def __str__(self) -> str:
@@ -159,7 +158,7 @@ class Rating(models.Model):
         indexes = [
             # Rankings walk these in order and stop at the page's end; a rank is a
             # count of the entries ahead (players.selectors.rankings). The condition
-            # is RATING_LOW_DEVIATION's default: a lower setting still uses them.
+            # is RATING_LOW_DEVIATION (players.checks holds the two equal).
             # With the player, a page's walk past the flagged players' ratings reads the
             # index alone: a deep page reads a thousand entries, not a thousand rows; with
             # every column a ranking row shows, the page's own rows too (ranked_rows).

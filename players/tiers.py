@@ -18,6 +18,8 @@ from itertools import pairwise
 from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
 
+from players import rules
+
 Tiers = tuple[tuple[float, str], ...]
 
 DEFAULT_TIERS: Tiers = (
@@ -112,4 +114,4 @@ def rank_tier(value: float) -> str | None:
 def settled_tier(value: float, deviation: float) -> str | None:
     """`rank_tier` for a rating a page shows with its ±: none beside a rating too
     unsettled to be ranked, whose value may be far from the player's strength."""
-    return rank_tier(value) if deviation < settings.RATING_LOW_DEVIATION else None
+    return rank_tier(value) if rules.is_settled(deviation) else None

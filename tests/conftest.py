@@ -7,9 +7,10 @@ from hypothesis import HealthCheck, settings
 
 from players.services import ensure_roster
 
-# The two leagues the feature tests share, wherever the tests live: `league` for pages,
-# `api` (on `api_league`) for the API.
+# The leagues the tests share, wherever they live: `league` for pages, `api` (on
+# `api_league`) for the API, `flagged_league` for holding raw queries to the ORM.
 from tests.fixtures.api_league import api, api_league  # noqa: F401
+from tests.fixtures.flagged_league import flagged_league  # noqa: F401
 from tests.fixtures.pages import league  # noqa: F401
 
 # No example has a time limit: the first example of a test can pay numba's compilation of

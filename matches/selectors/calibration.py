@@ -10,17 +10,14 @@ probabilities are shown as they are.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from django.db import connection
-
+from matches.models import SiteStatistic
 from matches.ratings.calibration import calibrated
 
 CALIBRATION_STATISTIC = "calibration"
-_REPORT_SQL = "SELECT data FROM matches_sitestatistic WHERE key = %s"
 
 
 @dataclass(frozen=True)
@@ -43,13 +40,9 @@ NO_CALIBRATION = Calibration()
 
 def calibration_report() -> dict[str, Any] | None:
     """The latest fit as stored: {temperature, games, log_loss_before, log_loss_after,
-    fitted_at, before: [bins], after: [bins]} (None before the first fit); one query,
-    written out: every page that shows a probability reads it, and the ORM built it for
-    longer than the database ran it."""
-    with connection.cursor() as cursor:
-        cursor.execute(_REPORT_SQL, [CALIBRATION_STATISTIC])
-        row = cursor.fetchone()
-    return (json.loads(row[0]) or None) if row else None
+    fitted_at, before: [bins], after: [bins]} (None before the first fit); one query."""
+    stored = SiteStatistic.objects.filter(key=CALIBRATION_STATISTIC).values_list("data", flat=True)
+    return stored.first() or None
 
 
 def current_calibration() -> Calibration:

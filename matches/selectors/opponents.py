@@ -17,6 +17,7 @@ which is no loss for a suggestion.
 from __future__ import annotations
 
 from datetime import datetime, timedelta
+from functools import partial
 from typing import Any, NamedTuple
 
 from django.conf import settings
@@ -26,6 +27,7 @@ from django.utils import timezone
 from matches.ratings.glicko import win_probability
 from matches.ratings.matchmaking import best_opponents, match_quality_glicko
 from matches.selectors.calibration import Calibration, current_calibration
+from players import rules
 from players.models import Rating
 from players.tiers import settled_tier
 
@@ -57,14 +59,18 @@ ORDER BY n.value, n.id
 _SIDE_SQL = """SELECT * FROM (
     SELECT r.value, r.deviation, r.player_id, p.name, r.character_id, r.id
     FROM players_rating r JOIN players_player p ON p.id = r.player_id
-    WHERE r.last_played_at >= %(since)s AND NOT p.cheater AND NOT p.hidden
+    WHERE r.last_played_at >= %(since)s AND NOT {flagged}
         AND r.player_id <> %(player)s AND r.value {compare} %(value)s
     ORDER BY r.value {order}, r.id {order} LIMIT %(size)s
 ) {name}"""
-_NEAREST = _NEAREST_SQL.format(
-    above=_SIDE_SQL.format(compare=">=", order="ASC", name="above"),
-    below=_SIDE_SQL.format(compare="<", order="DESC", name="below"),
-)
+
+
+def _nearest_sql() -> str:
+    side = partial(_SIDE_SQL.format, flagged=rules.flagged_sql("p"))
+    return _NEAREST_SQL.format(
+        above=side(compare=">=", order="ASC", name="above"),
+        below=side(compare="<", order="DESC", name="below"),
+    )
 
 
 def fair_opponents(
@@ -79,7 +85,9 @@ def fair_opponents(
     hidden rating.  Two queries whatever the size of the table, and one more for the
     calibration its shown probabilities go through unless given."""
     row = (
-        Rating.objects.filter(player_id=player_id, character_id=character_id, player__hidden=False)
+        Rating.objects.filter(
+            ~rules.hidden("player__"), player_id=player_id, character_id=character_id
+        )
         .values_list("value", "deviation")
         .first()
     )
@@ -105,7 +113,7 @@ def opponents_near(
     since = (now or timezone.now()) - timedelta(days=settings.FAIR_OPPONENT_DAYS)
     with connection.cursor() as cursor:
         cursor.execute(
-            _NEAREST,
+            _nearest_sql(),
             {
                 "since": connection.ops.adapt_datetimefield_value(since),
                 "player": player_id,

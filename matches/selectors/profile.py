@@ -11,7 +11,6 @@ from datetime import UTC, date, datetime, time, timedelta
 from functools import partial
 from typing import NamedTuple
 
-from django.conf import settings
 from django.db import connection
 from django.utils import timezone
 
@@ -21,7 +20,8 @@ from matches.ratings.glicko import update, win_probability
 from matches.selectors.calibration import NO_CALIBRATION, Calibration, current_calibration
 from matches.selectors.matchups import PlayerMatchups, player_matchups
 from matches.selectors.opponents import opponents_near
-from players.models import Character, Rating
+from players import rules
+from players.models import Character, Rating, RatingSnapshot
 from players.roster import ROSTER
 from players.selectors.rankings import RatingRanks, rating_ranks, unranked_reason
 from players.selectors.ratings import RatingOverview, rating_overview, roster_characters
@@ -127,7 +127,7 @@ class RatedGame:
 
 
 def _unsettled(deviation: float | None) -> bool:
-    return deviation is not None and deviation >= settings.RATING_LOW_DEVIATION
+    return deviation is not None and not rules.is_settled(deviation)
 
 
 def _rated_game(row: tuple, rating: Rating, calibration: Calibration) -> RatedGame:
@@ -192,8 +192,8 @@ def _cursor_params(cursor: GameCursor) -> dict[str, object]:
 # row's columns read from its side: the planner, which expects a rating to have a handful
 # of games, otherwise joined every game of a busy rating before sorting and keeping a
 # page of them; one join, not one a side, is half the planning. Hidden players are few:
-# hashed, not joined. Written out, as the ORM built this query for about as long as
-# PostgreSQL ran it.
+# hashed, not joined. Raw: the ORM cannot join a limited UNION (the page, a CTE) to the
+# games, and its plain query has the plan above that reads every game of the rating.
 _PAGE_GAMES_SQL = """
 WITH page AS ({side_a} UNION ALL {side_b}
     ORDER BY played_at {order}, id {order} LIMIT %(limit)s)
@@ -209,8 +209,7 @@ ORDER BY 2 {order}, 1 {order}
 _SIDE_IDS_SQL = """SELECT id, played_at, '{mine}' AS side FROM (
     SELECT id, played_at FROM matches_match
     WHERE player_{mine}_id = %(player)s AND character_{mine}_id = %(character)s
-        AND player_a_id NOT IN (SELECT id FROM players_player WHERE hidden)
-        AND player_b_id NOT IN (SELECT id FROM players_player WHERE hidden)
+        AND player_a_id NOT IN ({hidden_ids}) AND player_b_id NOT IN ({hidden_ids})
         {conditions}
     ORDER BY played_at {order}, id {order} LIMIT %(limit)s
 ) side_{mine}"""
@@ -251,7 +250,9 @@ def _rating_games(
     for condition in conditions:
         params.update(condition.params)
     where = "".join(f" AND ({condition.sql})" for condition in conditions)
-    ids = partial(_SIDE_IDS_SQL.format, conditions=where, order=order)
+    ids = partial(
+        _SIDE_IDS_SQL.format, conditions=where, order=order, hidden_ids=rules.hidden_ids_sql()
+    )
     sql = _PAGE_GAMES_SQL.format(
         side_a=ids(mine="a"),
         side_b=ids(mine="b"),
@@ -280,13 +281,13 @@ class HistoryPoint:
 # played_at, id) index and stopping after `limit` (a UNION's parts can hold no ORDER BY or
 # LIMIT in SQLite, a subquery's can), the latest `limit` of both sides kept from the index
 # alone before any row is read (no game is on both sides: match_not_against_self), then a
-# few numbers of them as plain rows: written out, as the ORM built this query for longer
-# than PostgreSQL ran it.
+# few numbers of them as plain rows. Raw: the ORM cannot filter on a limited UNION of
+# the sides, and filtering the games whole reads all of a busy rating's month.
 _LATEST_GAMES_SQL = """
 SELECT {played_at}, m.winner, r.counted,
     m.player_a_id = %(player)s AND m.character_a_id = %(character)s,
-    m.player_a_id IN (SELECT id FROM players_player WHERE hidden),
-    m.player_b_id IN (SELECT id FROM players_player WHERE hidden),
+    m.player_a_id IN ({hidden_ids}),
+    m.player_b_id IN ({hidden_ids}),
     r.value_a, r.deviation_a, r.change_a, r.value_b, r.deviation_b, r.change_b
 FROM matches_match m LEFT OUTER JOIN matches_matchrating r ON r.match_id = m.id
 WHERE m.id IN (SELECT id FROM (
@@ -304,6 +305,7 @@ _LATEST_GAMES = _LATEST_GAMES_SQL.format(
     side_a=_LATEST_SIDE_SQL.format(side="a"),
     side_b=_LATEST_SIDE_SQL.format(side="b"),
     played_at="{played_at}",
+    hidden_ids="{hidden_ids}",
 )
 
 
@@ -324,7 +326,9 @@ def _points_after_games(
     with connection.cursor() as cursor:
         # One more than `limit` tells whether older games are left out.
         cursor.execute(
-            _LATEST_GAMES.format(played_at=_utc_time("m.played_at")),
+            _LATEST_GAMES.format(
+                played_at=_utc_time("m.played_at"), hidden_ids=rules.hidden_ids_sql()
+            ),
             {
                 "player": rating.player_id,
                 "character": rating.character_id,
@@ -366,32 +370,21 @@ def _aware(moment: datetime) -> datetime:
     return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
 
 
-# A rating's daily snapshots from a day on and before another (either bound optional),
-# oldest first: written out, as the ORM built it for longer than the database ran it.
-_DAILY_SQL = """
-SELECT day, value, deviation FROM players_ratingsnapshot
-WHERE rating_id = %(rating)s{conditions}
-ORDER BY day
-"""
-_DAY_BOUNDS = {"since": " AND day >= %(since)s", "before": " AND day < %(before)s"}
-
-
 def _daily_points(
     rating: Rating, *, since: date | None = None, before: date | None = None
 ) -> list[HistoryPoint]:
     """A point at the end of each day (UTC) the rating has a snapshot of, from `since` on
     and before `before`, oldest first. One query."""
-    bounds = {name: day for name, day in (("since", since), ("before", before)) if day is not None}
-    params: dict[str, object] = {"rating": rating.id}
-    for name, day in bounds.items():
-        params[name] = connection.ops.adapt_datefield_value(day)
-    conditions = "".join(_DAY_BOUNDS[name] for name in bounds)
-    with connection.cursor() as cursor:
-        cursor.execute(_DAILY_SQL.format(conditions=conditions), params)
-        rows = cursor.fetchall()
+    snapshots = RatingSnapshot.objects.filter(rating_id=rating.id)
+    if since is not None:
+        snapshots = snapshots.filter(day__gte=since)
+    if before is not None:
+        snapshots = snapshots.filter(day__lt=before)
     return [
         HistoryPoint(datetime.combine(day, time(23, 59), UTC), value, deviation)
-        for day, value, deviation in rows
+        for day, value, deviation in snapshots.order_by("day").values_list(
+            "day", "value", "deviation"
+        )
     ]
 
 
@@ -589,7 +582,7 @@ def good_matches(
     """The fairest recently active opponents for `rating`, fairest first
     (matches.selectors.opponents: one query, never hidden players or cheaters).
     A player flagged for cheating gets none, without a query: their games move nobody."""
-    if rating.player.cheater:
+    if rules.is_flagged(rating.player):
         return []
     names = {code: name for _, code, name in ROSTER}
     return [

@@ -19,7 +19,7 @@ from django.db import connection, transaction
 from matches.models import CharacterMatchup, Match, MatchRating
 from matches.ratings.matchup_offset import DifferenceBin, fit_offset
 from matches.services.locks import RATING_WRITER_LOCK, acquire_transaction_lock
-from players.models import Player
+from players import rules
 from players.selectors.rankings import top_rated_keys
 
 # Games whose rating differences fall within this many points share a bin: the fit
@@ -44,13 +44,9 @@ def _aggregate_sql(*, tiered: bool) -> str:
     members through the side index, each with its tier, the smallest bracket both sides
     belong to. Otherwise every game, without members: looking both sides of ten million
     games up among the members cost more than the aggregate itself."""
-    matches, ratings, players = (
-        Match._meta.db_table,
-        MatchRating._meta.db_table,
-        Player._meta.db_table,
-    )
+    matches, ratings = Match._meta.db_table, MatchRating._meta.db_table
     # A few flagged players among very many: a small hashed set, not two joins.
-    flagged = f"SELECT id FROM {players} WHERE hidden OR cheater"
+    flagged = rules.flagged_ids_sql()
     sums = """ROUND((r.value_a - r.value_b) / %(bin)s),
                COUNT(*),
                SUM(CASE WHEN m.winner = %(a)s THEN 1 ELSE 0 END),

@@ -32,6 +32,7 @@ from matches.models import Match
 from matches.services.character_matchups import rebuild_character_matchups
 from matches.services.rating.decay import decay_all_ratings
 from matches.services.site_statistic import store_statistic
+from players import rules
 from players.models import Character, Player, Rating
 from players.selectors.rankings import ranked_count, ranked_ratings
 from web.generation import bump_generation
@@ -71,7 +72,7 @@ def _totals(now: datetime, games_by_day: dict[date | None, int]) -> dict[str, in
     return {
         "games": sum(games_by_day.values()),
         "players": Player.objects.visible().count(),
-        "ratings": Rating.objects.filter(player__hidden=False).count(),
+        "ratings": Rating.objects.filter(~rules.hidden("player__")).count(),
         "ranked": ranked_count(),
         "games_24h": Match.objects.visible()
         .filter(played_at__gte=now - timedelta(hours=24))

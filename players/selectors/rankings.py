@@ -1,11 +1,11 @@
 """Rankings (docs/pages-and-api.md#pages, `/` and `/top/<char>`): the top ratings, overall and
 per character, ordered by the values of the moment they are read.
 
-A rating is ranked when its deviation is below settings.RATING_LOW_DEVIATION and its
-player is neither hidden nor a cheater. Ranks are positions in value order (ties by
-rating id), never stored: a list walks the partial index on (value desc, id) or
-(character, value desc, id) and stops at its page's end; a rating's rank counts the
-index entries ahead of it, less the ratings of flagged players (few, and indexed).
+A rating is ranked as players.rules says: settled, its player not flagged. Ranks are
+positions in value order (ties by rating id), never stored: a list walks the partial
+index on (value desc, id) or (character, value desc, id) and stops at its page's end;
+a rating's rank counts the index entries ahead of it, less the ratings of flagged
+players (few, and indexed).
 """
 
 from __future__ import annotations
@@ -14,7 +14,6 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import NamedTuple
 
-from django.conf import settings
 from django.db import connection
 from django.db.models import (
     Count,
@@ -33,6 +32,7 @@ from django.db.models import (
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
+from players import rules
 from players.formatting import uncertainty_text
 from players.models import Character, Player, Rating
 from players.selectors.ratings import characters, roster_characters
@@ -40,10 +40,6 @@ from players.selectors.ratings import characters, roster_characters
 RANKING_SIZE = 100
 # The `?active=` choices: only ratings played within this many days.
 ACTIVE_DAYS = (30,)
-
-
-def _low_deviation() -> Q:
-    return Q(deviation__lt=settings.RATING_LOW_DEVIATION)
 
 
 def ranked_ratings(
@@ -61,7 +57,7 @@ def ranked_ratings(
     # index alone and stop at its end, where filtering on the joined player row has the
     # planner join every ranked rating to its player first (a deep page read them all).
     ratings = (
-        Rating.objects.filter(_low_deviation())
+        Rating.objects.filter(rules.settled())
         .exclude(player_id__in=Player.objects.flagged())
         .select_related("player", "character")
         .order_by("-value", "id")
@@ -72,7 +68,7 @@ def ranked_ratings(
         ratings = ratings.filter(last_played_at__gte=active_since)
     if one_per_player and character is None:
         better_of_same_player = Rating.objects.filter(
-            _low_deviation(),
+            rules.settled(),
             Q(value__gt=OuterRef("value")) | Q(value=OuterRef("value"), id__lt=OuterRef("id")),
             player_id=OuterRef("player_id"),
         )
@@ -111,7 +107,7 @@ def _counts(*sets: QuerySet[Rating]) -> tuple[int, ...]:
 
 def ranked_count(character: Character | None = None) -> int:
     """How many ratings are ranked, overall or of one character."""
-    ratings = Rating.objects.filter(_low_deviation())
+    ratings = Rating.objects.filter(rules.settled())
     if character is not None:
         ratings = ratings.filter(character=character)
     return _counts(ratings)[0]
@@ -145,26 +141,25 @@ class RatingRanks:
 # by player (left out in the counts instead, the counts would read every counted row) and
 # taken off; and the first `counted` + flagged + 1 entries of the ranked index, from the
 # index alone: when they are all of them, the ranked ones are exactly these less the
-# flagged, else more than `counted` are ranked. Written out, as the ORM built its two
-# queries for longer than PostgreSQL ran them.
+# flagged, else more than `counted` are ranked. Raw: the ORM writes no CTE, and without
+# one each count reads the flagged ratings again.
 _AHEAD = "value >= %(value)s AND NOT (value = %(value)s AND id >= %(id)s)"
 _RANKS_SQL = f"""
 WITH flagged AS MATERIALIZED (
     SELECT value, id, character_id FROM players_rating
-    WHERE deviation < %(low)s
-        AND player_id IN (SELECT id FROM players_player WHERE hidden OR cheater)
+    WHERE {{settled}} AND player_id IN ({{flagged_ids}})
 ), counts AS (
     SELECT
-        (SELECT COUNT(*) FROM players_rating WHERE deviation < %(low)s AND {_AHEAD})
+        (SELECT COUNT(*) FROM players_rating WHERE {{settled}} AND {_AHEAD})
         - (SELECT COUNT(*) FROM flagged WHERE {_AHEAD}) AS overall,
         (SELECT COUNT(*) FROM players_rating
-            WHERE deviation < %(low)s AND {_AHEAD} AND character_id = %(character)s)
+            WHERE {{settled}} AND {_AHEAD} AND character_id = %(character)s)
         - (SELECT COUNT(*) FROM flagged WHERE {_AHEAD} AND character_id = %(character)s)
         AS within,
         (SELECT COUNT(*) FROM flagged) AS flagged
 )
 SELECT overall, within, flagged, (SELECT COUNT(*) FROM (
-    SELECT id FROM players_rating WHERE deviation < %(low)s ORDER BY value DESC, id
+    SELECT id FROM players_rating WHERE {{settled}} ORDER BY value DESC, id
     LIMIT (SELECT %(per_rank)s * (1 + overall) + flagged + 1 FROM counts)
 ) walked)
 FROM counts
@@ -179,9 +174,9 @@ def rating_ranks(rating: Rating) -> RatingRanks | None:
         return None
     with connection.cursor() as cursor:
         cursor.execute(
-            _RANKS_SQL,
+            _RANKS_SQL.format(settled=rules.settled_sql(), flagged_ids=rules.flagged_ids_sql()),
             {
-                "low": settings.RATING_LOW_DEVIATION,
+                **rules.sql_params(),
                 "value": rating.value,
                 "id": rating.id,
                 "character": rating.character_id,
@@ -207,10 +202,10 @@ def unranked_reason(rating: Rating) -> str | None:
         return "hidden"
     if player.cheater:
         return "cheater"
-    if rating.deviation >= settings.RATING_LOW_DEVIATION:
+    if not rules.is_settled(rating.deviation):
         return (
             f"± too wide: {uncertainty_text(rating.deviation)}, ranks need ± below "
-            f"{2 * settings.RATING_LOW_DEVIATION:.0f}"
+            f"{2 * rules.low_deviation():.0f}"
         )
     return None
 
@@ -224,7 +219,7 @@ def top_rated_keys(limit: int) -> dict[tuple[str, int], int]:
     keys: dict[tuple[str, int], int] = {}
     for character in characters():
         best = (
-            Rating.objects.filter(_low_deviation(), character=character)
+            Rating.objects.filter(rules.settled(), character=character)
             .order_by("-value", "id")
             .values_list("player_id", flat=True)
         )
@@ -382,7 +377,7 @@ def why_nothing_is_ranked(
     seen = ratings.aggregate(
         count=Count("id"), newest=Max("last_played_at"), narrowest=Min("deviation")
     )
-    low = settings.RATING_LOW_DEVIATION
+    low = rules.low_deviation()
     if not seen["count"]:
         return "No rating is ranked yet: no games yet."
     if seen["narrowest"] >= low:

@@ -7,13 +7,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cache
 
-from django.db import connection
-from django.db.backends.utils import CursorWrapper
 from django.db.models import F
 
+from players import rules
 from players.models import Character, Player, PlayerMatchup, PlayerName, Rating
 from players.roster import ROSTER
-from players.selectors.rows import ModelColumns
 
 
 def characters() -> list[Character]:
@@ -32,7 +30,7 @@ def roster_characters() -> dict[int, Character]:
 def best_character_code(player_id: str) -> str | None:
     """The code of a visible player's best character: highest value - 3 * deviation."""
     return (
-        Rating.objects.filter(player_id=player_id, player__hidden=False)
+        Rating.objects.filter(~rules.hidden("player__"), player_id=player_id)
         .order_by((F("value") - 3 * F("deviation")).desc(), "character_id")
         .values_list("character__code", flat=True)
         .first()
@@ -43,7 +41,7 @@ def rating_of(player_id: str, character_code: str) -> Rating | None:
     """A visible player's rating on a character, with player, character and best win."""
     return (
         Rating.objects.filter(
-            player_id=player_id, player__hidden=False, character__code__iexact=character_code
+            ~rules.hidden("player__"), player_id=player_id, character__code__iexact=character_code
         )
         .select_related("player", "character", "best_win_opponent", "best_win_character")
         .first()
@@ -65,81 +63,39 @@ class RatingOverview:
         return opponent is not None and opponent.hidden
 
 
-_RATING, _PLAYER, _OPPONENT = (
-    ModelColumns(Rating, "r"),
-    ModelColumns(Player, "p"),
-    ModelColumns(Player, "o"),
-)
-_PAST_NAME, _MATCHUP = ModelColumns(PlayerName, "n"), ModelColumns(PlayerMatchup, "m")
-# A visible player's ratings, most played first, with the player and each best win's
-# opponent; then a rating's past names, latest first, and its matchups. Written out, as
-# the ORM built these queries for longer than PostgreSQL ran them.
-_PLAYER_RATINGS_SQL = """
-SELECT {rating}, {player}, {opponent}
-FROM players_rating r
-JOIN players_player p ON p.id = r.player_id
-LEFT OUTER JOIN players_player o ON o.id = r.best_win_opponent_id
-WHERE r.player_id = %(player)s AND NOT p.hidden
-ORDER BY r.wins + r.losses DESC, r.character_id
-"""
-_PAST_NAMES_SQL = """
-SELECT {name} FROM players_playername n
-WHERE n.player_id = %(player)s AND NOT n.name = %(name)s
-ORDER BY n.last_seen DESC
-"""
-_MATCHUPS_SQL = """
-SELECT {matchup} FROM players_playermatchup m
-WHERE m.rating_id = %(rating)s
-ORDER BY m.opponent_character_id
-"""
-
-
 def rating_overview(player_id: str, character_code: str) -> RatingOverview | None:
     """A rating with the player's other ratings, past names and matchups (three queries:
     the ratings come in one, as a player has few; characters from the roster)."""
-    with connection.cursor() as cursor:
-        ratings = _player_ratings(cursor, player_id)
-        code = character_code.upper()
-        rating = next((r for r in ratings if r.character.code.upper() == code), None)
-        if rating is None:
-            return None
-        cursor.execute(
-            _PAST_NAMES_SQL.format(name=_PAST_NAME.sql),
-            {"player": player_id, "name": rating.player.name},
-        )
-        past_names = [_PAST_NAME.instance(row) for row in cursor.fetchall()]
-        cursor.execute(_MATCHUPS_SQL.format(matchup=_MATCHUP.sql), {"rating": rating.id})
-        matchups = [_MATCHUP.instance(row) for row in cursor.fetchall()]
+    ratings = _player_ratings(player_id)
+    code = character_code.upper()
+    rating = next((r for r in ratings if r.character.code.upper() == code), None)
+    if rating is None:
+        return None
+    past_names = list(
+        PlayerName.objects.filter(player_id=player_id)
+        .exclude(name=rating.player.name)
+        .order_by("-last_seen")
+    )
+    matchups = list(PlayerMatchup.objects.filter(rating=rating).order_by("opponent_character_id"))
     roster = roster_characters()
     for matchup in matchups:
         matchup.opponent_character = roster[matchup.opponent_character_id]
     return RatingOverview(rating, ratings, past_names, matchups)
 
 
-def _player_ratings(cursor: CursorWrapper, player_id: str) -> list[Rating]:
-    """A visible player's ratings, most played first ([] for another player), loaded as
-    select_related leaves them: with the player, the best win's opponent (or none) and
-    both characters, from the roster."""
-    cursor.execute(
-        _PLAYER_RATINGS_SQL.format(rating=_RATING.sql, player=_PLAYER.sql, opponent=_OPPONENT.sql),
-        {"player": player_id},
+def _player_ratings(player_id: str) -> list[Rating]:
+    """A visible player's ratings, most played first ([] for another player), with the
+    player, the best win's opponent (or none) and both characters, from the roster."""
+    ratings = list(
+        Rating.objects.filter(~rules.hidden("player__"), player_id=player_id)
+        .select_related("player", "best_win_opponent")
+        .order_by(-(F("wins") + F("losses")), "character_id")
     )
-    rows = cursor.fetchall()
-    if not rows:
-        return []
-    player = _PLAYER.instance(rows[0], _RATING.width)
-    opponent_at = _RATING.width + _PLAYER.width
     roster = roster_characters()
-    ratings = []
-    for row in rows:
-        rating = _RATING.instance(row)
-        opponent = None if row[opponent_at] is None else _OPPONENT.instance(row, opponent_at)
-        Rating.player.field.set_cached_value(rating, player)
-        Rating.best_win_opponent.field.set_cached_value(rating, opponent)
+    for rating in ratings:
         rating.character = roster[rating.character_id]
         if rating.best_win_character_id is not None:
             rating.best_win_character = roster[rating.best_win_character_id]
-        ratings.append(rating)
     return ratings
 
 

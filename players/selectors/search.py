@@ -9,6 +9,7 @@ from typing import NamedTuple
 from django.db import connection
 from django.db.models import DateTimeField, F, Q, Value
 
+from players import rules
 from players.models import Character, Player, PlayerName, Rating
 from players.selectors.ratings import roster_characters
 
@@ -89,7 +90,7 @@ def _matching_names(query: str, rows: int) -> list[tuple]:
     columns = ("name", "platform", "last_seen", "supporter", "cheater")
     current = Player.objects.visible().values_list("id", *columns)
     past = (
-        PlayerName.objects.filter(player__hidden=False)
+        PlayerName.objects.filter(~rules.hidden("player__"))
         .exclude(name=F("player__name"))
         .order_by()  # unordered, so that a read stops at its limit
         .values_list("player_id", *(f"player__{column}" for column in columns))

@@ -5,11 +5,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from urllib.parse import quote
 
-from django.conf import settings
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.urls import reverse
 
+from players import rules
 from players.formatting import rating_text
 from players.models import Player
 from players.selectors.rankings import ACTIVE_DAYS, ranking_page
@@ -25,7 +25,7 @@ _URL_SAFE = "!$&'()*+,;=/~:@"
 
 def ranked_below() -> float:
     """The ± (two deviations) below which a rating is ranked."""
-    return 2 * settings.RATING_LOW_DEVIATION
+    return 2 * rules.low_deviation()
 
 
 # What the player id and character converters accept, standing for each argument.

@@ -1,0 +1,116 @@
+"""The matches' hand-written queries give the rows of an ORM query of the same meaning,
+on a league with hidden players, cheaters and unsettled ratings (players.rules)."""
+
+from __future__ import annotations
+
+from collections import Counter
+from datetime import datetime, timedelta
+
+import pytest
+from django.db.models import F
+
+from matches.models import CharacterMatchup, Match, MatchRating
+from matches.selectors.opponents import opponents_near
+from matches.selectors.profile import match_sets, rating_history
+from matches.services.character_matchups import BRACKET_LIMITS, rebuild_character_matchups
+from players import rules
+from players.models import Rating
+from players.selectors.rankings import top_rated_keys
+
+pytestmark = pytest.mark.django_db
+
+
+def shown_ratings() -> list[Rating]:
+    """The ratings whose profiles are shown (their players not hidden), with games."""
+    ratings = Rating.objects.filter(~rules.hidden("player__"), wins__gt=0).select_related("player")
+    return list(ratings.order_by("player_id", "character_id"))
+
+
+def games_of(rating: Rating) -> list[Match]:
+    """The rating's games against shown players, newest first, through the ORM's joins."""
+    return list(
+        Match.objects.of_rating(rating.player_id, rating.character_id)
+        .filter(~rules.hidden("player_a__"), ~rules.hidden("player_b__"))
+        .select_related("rating")
+        .order_by("-played_at", "-id")
+    )
+
+
+def test_match_history_holds_the_games_against_shown_players(flagged_league: datetime) -> None:
+    for rating in shown_ratings():
+        page = match_sets(rating, games=10_000)
+        shown = [game for games in page.sets for game in games.games]
+        expected = games_of(rating)
+        assert [game.match_id for game in shown] == [match.id for match in expected]
+        for game, match in zip(shown, expected, strict=True):
+            opponent = match.player_b if match.player_a_id == rating.player_id else match.player_a
+            assert (game.opponent.id, game.opponent.cheater) == (opponent.id, opponent.cheater)
+            assert game.counted == match.rating.counted
+
+
+def test_rating_history_draws_each_rated_game_against_a_shown_player(
+    flagged_league: datetime,
+) -> None:
+    since = flagged_league - timedelta(days=30)
+    for rating in shown_ratings():
+        rated = [m for m in reversed(games_of(rating)) if m.played_at >= since]
+        after = [
+            m.rating.value_a + m.rating.change_a
+            if m.player_a_id == rating.player_id
+            else m.rating.value_b + m.rating.change_b
+            for m in rated
+        ]
+        points = rating_history(rating, "30d", until=flagged_league)
+        assert [point.value for point in points[1:]] == pytest.approx(after)
+
+
+def test_fair_opponents_are_active_ratings_of_players_not_flagged(
+    flagged_league: datetime,
+) -> None:
+    since = flagged_league - timedelta(days=14)
+    for rating in shown_ratings()[::5]:
+        candidates = opponents_near(
+            rating.player_id, rating.value, rating.deviation, 10_000, now=flagged_league
+        )
+        expected = (
+            Rating.objects.filter(~rules.flagged("player__"), last_played_at__gte=since)
+            .exclude(player_id=rating.player_id)
+            .values_list("player_id", "character__code")
+        )
+        found = [(c["player_id"], c["character"]) for c in candidates]
+        assert sorted(found) == sorted(expected)
+
+
+def test_character_matchups_count_the_counted_games_between_players_not_flagged(
+    flagged_league: datetime,
+) -> None:
+    rebuild_character_matchups()
+    members = top_rated_keys(max(limit for limit in BRACKET_LIMITS.values() if limit))
+    counted = (
+        MatchRating.objects.filter(
+            ~rules.flagged("match__player_a__"), ~rules.flagged("match__player_b__"), counted=True
+        )
+        .exclude(match__character_a=F("match__character_b"))
+        .values_list(
+            "match__player_a_id",
+            "match__character_a_id",
+            "match__player_b_id",
+            "match__character_b_id",
+            "match__winner",
+        )
+    )
+    expected: dict[str, Counter] = {bracket: Counter() for bracket in BRACKET_LIMITS}
+    for player_a, a, player_b, b, winner in counted:
+        reach = max(members.get((player_a, a), 10**9), members.get((player_b, b), 10**9))
+        won, lost = ((a, b), (b, a)) if winner == Match.Winner.A else ((b, a), (a, b))
+        for bracket, limit in BRACKET_LIMITS.items():
+            if limit is None or reach <= limit:
+                expected[bracket][(*won, "wins")] += 1
+                expected[bracket][(*lost, "losses")] += 1
+    assert expected[CharacterMatchup.Bracket.TOP100], "some games are between top players"
+    for bracket in BRACKET_LIMITS:
+        stored: Counter = Counter()
+        for row in CharacterMatchup.objects.filter(bracket=bracket):
+            stored[(row.character_id, row.opponent_id, "wins")] += row.wins
+            stored[(row.character_id, row.opponent_id, "losses")] += row.losses
+        assert +stored == expected[bracket], bracket
