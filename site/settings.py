@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import dj_database_url
+import jinja2
 from csp.constants import NONE, SELF
 from django.core.exceptions import ImproperlyConfigured
 
@@ -83,12 +84,13 @@ TEMPLATES = [
     },
     # Partials that repeat a row or cell hundreds of times (ranking rows, the matchup
     # matrix): Jinja2 renders them several times faster than Django's engine (web.partials).
-    # They get texts made by the view and escape them (autoescape is on by default; a
-    # partial of many rows places the texts of numbers unescaped, web.partials).
+    # They get named rows of texts made by the view and escape every text they place; a
+    # field that no row has raises instead of rendering as nothing.
     {
         "BACKEND": "django.template.backends.jinja2.Jinja2",
         "DIRS": [BASE_DIR / "templates" / "jinja2"],
         "APP_DIRS": False,
+        "OPTIONS": {"autoescape": True, "undefined": jinja2.StrictUndefined},
     },
 ]
 

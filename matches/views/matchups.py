@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 
@@ -11,14 +13,23 @@ from players.formatting import heat, percent, percent_number
 from web.partials import render_partial
 
 
-def cell_text(row: MatchupRow, cell: MatchupCell) -> dict[str, str]:
-    """What a matrix cell shows, as a flat dict of texts for its partial (web.partials)."""
+class CellText(NamedTuple):
+    """What a matrix cell shows, as `matches/matchup_cells.html` places it."""
+
+    css: str
+    sort: str
+    title: str
+    label: str
+
+
+def cell_text(row: MatchupRow, cell: MatchupCell) -> CellText:
+    """A matrix cell's texts."""
     pair = f"{row.character.name} vs {cell.opponent.name}"
     if cell.mirror:
-        return {"css": "heat-5", "sort": "0.5", "title": f"{pair}: 50% (a mirror)", "label": "50"}
+        return CellText(css="heat-5", sort="0.5", title=f"{pair}: 50% (a mirror)", label="50")
     estimate = cell.estimate
     if estimate.offset is None:
-        return {"css": "heat-none", "sort": "-1", "title": f"{pair}: no games", "label": "·"}
+        return CellText(css="heat-none", sort="-1", title=f"{pair}: no games", label="·")
     low, high = estimate.interval
     games = estimate.games
     title = (
@@ -29,12 +40,12 @@ def cell_text(row: MatchupRow, cell: MatchupCell) -> dict[str, str]:
     )
     if estimate.uncertain:
         title += "; uncertain: too few games"
-    return {
-        "css": "heat-none uncertain" if estimate.uncertain else heat(estimate.probability),
-        "sort": str(estimate.probability),
-        "title": title,
-        "label": percent_number(estimate.probability, 0),
-    }
+    return CellText(
+        css="heat-none uncertain" if estimate.uncertain else heat(estimate.probability),
+        sort=str(estimate.probability),
+        title=title,
+        label=percent_number(estimate.probability, 0),
+    )
 
 
 def matchups(request: HttpRequest) -> HttpResponse:

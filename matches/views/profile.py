@@ -9,7 +9,7 @@ from django.utils import timezone
 
 from matches import charts
 from matches.selectors.profile import HISTORY_RANGES, GameCursor, rating_profile
-from matches.views.profile_texts import profile_texts
+from matches.views.profile_texts import profile_body
 from players.selectors.ratings import best_character_code
 from web.partials import render_partial
 
@@ -53,6 +53,8 @@ def profile(request: HttpRequest, player_id: str, code: str) -> HttpResponse:
         {
             "name": found.rating.player.name,
             "character": found.rating.character.name,
-            "body": render_partial("matches/profile_body.html", profile_texts(found, chart)),
+            "body": render_partial(
+                "matches/profile_body.html", profile_body(found, chart)._asdict()
+            ),
         },
     )

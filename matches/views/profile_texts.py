@@ -1,13 +1,13 @@
-"""The profile body's texts, for its Jinja2 template (`matches/profile_body.html`, placed
-by web.partials): every number formatted as the Django template's filters formatted it,
-so that the page reads the same. Django's engine placed the same texts several times
+"""The profile body's named rows, for its Jinja2 template (`matches/profile_body.html`,
+placed by web.partials): every number formatted as the Django template's filters formatted
+it, so that the page reads the same. Django's engine placed the same texts several times
 slower."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from datetime import datetime, tzinfo
-from typing import Any
+from typing import NamedTuple
 
 from django.conf import settings
 from django.template.defaultfilters import date, floatformat
@@ -25,104 +25,262 @@ from players.views.rankings import profile_url, ranked_below
 ProfileUrl = Callable[[str, str], str]  # profile_url()'s maker
 
 
-def profile_texts(found: RatingProfile, chart: SafeString) -> dict[str, Any]:
-    """What `matches/profile_body.html` places, for a profile and its rating chart (the
-    profile URL reversed once for all its links)."""
+class Moment(NamedTuple):
+    """A moment as the template's `|date:'c'` and `|date:"Y-m-d"` wrote it (local time)."""
+
+    iso: str
+    day: str
+
+
+class CharacterTab(NamedTuple):
+    """A tab to one of the player's ratings."""
+
+    url: str
+    title: str
+    current: bool
+    code: str
+    value: str
+
+
+class RankTexts(NamedTuple):
+    overall: int
+    character: int
+    top_percent: str
+    more_ranked: bool
+    ranked: int
+
+
+class BestWin(NamedTuple):
+    rating: str
+    url: str  # "" when the opponent is hidden or gone: no link, no name
+    opponent: str
+    character: str
+    at: Moment
+
+
+class SetSummary(NamedTuple):
+    """The row of a set of several games: its first game's odds, its record and change."""
+
+    win_probability: str
+    record: str
+    change: str | None  # None: pending
+    change_class: str
+    uncounted: int
+    games: int
+
+
+class GameRow(NamedTuple):
+    """A row of a set's tbody (`matches/history_sets.html`): a game, or the set's own row
+    (`summary`, which also shows its first game's ratings)."""
+
+    number: int  # the game's number in its set from 1; 0 for a set's own row
+    summary: SetSummary | None
+    iso: str
+    time: str
+    value: str
+    uncertain: bool
+    opponent_value: str
+    opponent_uncertain: bool
+    win_probability: str
+    won: bool
+    change: str | None  # None: pending
+    change_class: str
+    uncounted_reason: str
+
+
+class SetRows(NamedTuple):
+    """A set against one opponent and character, as its tbody shows it."""
+
+    iso: str
+    when: str
+    url: str
+    opponent: str
+    character: str
+    code: str
+    rows: list[GameRow]
+
+
+class MatchupTexts(NamedTuple):
+    label: str
+    uncertain: bool
+    games: int
+    wins: int
+    record: str
+    expected_sort: float
+    expected: str
+    css: str
+    offset_sort: float | str  # "" without an offset
+    offset: str
+
+
+class OpponentRow(NamedTuple):
+    """A fair opponent."""
+
+    url: str
+    name: str
+    character: str
+    code: str
+    rating: str
+    tier: str
+    win_probability: str
+
+
+class PastName(NamedTuple):
+    name: str
+    first_seen: str
+    last_seen: str
+
+
+class HistoryRange(NamedTuple):
+    """A choice of the rating history's range."""
+
+    key: str
+    label: str
+
+
+class ProfileBody(NamedTuple):
+    """What `matches/profile_body.html` places: its fields are the template's names."""
+
+    name: str
+    character: str
+    code: str
+    player_id: str
+    platform: str
+    floor: str
+    supporter: bool
+    cheater: bool
+    last_seen: Moment
+    tabs: list[CharacterTab]
+    rating: str
+    tier: str
+    ranks: RankTexts | None  # None: unranked, for unranked_reason
+    unranked_reason: str | None
+    calculator_url: str
+    about_url: str
+    wins: int
+    losses: int
+    win_rate: str
+    last_played: Moment | None
+    peak: str | None
+    peak_at: Moment
+    best_win: BestWin | None
+    ranked_below: str
+    ranges: list[HistoryRange]
+    history_range: str
+    history_days: int
+    history_games: int
+    # SVG the site draws from numbers, escaping each text where it is built (matches.charts).
+    chart: SafeString
+    opponents: list[OpponentRow]
+    opponent_days: int
+    sets: list[SetRows]
+    previous_cursor: str
+    next_cursor: str
+    matchups: list[MatchupTexts]
+    matchup_overall: MatchupTexts
+    past_names: list[PastName]
+
+
+def profile_body(found: RatingProfile, chart: SafeString) -> ProfileBody:
+    """A profile's body and its rating chart (the profile URL reversed once for all its
+    links)."""
     rating, overview, url = found.rating, found.overview, profile_url()
     player, character = rating.player, rating.character
     ranks = found.ranks
-    return {
-        "name": player.name,
-        "character": character.name,
-        "code": character.code,
-        "player_id": player.id,
-        "platform": player.get_platform_display(),
-        "floor": floor_name(player.floor) if player.floor else "",
-        "supporter": player.supporter,
-        "cheater": player.cheater,
-        "last_seen": _moment(player.last_seen),
-        "tabs": [
-            {
-                "url": url(player.id, r.character.code),
-                "title": f"{r.character.name}: {rating_text(r.value, r.deviation)}, "
+    return ProfileBody(
+        name=player.name,
+        character=character.name,
+        code=character.code,
+        player_id=player.id,
+        platform=player.get_platform_display(),
+        floor=floor_name(player.floor) if player.floor else "",
+        supporter=player.supporter,
+        cheater=player.cheater,
+        last_seen=_moment(player.last_seen),
+        tabs=[
+            CharacterTab(
+                url=url(player.id, r.character.code),
+                title=f"{r.character.name}: {rating_text(r.value, r.deviation)}, "
                 f"{r.wins}\u2013{r.losses}",
-                "current": r.id == rating.id,
-                "code": r.character.code,
-                "value": floatformat(r.value, 0),
-            }
+                current=r.id == rating.id,
+                code=r.character.code,
+                value=floatformat(r.value, 0),
+            )
             for r in overview.ratings
         ],
-        "rating": rating_text(rating.value, rating.deviation),
-        "tier": settled_tier(rating.value, rating.deviation),
-        "ranks": None
+        rating=rating_text(rating.value, rating.deviation),
+        tier=settled_tier(rating.value, rating.deviation),
+        ranks=None
         if ranks is None
-        else {
-            "overall": ranks.overall,
-            "character": ranks.character,
-            "top_percent": top_percent(ranks.top_percent),
-            "more_ranked": ranks.more_ranked,
-            "ranked": ranks.ranked,
-        },
-        "unranked_reason": found.unranked_reason,
-        "calculator_url": reverse("calculator"),
-        "about_url": reverse("about"),
-        "wins": rating.wins,
-        "losses": rating.losses,
-        "win_rate": win_rate(rating),
-        "last_played": None if rating.last_played_at is None else _moment(rating.last_played_at),
-        "peak": (
+        else RankTexts(
+            overall=ranks.overall,
+            character=ranks.character,
+            top_percent=top_percent(ranks.top_percent),
+            more_ranked=ranks.more_ranked,
+            ranked=ranks.ranked,
+        ),
+        unranked_reason=found.unranked_reason,
+        calculator_url=reverse("calculator"),
+        about_url=reverse("about"),
+        wins=rating.wins,
+        losses=rating.losses,
+        win_rate=win_rate(rating),
+        last_played=None if rating.last_played_at is None else _moment(rating.last_played_at),
+        peak=(
             None
             if rating.peak_value is None
             else rating_text(rating.peak_value, rating.peak_deviation)
         ),
-        "peak_at": _moment(rating.peak_at),
-        "best_win": _best_win(found, url),
-        "ranked_below": floatformat(ranked_below(), 0),
-        "ranges": [(key, "All" if key == "all" else f"{key[:-1]} days") for key in HISTORY_RANGES],
-        "history_range": found.history_range,
-        "history_days": found.history_days,
-        "history_games": found.history_games,
-        "chart": chart,
-        "opponents": _opponent_rows(found.opponents, url),
-        "opponent_days": settings.FAIR_OPPONENT_DAYS,
-        "sets": _history_sets(found.matches.sets, url),
-        "previous_cursor": str(found.matches.previous_cursor or ""),
-        "next_cursor": str(found.matches.next_cursor or ""),
-        "matchups": _matchup_rows(
+        peak_at=_moment(rating.peak_at),
+        best_win=_best_win(found, url),
+        ranked_below=floatformat(ranked_below(), 0),
+        ranges=[
+            HistoryRange(key=key, label="All" if key == "all" else f"{key[:-1]} days")
+            for key in HISTORY_RANGES
+        ],
+        history_range=found.history_range,
+        history_days=found.history_days,
+        history_games=found.history_games,
+        chart=chart,
+        opponents=_opponent_rows(found.opponents, url),
+        opponent_days=settings.FAIR_OPPONENT_DAYS,
+        sets=_history_sets(found.matches.sets, url),
+        previous_cursor=str(found.matches.previous_cursor or ""),
+        next_cursor=str(found.matches.next_cursor or ""),
+        matchups=_matchup_rows(
             (row.opponent_character.name, row.estimate) for row in found.matchups.rows
         ),
-        "matchup_overall": _matchup_rows([("Overall", found.matchups.overall)])[0],
-        "past_names": [
-            {
-                "name": n.name,
-                "first_seen": _moment(n.first_seen)[1],
-                "last_seen": _moment(n.last_seen)[1],
-            }
+        matchup_overall=_matchup_rows([("Overall", found.matchups.overall)])[0],
+        past_names=[
+            PastName(
+                name=n.name,
+                first_seen=_moment(n.first_seen).day,
+                last_seen=_moment(n.last_seen).day,
+            )
             for n in overview.past_names
         ],
-    }
+    )
 
 
-def _moment(moment: datetime | None) -> tuple[str, str]:
-    """A moment as the template's `|date:'c'` and `|date:"Y-m-d"` wrote it (local time)."""
+def _moment(moment: datetime | None) -> Moment:
     local = timezone.template_localtime(moment)
-    return date(local, "c"), date(local, "Y-m-d")
+    return Moment(iso=date(local, "c"), day=date(local, "Y-m-d"))
 
 
-def _best_win(found: RatingProfile, url: ProfileUrl) -> dict[str, Any] | None:
+def _best_win(found: RatingProfile, url: ProfileUrl) -> BestWin | None:
     """The best win's texts; no link (a hidden player) when its opponent is hidden or gone."""
     rating = found.rating
     if rating.best_win_value is None:
         return None
     opponent = rating.best_win_opponent
     shown = opponent is not None and not found.overview.best_win_hidden
-    return {
-        "rating": rating_text(rating.best_win_value, rating.best_win_deviation),
-        "url": url(rating.best_win_opponent_id, rating.best_win_character.code) if shown else "",
-        "opponent": opponent.name if shown else "",
-        "character": rating.best_win_character.name,
-        "at": _moment(rating.best_win_at),
-    }
+    return BestWin(
+        rating=rating_text(rating.best_win_value, rating.best_win_deviation),
+        url=url(rating.best_win_opponent_id, rating.best_win_character.code) if shown else "",
+        opponent=opponent.name if shown else "",
+        character=rating.best_win_character.name,
+        at=_moment(rating.best_win_at),
+    )
 
 
 def _change_class(change: float | None) -> str:
@@ -131,63 +289,64 @@ def _change_class(change: float | None) -> str:
     return "up" if change > 0 else "down"
 
 
-def _game_texts(game: RatedGame, zone: tzinfo) -> dict[str, Any]:
-    """One game's cells as texts (a row of its own: `index` from 1, set by the caller)."""
+def _game_row(game: RatedGame, zone: tzinfo) -> GameRow:
+    """One game's row, standing alone (its number in a set of several given by the caller)."""
     played_at = timezone.localtime(game.played_at, zone)
-    return {
-        "index": 0,
-        "set": None,
-        "iso": played_at.isoformat(),
-        "time": f"{played_at.hour:02}:{played_at.minute:02}",
-        "value": rating_text(game.value, game.deviation),
-        "uncertain": game.uncertain,
-        "opponent_value": rating_text(game.opponent_value, game.opponent_deviation),
-        "opponent_uncertain": game.opponent_uncertain,
-        "win_probability": percent(game.win_probability, 0),
-        "won": game.won,
-        "change": None if game.change is None else signed_text(game.change, 1),
-        "change_class": _change_class(game.change) if game.counted else "",
-        "uncounted_reason": game.uncounted_reason if game.uncounted else "",
-    }
+    return GameRow(
+        number=0,
+        summary=None,
+        iso=played_at.isoformat(),
+        time=f"{played_at.hour:02}:{played_at.minute:02}",
+        value=rating_text(game.value, game.deviation),
+        uncertain=game.uncertain,
+        opponent_value=rating_text(game.opponent_value, game.opponent_deviation),
+        opponent_uncertain=game.opponent_uncertain,
+        win_probability=percent(game.win_probability, 0),
+        won=game.won,
+        change=None if game.change is None else signed_text(game.change, 1),
+        change_class=_change_class(game.change) if game.counted else "",
+        uncounted_reason=game.uncounted_reason if game.uncounted else "",
+    )
 
 
-def _history_sets(sets: list[GameSet], url: ProfileUrl) -> list[dict[str, Any]]:
+def _history_sets(sets: list[GameSet], url: ProfileUrl) -> list[SetRows]:
     """The match history's sets (a tbody each, `matches/history_sets.html`): a set of one
     game is its row; a longer one is a row of the set's (its first game's ratings and
     odds) and one for each of its games."""
     zone = timezone.get_current_timezone()
     texts = []
     for game_set in sets:
-        games = [_game_texts(game, zone) for game in game_set.games_oldest_first]
+        games = [_game_row(game, zone) for game in game_set.games_oldest_first]
         rows = games
         if len(games) > 1:
-            summary = {
-                "win_probability": games[0]["win_probability"],
-                "record": f"{game_set.wins}\u2013{game_set.losses}",
-                "change": None if game_set.change is None else signed_text(game_set.change),
-                "change_class": _change_class(game_set.change),
-                "uncounted": game_set.uncounted,
-                "games": len(games),
-            }
-            rows = [{**games[0], "set": summary}, *games]
-            for index, game in enumerate(games, start=1):
-                game["index"] = index
+            summary = SetSummary(
+                win_probability=games[0].win_probability,
+                record=f"{game_set.wins}\u2013{game_set.losses}",
+                change=None if game_set.change is None else signed_text(game_set.change),
+                change_class=_change_class(game_set.change),
+                uncounted=game_set.uncounted,
+                games=len(games),
+            )
+            rows = [
+                games[0]._replace(summary=summary),
+                *(game._replace(number=number) for number, game in enumerate(games, start=1)),
+            ]
         first = timezone.localtime(game_set.first.played_at, zone)
         texts.append(
-            {
-                "iso": games[0]["iso"],
-                "when": f"{first:%b} {first.day}, {games[0]['time']}",
-                "url": url(game_set.opponent.id, game_set.opponent_character.code),
-                "opponent": game_set.opponent.name,
-                "character": game_set.opponent_character.name,
-                "code": game_set.opponent_character.code,
-                "rows": rows,
-            }
+            SetRows(
+                iso=games[0].iso,
+                when=f"{first:%b} {first.day}, {games[0].time}",
+                url=url(game_set.opponent.id, game_set.opponent_character.code),
+                opponent=game_set.opponent.name,
+                character=game_set.opponent_character.name,
+                code=game_set.opponent_character.code,
+                rows=rows,
+            )
         )
     return texts
 
 
-def _matchup_rows(rows: Iterable[tuple[str, MatchupEstimate]]) -> list[dict[str, Any]]:
+def _matchup_rows(rows: Iterable[tuple[str, MatchupEstimate]]) -> list[MatchupTexts]:
     """Matchup rows (label, estimate) as texts."""
     texts = []
     for label, estimate in rows:
@@ -196,33 +355,33 @@ def _matchup_rows(rows: Iterable[tuple[str, MatchupEstimate]]) -> list[dict[str,
         if offset is not None and not estimate.uncertain:
             css = " up" if offset >= 0.5 else " down" if offset <= -0.5 else ""
         texts.append(
-            {
-                "label": label,
-                "uncertain": estimate.uncertain,
-                "games": estimate.games,
-                "wins": estimate.wins,
-                "record": f"{estimate.wins}\u2013{estimate.losses}",
-                "expected_sort": estimate.expected_wins,
-                "expected": f"{estimate.expected_wins:.1f}",
-                "css": css,
-                "offset_sort": "" if offset is None else offset,
-                "offset": offset_text(offset, estimate.half_width),
-            }
+            MatchupTexts(
+                label=label,
+                uncertain=estimate.uncertain,
+                games=estimate.games,
+                wins=estimate.wins,
+                record=f"{estimate.wins}\u2013{estimate.losses}",
+                expected_sort=estimate.expected_wins,
+                expected=f"{estimate.expected_wins:.1f}",
+                css=css,
+                offset_sort="" if offset is None else offset,
+                offset=offset_text(offset, estimate.half_width),
+            )
         )
     return texts
 
 
-def _opponent_rows(opponents: list[GoodMatch], url: ProfileUrl) -> list[dict[str, Any]]:
+def _opponent_rows(opponents: list[GoodMatch], url: ProfileUrl) -> list[OpponentRow]:
     """The fair opponents' rows as texts."""
     return [
-        {
-            "url": url(o.player_id, o.character_code),
-            "name": o.name,
-            "character": o.character_name,
-            "code": o.character_code,
-            "rating": rating_text(o.value, o.deviation),
-            "tier": settled_tier(o.value, o.deviation),
-            "win_probability": percent(o.win_probability, 0),
-        }
+        OpponentRow(
+            url=url(o.player_id, o.character_code),
+            name=o.name,
+            character=o.character_name,
+            code=o.character_code,
+            rating=rating_text(o.value, o.deviation),
+            tier=settled_tier(o.value, o.deviation),
+            win_probability=percent(o.win_probability, 0),
+        )
         for o in opponents
     ]

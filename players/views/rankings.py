@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import NamedTuple
 from urllib.parse import quote
 
 from django.http import Http404, HttpRequest, HttpResponse
@@ -21,6 +22,23 @@ NOT_FOUND_CHARACTER = "There is no character with this code."
 MAX_PAGE = 100
 # What Django's reverse() leaves unquoted in a path (django.urls.resolvers).
 _URL_SAFE = "!$&'()*+,;=/~:@"
+
+
+class RankingRow(NamedTuple):
+    """A row of `players/ranking_rows.html`: texts (numbers already formatted) and flags."""
+
+    rank: str
+    url: str
+    name: str
+    supporter: bool
+    platform: str
+    character: str
+    code: str
+    value: str
+    rating: str
+    tier: str
+    wins: str
+    record: str
 
 
 def ranked_below() -> float:
@@ -108,21 +126,21 @@ def top(request: HttpRequest, code: str | None = None) -> HttpResponse:
     if page is None:
         raise Http404(NOT_FOUND_CHARACTER)
     url, platforms = profile_url(), dict(Player.Platform.choices)
-    # Each row a tuple of texts in the partial's order, so that it only places them.
+    # The row's texts made here, so that the partial only places them.
     rows = [
-        (
-            str(row.rank),
-            url(row.player_id, character.code),
-            row.name,
-            row.supporter,
-            platforms.get(row.platform, row.platform),
-            character.name,
-            character.code,
-            str(row.value),
-            rating_text(row.value, row.deviation),
-            rank_tier(row.value),
-            str(row.wins),
-            f"{row.wins}\u2013{row.losses}",
+        RankingRow(
+            rank=str(row.rank),
+            url=url(row.player_id, character.code),
+            name=row.name,
+            supporter=row.supporter,
+            platform=platforms.get(row.platform, row.platform),
+            character=character.name,
+            code=character.code,
+            value=str(row.value),
+            rating=rating_text(row.value, row.deviation),
+            tier=rank_tier(row.value),
+            wins=str(row.wins),
+            record=f"{row.wins}\u2013{row.losses}",
         )
         for row in page.rows
         for character in (row.character,)

@@ -3,6 +3,8 @@ player's current name goes straight to that player."""
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils.timezone import get_current_timezone, localtime
@@ -14,6 +16,31 @@ from players.views.rankings import player_url, profile_url
 from web.partials import render_partial
 
 
+class CharacterChip(NamedTuple):
+    """A link to one of a found player's ratings, in their result."""
+
+    url: str
+    character: str
+    code: str
+    record: str
+    rating: str
+
+
+class SearchResult(NamedTuple):
+    """A found player, as `players/search_results.html` places them: texts and flags."""
+
+    url: str
+    name: str
+    supporter: bool
+    platform: str
+    cheater: bool
+    past_name: str  # the past name that matched, or ""
+    games: str
+    iso: str
+    day: str
+    ratings: list[CharacterChip]
+
+
 def search(request: HttpRequest) -> HttpResponse:
     query = request.GET.get("name", "").strip()
     found = find_players(query, last_played=False)
@@ -23,25 +50,25 @@ def search(request: HttpRequest) -> HttpResponse:
     url, rating_url = player_url(), profile_url()
     # The time zone looked up once, not for each hit.
     platforms, zone = dict(Player.Platform.choices), get_current_timezone()
-    # Each hit a tuple of texts in the partial's order, so that it only places them.
+    # The result's texts made here, so that the partial only places them.
     hits = [
-        (
-            url(hit.player_id),
-            hit.name,
-            hit.supporter,
-            platforms.get(hit.platform, hit.platform),
-            hit.cheater,
-            hit.matched_name if hit.matched_past_name else "",
-            count_text(games, "game"),
-            seen.isoformat(),
-            f"{seen:%Y-%m-%d}",
-            [
-                (
-                    rating_url(hit.player_id, r.character.code),
-                    r.character.name,
-                    r.character.code,
-                    f"{r.wins}\u2013{r.losses}",
-                    rating_text(r.value, r.deviation),
+        SearchResult(
+            url=url(hit.player_id),
+            name=hit.name,
+            supporter=hit.supporter,
+            platform=platforms.get(hit.platform, hit.platform),
+            cheater=hit.cheater,
+            past_name=hit.matched_name if hit.matched_past_name else "",
+            games=count_text(games, "game"),
+            iso=seen.isoformat(),
+            day=f"{seen:%Y-%m-%d}",
+            ratings=[
+                CharacterChip(
+                    url=rating_url(hit.player_id, r.character.code),
+                    character=r.character.name,
+                    code=r.character.code,
+                    record=f"{r.wins}\u2013{r.losses}",
+                    rating=rating_text(r.value, r.deviation),
                 )
                 for r in hit.ratings
             ],
