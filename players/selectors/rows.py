@@ -16,8 +16,8 @@ M = TypeVar("M", bound=Model)
 
 class ModelColumns(Generic[M]):
     """A model's columns under a table alias in a hand-written query: `sql` selects them
-    (`width` of them), `instance` makes the model from them with the backend's converters
-    applied, so that a moment or a flag read from SQLite is what the ORM would read."""
+    (`width` of them), `instance` makes the model from them with the backend's and the
+    fields' converters applied, so that each value is what the ORM would read."""
 
     def __init__(self, model: type[M], alias: str) -> None:
         self.model = model
