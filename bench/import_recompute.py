@@ -1,11 +1,11 @@
-"""`make bench`: simulate a league, import it and recompute all ratings, on PostgreSQL and SQLite.
+"""`make bench`: simulate a league, import it and recompute all ratings on PostgreSQL.
 
 Each step runs as its own `manage.py` process against a fresh database, timed from
 outside and measured for peak memory (with the processes it starts). The bare Glicko
 update loop runs in this process for comparison. The run is appended to
 docs/benchmarks-history.md and its row of BENCHMARKS.md rewritten.
 
-    python -m bench.import_recompute [--games N] [--players N] [--databases postgres,sqlite]
+    python -m bench.import_recompute [--games N] [--players N] [--seed N]
 """
 
 from __future__ import annotations
@@ -97,15 +97,6 @@ def run_step(arguments: list[str], database_url: str) -> Step:
     return Step(seconds, max(peak_kb, usage.ru_maxrss) / 1024, output.strip())
 
 
-def fresh_database(kind: str) -> str:
-    if kind == "postgres":
-        return postgres.recreate("bench_ratings")
-    path = OUT / "bench.sqlite3"
-    for suffix in ("", "-wal", "-shm"):
-        Path(f"{path}{suffix}").unlink(missing_ok=True)
-    return f"sqlite:///{path}"
-
-
 def bare_update_loop(games: int) -> float:
     """Games/s of the update alone (docs/rating-model.md#the-update), on plain floats."""
     rng = random.Random(1)
@@ -126,9 +117,9 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=1_000_000)
     parser.add_argument("--players", type=int, default=100_000)
     parser.add_argument("--seed", type=int, default=2026)
-    parser.add_argument("--databases", default="postgres,sqlite")
     options = parser.parse_args()
     OUT.mkdir(parents=True, exist_ok=True)
+    url = postgres.recreate("bench_ratings")
 
     league = OUT / f"league-{options.players}-{options.games}-{options.seed}.jsonl.gz"
     if not league.exists():
@@ -145,30 +136,19 @@ def main() -> None:
                 "--out",
                 str(league),
             ],
-            fresh_database("sqlite"),
+            url,
         )
         print(f"  {simulate.seconds:.1f} s", flush=True)
 
-    rows = []
-    figures = []
-    for kind in options.databases.split(","):
-        url = fresh_database(kind)
-        run_step(["migrate", "--no-input", "-v0"], url)
-        print(f"[{kind}] importing ...", flush=True)
-        imported = run_step(["import_replays", str(league)], url)
-        print(f"  {imported.output.splitlines()[-1]} in {imported.seconds:.1f} s", flush=True)
-        print(f"[{kind}] recomputing ...", flush=True)
-        recomputed = run_step(["recompute_ratings"], url)
-        print(f"  {recomputed.output.splitlines()[-1]}", flush=True)
-        rows.append(
-            f"| {kind} | {options.games / imported.seconds:,.0f} | {imported.peak_mb:,.0f} "
-            f"| {options.games / recomputed.seconds:,.0f} | {recomputed.peak_mb:,.0f} |"
-        )
-        figures.append(
-            f"{kind}: import {options.games / imported.seconds:,.0f} replays/s "
-            f"(peak {imported.peak_mb:,.0f} MB), recompute "
-            f"{options.games / recomputed.seconds:,.0f} games/s (peak {recomputed.peak_mb:,.0f} MB)"
-        )
+    run_step(["migrate", "--no-input", "-v0"], url)
+    print("importing ...", flush=True)
+    imported = run_step(["import_replays", str(league)], url)
+    print(f"  {imported.output.splitlines()[-1]} in {imported.seconds:.1f} s", flush=True)
+    print("recomputing ...", flush=True)
+    recomputed = run_step(["recompute_ratings"], url)
+    print(f"  {recomputed.output.splitlines()[-1]}", flush=True)
+    import_rate = options.games / imported.seconds
+    recompute_rate = options.games / recomputed.seconds
     loop = bare_update_loop(options.games)
     print(f"bare update loop: {loop:,.0f} games/s")
     append_section(
@@ -177,14 +157,14 @@ def main() -> None:
             machine_description(),
             "",
             "Command: `make bench` (`python -m bench.import_recompute`). Each step is a separate "
-            "`manage.py` process on a fresh database; time is wall time of the whole command "
-            "(start-up included), memory the peak of its resident set and those of the "
-            "processes it starts (a recompute's matchup process), summed.",
+            "`manage.py` process on a fresh PostgreSQL database; time is wall time of the whole "
+            "command (start-up included), memory the peak of its resident set and those of the "
+            "processes it starts (an import's reading process), summed.",
             "",
-            "| database | import replays/s | import peak MB | recompute games/s "
-            "| recompute peak MB |",
-            "|---|---:|---:|---:|---:|",
-            *rows,
+            "| import replays/s | import peak MB | recompute games/s | recompute peak MB |",
+            "|---:|---:|---:|---:|",
+            f"| {import_rate:,.0f} | {imported.peak_mb:,.0f} "
+            f"| {recompute_rate:,.0f} | {recomputed.peak_mb:,.0f} |",
             "",
             f"Bare update loop (docs/rating-model.md#the-update) in the same run: "
             f"{loop:,.0f} games/s.",
@@ -193,7 +173,8 @@ def main() -> None:
             "make bench",
             f"import and recompute, {options.games:,} games among {options.players:,} "
             "players, each step its own process",
-            "; ".join(figures),
+            f"import {import_rate:,.0f} replays/s (peak {imported.peak_mb:,.0f} MB), "
+            f"recompute {recompute_rate:,.0f} games/s (peak {recomputed.peak_mb:,.0f} MB)",
             "issue 2, on PostgreSQL: import ≥ 20,000 replays/s, recompute ≥ 20,000 games/s, "
             "under 2 GB",
         ),

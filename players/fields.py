@@ -11,17 +11,15 @@ class IdentifierField(models.CharField):
     """Text that names something and is never read as language: a player's id, a
     source's replay id.
 
-    On PostgreSQL it is compared byte by byte (the "C" collation) instead of by the
-    database's language rules. The order of ids is the same for the digits they hold,
+    It is compared byte by byte (the "C" collation) instead of by the database's
+    language rules. The order of ids is the same for the digits they hold,
     but each comparison costs a fraction, and the indexes on ids compare on every
     insert: at ten million games, the two side indexes of Match (player, character,
     time), its unique replay key, the unique keys of players, names and ratings, and
-    the sorts that build them after a bulk load. SQLite already compares text byte by
-    byte.
+    the sorts that build them after a bulk load.
     """
 
     def db_parameters(self, connection: Any) -> dict[str, Any]:
         parameters = super().db_parameters(connection)
-        if connection.vendor == "postgresql":
-            parameters["collation"] = "C"
+        parameters["collation"] = "C"
         return parameters

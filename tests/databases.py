@@ -2,13 +2,7 @@
 
 from __future__ import annotations
 
-import pytest
 from django.db import connection, models
-
-
-def postgres_only(reason: str) -> pytest.MarkDecorator:
-    """Skip a test on SQLite, saying why it needs PostgreSQL."""
-    return pytest.mark.skipif(connection.vendor != "postgresql", reason=reason)
 
 
 def index_definitions(*tables: type[models.Model]) -> set[tuple[str, str]]:

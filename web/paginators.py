@@ -1,9 +1,9 @@
 """A paginator for lists of millions of rows (the admin's match list): it never counts
 a whole table.
 
-Unfiltered on PostgreSQL, the count is the planner's estimate (pg_class.reltuples,
-kept by autovacuum); otherwise rows are counted up to a bound, which is the count when
-fewer match. Page links past the bound are not offered.
+Unfiltered, the count is the planner's estimate (pg_class.reltuples, kept by
+autovacuum) when it is above a bound; otherwise rows are counted up to that bound, which
+is the count when fewer match. Page links past the bound are not offered.
 """
 
 from __future__ import annotations
@@ -30,12 +30,8 @@ class EstimatedCountPaginator(Paginator):
 
 
 def _table_estimate(alias: str, table: str) -> int | None:
-    """The planner's row estimate for `table`, or None where there is none (not
-    PostgreSQL, or a table never analysed)."""
-    connection = connections[alias]
-    if connection.vendor != "postgresql":
-        return None
-    with connection.cursor() as cursor:
+    """The planner's row estimate for `table`, or None for a table never analysed."""
+    with connections[alias].cursor() as cursor:
         cursor.execute("SELECT reltuples FROM pg_class WHERE oid = %s::regclass", [table])
         row = cursor.fetchone()
     return int(row[0]) if row and row[0] >= 0 else None

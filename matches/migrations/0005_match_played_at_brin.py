@@ -1,10 +1,9 @@
-"""A BRIN index on the match table's played_at, on PostgreSQL.
+"""A BRIN index on the match table's played_at.
 
 The refresh counts the games of the last day, week and fortnight (totals, activity,
 character popularity): without an index on played_at each of those reads the whole
 table. Games arrive in time order, so a block-range index (a few pages for millions of
 games, next to nothing to maintain on insert) narrows them to the recent blocks.
-SQLite has no BRIN; its development databases are small enough to scan.
 """
 
 from django.db import migrations
@@ -13,13 +12,11 @@ INDEX = "match_played_brin"
 
 
 def create_index(apps, schema_editor):
-    if schema_editor.connection.vendor == "postgresql":
-        schema_editor.execute(f"CREATE INDEX {INDEX} ON matches_match USING brin (played_at)")
+    schema_editor.execute(f"CREATE INDEX {INDEX} ON matches_match USING brin (played_at)")
 
 
 def drop_index(apps, schema_editor):
-    if schema_editor.connection.vendor == "postgresql":
-        schema_editor.execute(f"DROP INDEX IF EXISTS {INDEX}")
+    schema_editor.execute(f"DROP INDEX IF EXISTS {INDEX}")
 
 
 class Migration(migrations.Migration):

@@ -4,10 +4,9 @@
 A full recompute replays every stored game through one ledger. In Python each game
 costs tens of microseconds of object handling; here the states are columns of numpy
 arrays and the loop is compiled by numba, so a game costs a fraction of a microsecond.
-`RatingLedger` stays the reference (incremental rating and databases without numba use
-it); tests/ratings/test_kernel.py checks on random leagues that both give the same
-numbers to 1e-9. Without numba the same functions run as plain Python: correct, slow,
-and `COMPILED` is False so callers pick the ledger instead.
+`RatingLedger` stays the reference (incremental rating uses it);
+tests/ratings/test_kernel.py checks on random leagues that both give the same numbers
+to 1e-9.
 
 Ratings are numbered 0, 1, ... by the caller, in order of first game; a number's
 player and character are the caller's to remember.
@@ -16,24 +15,13 @@ player and character are the caller's to remember.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 import numpy as np
+from numba import njit
 
 from matches.ratings.glicko import _Q2, G_FACTOR, GlickoParams, Q
 from matches.ratings.ledger import RATING_FIELDS, SECONDS_PER_DAY
-
-try:
-    from numba import njit
-
-    COMPILED = True
-except ImportError:  # the pure ledger does the work (see module docstring)
-    COMPILED = False
-
-    def njit(**_options: Any) -> Callable[[Callable], Callable]:
-        return lambda function: function
-
 
 # Per-game result columns, as `GameResult` names them (before and after both sides).
 RESULT_COLUMNS = (

@@ -47,9 +47,8 @@ class _Rated(NamedTuple):
 # The CANDIDATES_PER_SIDE active ratings nearest in value above and below a value (two
 # ordered, limited walks of the value index, {side}), each read with its player's name as
 # it is walked (joined there already, to leave out flagged players: reading them again by
-# id cost as much as the walks), ordered by value (ties go the same way every time). A
-# UNION's parts can hold no ORDER BY or LIMIT in SQLite, a subquery's can. Written out,
-# as the ORM built this query for longer than PostgreSQL ran it.
+# id cost as much as the walks), ordered by value (ties go the same way every time).
+# Written out, as the ORM built this query for longer than PostgreSQL ran it.
 _NEAREST_SQL = """
 SELECT n.value, n.deviation, n.player_id, n.name, c.code
 FROM ({above} UNION ALL {below}) n

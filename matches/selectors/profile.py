@@ -240,8 +240,7 @@ def _rating_games(
 ) -> list[RatedGame]:
     """The rating's visible games meeting all `conditions`, at most `limit`, newest first
     (or the oldest ones, oldest first); one query (`_PAGE_GAMES_SQL`): each side's page
-    of ids (a UNION's parts can hold no ORDER BY or LIMIT in SQLite, a subquery's can),
-    the page of both, and its games."""
+    of ids, the page of both, and its games."""
     conditions = list(conditions)
     order = "DESC" if newest_first else "ASC"
     params: dict[str, object] = {
@@ -278,11 +277,11 @@ class HistoryPoint:
 
 
 # A rating's latest games since a moment, each side along its own (player, character,
-# played_at, id) index and stopping after `limit` (a UNION's parts can hold no ORDER BY or
-# LIMIT in SQLite, a subquery's can), the latest `limit` of both sides kept from the index
-# alone before any row is read (no game is on both sides: match_not_against_self), then a
-# few numbers of them as plain rows. Raw: the ORM cannot filter on a limited UNION of
-# the sides, and filtering the games whole reads all of a busy rating's month.
+# played_at, id) index and stopping after `limit`, the latest `limit` of both sides kept
+# from the index alone before any row is read (no game is on both sides:
+# match_not_against_self), then a few numbers of them as plain rows. Raw: the ORM cannot
+# filter on a limited UNION of the sides, and filtering the games whole reads all of a
+# busy rating's month.
 _LATEST_GAMES_SQL = """
 SELECT {played_at}, m.winner, r.counted,
     m.player_a_id = %(player)s AND m.character_a_id = %(character)s,
@@ -360,14 +359,13 @@ def _points_after_games(
 def _utc_time(column: str) -> str:
     """A moment column read as its wall time in UTC, which `_aware` makes a moment again:
     psycopg reads such a plain timestamp in C, several times faster than Django's loader
-    reads an aware one in Python (a page's two hundred games' moments cost a millisecond).
-    SQLite stores moments so."""
-    return f"{column} AT TIME ZONE 'UTC'" if connection.vendor == "postgresql" else column
+    reads an aware one in Python (a page's two hundred games' moments cost a millisecond)."""
+    return f"{column} AT TIME ZONE 'UTC'"
 
 
 def _aware(moment: datetime) -> datetime:
-    """A moment read by raw SQL, in UTC (a wall time in UTC, `_utc_time`, comes back naive)."""
-    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
+    """A moment read as its wall time in UTC (`_utc_time`), which comes back naive."""
+    return moment.replace(tzinfo=UTC)
 
 
 def _daily_points(

@@ -1,9 +1,8 @@
 """Bulk writes that the ORM's bulk_create/bulk_update are too slow for.
 
-Ingestion and rating write hundreds of thousands of rows a minute. On PostgreSQL the
-rows are streamed with COPY into a temporary table and merged with one statement; on
-SQLite an `executemany` of the same statement is already fast. Both paths take the
-same rows, so the services above do not care which database they run on.
+Ingestion and rating write hundreds of thousands of rows a minute: the rows are
+streamed with binary COPY, straight into the table or into a temporary table merged
+with one statement.
 """
 
 from __future__ import annotations
@@ -11,7 +10,6 @@ from __future__ import annotations
 import itertools
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -22,44 +20,6 @@ from matches.services import binary_copy
 
 Row = Sequence[Any]
 _temp_names = itertools.count()
-_SQLITE_MAX_VARIABLES = 32_000
-_COPY_BLOCK_BYTES = 1 << 20
-
-
-def _column_adapters(model: type[models.Model], columns: Sequence[str]) -> list[Callable | None]:
-    """Per column, how a Python value becomes what the database driver expects.
-
-    psycopg takes aware datetimes and dates as they are; Django's SQLite backend stores
-    them as naive UTC text, which raw statements must reproduce to keep ordering right.
-    """
-    if connection.vendor == "postgresql":
-        return [None] * len(columns)
-    ops = connection.ops
-    adapters: list[Callable | None] = []
-    for column in columns:
-        field = model._meta.get_field(column)  # also finds foreign keys by their "_id" column
-        if isinstance(field, models.DateTimeField):
-            adapters.append(ops.adapt_datetimefield_value)
-        elif isinstance(field, models.DateField):
-            adapters.append(ops.adapt_datefield_value)
-        else:
-            adapters.append(None)
-    return adapters
-
-
-def _adapted(rows: Iterable[Row], adapters: list[Callable | None]) -> Iterable[Row]:
-    if not any(adapters):
-        return rows
-    indexed = [(i, adapt) for i, adapt in enumerate(adapters) if adapt is not None]
-
-    def adapt_row(row: Row) -> list[Any]:
-        values = list(row)
-        for i, adapt in indexed:
-            if values[i] is not None:
-                values[i] = adapt(values[i])
-        return values
-
-    return (adapt_row(row) for row in rows)
 
 
 # Binary COPY needs each column's type; a table's column types never change while the
@@ -79,17 +39,6 @@ def column_types(model: type[models.Model], columns: Sequence[str]) -> list[int]
     """PostgreSQL type oids of a table's columns, as binary COPY data must be encoded."""
     with connection.cursor() as cursor:
         return _types(cursor, model._meta.db_table, columns)
-
-
-def copy_file(model: type[models.Model], columns: Sequence[str], path: Path) -> None:
-    """Stream a file of binary COPY data (signature to trailer) into a table (PostgreSQL)."""
-    with (
-        connection.cursor() as cursor,
-        path.open("rb") as file,
-        _binary_copy(cursor, model._meta.db_table, columns, None) as copy,
-    ):
-        while block := file.read(_COPY_BLOCK_BYTES):
-            copy.write(block)
 
 
 def _copy_to_temp(cursor: Any, table: str, columns: Sequence[str], rows: Iterable[Row]) -> str:
@@ -144,27 +93,6 @@ def _copy_rows(
     return written
 
 
-@contextmanager
-def insert_stream(
-    model: type[models.Model], columns: Sequence[str]
-) -> Iterator[Callable[[Iterable[Row]], None]]:
-    """A function that inserts rows, called many times: every call feeds one COPY that
-    stays open until the block ends, so the database takes in each batch while the
-    caller computes the next. Meanwhile this connection can run nothing else (PostgreSQL)."""
-    table = model._meta.db_table
-    with (
-        connection.cursor() as cursor,
-        _binary_copy(cursor, table, columns, _types(cursor, table, columns)) as copy,
-    ):
-        write_row = copy.write_row
-
-        def copy_rows(rows: Iterable[Row]) -> None:
-            for row in rows:
-                write_row(row)
-
-        yield copy_rows
-
-
 def plain_connection_params() -> dict[str, Any]:
     """This connection's settings as plain values, for opening another connection to the
     same database from a thread or process (the driver's own objects stay behind)."""
@@ -188,24 +116,16 @@ def insert(
     table = model._meta.db_table
     column_list = ", ".join(columns)
     with connection.cursor() as cursor:
-        if connection.vendor == "postgresql" and not on_conflict:
+        if not on_conflict:
             # Nothing can conflict: stream straight into the table.
             return _copy_rows(cursor, table, columns, _types(cursor, table, columns), rows)
-        if connection.vendor == "postgresql":
-            temp = _copy_to_temp(cursor, table, columns, rows)
-            cursor.execute(
-                f"INSERT INTO {table} ({column_list}) "
-                f"SELECT {column_list} FROM {temp} {on_conflict}"
-            )
-            written = cursor.rowcount
-            cursor.execute(f"DROP TABLE {temp}")
-            return written
-        placeholders = ", ".join(["%s"] * len(columns))
-        cursor.executemany(
-            f"INSERT INTO {table} ({column_list}) VALUES ({placeholders}) {on_conflict}",
-            list(_adapted(rows, _column_adapters(model, columns))),
+        temp = _copy_to_temp(cursor, table, columns, rows)
+        cursor.execute(
+            f"INSERT INTO {table} ({column_list}) SELECT {column_list} FROM {temp} {on_conflict}"
         )
-        return max(cursor.rowcount, 0)
+        written = cursor.rowcount
+        cursor.execute(f"DROP TABLE {temp}")
+        return written
 
 
 def insert_and_record_new(
@@ -220,42 +140,21 @@ def insert_and_record_new(
 ) -> int:
     """Like `insert`, and also write the `returning` columns of each row actually
     written into `record`'s `record_columns` (e.g. queue new matches); returns how
-    many rows were new. On PostgreSQL both happen in one statement."""
+    many rows were new, in one statement."""
     table, record_table = model._meta.db_table, record._meta.db_table
     column_list = ", ".join(columns)
     returned = ", ".join(returning)
     recorded = ", ".join(record_columns)
     with connection.cursor() as cursor:
-        if connection.vendor == "postgresql":
-            temp = _copy_to_temp(cursor, table, columns, rows)
-            cursor.execute(
-                f"WITH new AS (INSERT INTO {table} ({column_list}) "
-                f"SELECT {column_list} FROM {temp} {on_conflict} RETURNING {returned}) "
-                f"INSERT INTO {record_table} ({recorded}) SELECT {returned} FROM new"
-            )
-            written = cursor.rowcount
-            cursor.execute(f"DROP TABLE {temp}")
-            return written
-        # SQLite: multi-row VALUES statements, each under its limit of bound variables.
-        new: list[tuple] = []
-        adapted = list(_adapted(rows, _column_adapters(model, columns)))
-        per_statement = max(1, _SQLITE_MAX_VARIABLES // len(columns))
-        row_placeholder = f"({', '.join(['%s'] * len(columns))})"
-        for start in range(0, len(adapted), per_statement):
-            part = adapted[start : start + per_statement]
-            cursor.execute(
-                f"INSERT INTO {table} ({column_list}) VALUES "
-                f"{', '.join([row_placeholder] * len(part))} {on_conflict} RETURNING {returned}",
-                [value for row in part for value in row],
-            )
-            new += cursor.fetchall()
-        # The returned values are already in SQLite's stored form: written back as they are.
-        cursor.executemany(
-            f"INSERT INTO {record_table} ({recorded}) "
-            f"VALUES ({', '.join(['%s'] * len(record_columns))})",
-            new,
+        temp = _copy_to_temp(cursor, table, columns, rows)
+        cursor.execute(
+            f"WITH new AS (INSERT INTO {table} ({column_list}) "
+            f"SELECT {column_list} FROM {temp} {on_conflict} RETURNING {returned}) "
+            f"INSERT INTO {record_table} ({recorded}) SELECT {returned} FROM new"
         )
-    return len(new)
+        written = cursor.rowcount
+        cursor.execute(f"DROP TABLE {temp}")
+        return written
 
 
 def upsert(
@@ -289,25 +188,16 @@ def update(
     table = model._meta.db_table
     all_columns = [key, *columns]
     with connection.cursor() as cursor:
-        if connection.vendor == "postgresql":
-            temp = _copy_to_temp(cursor, table, all_columns, rows)
-            assignments = ", ".join(f"{c} = {temp}.{c}" for c in columns)
-            condition = f" AND {table}.{where}" if where else ""
-            cursor.execute(
-                f"UPDATE {table} SET {assignments} FROM {temp} "
-                f"WHERE {table}.{key} = {temp}.{key}{condition}"
-            )
-            changed = cursor.rowcount
-            cursor.execute(f"DROP TABLE {temp}")
-            return changed
-        assignments = ", ".join(f"{c} = %s" for c in columns)
-        condition = f" AND {where}" if where else ""
-        adapted = _adapted(rows, _column_adapters(model, all_columns))
-        cursor.executemany(
-            f"UPDATE {table} SET {assignments} WHERE {key} = %s{condition}",
-            [(*row[1:], row[0]) for row in adapted],
+        temp = _copy_to_temp(cursor, table, all_columns, rows)
+        assignments = ", ".join(f"{c} = {temp}.{c}" for c in columns)
+        condition = f" AND {table}.{where}" if where else ""
+        cursor.execute(
+            f"UPDATE {table} SET {assignments} FROM {temp} "
+            f"WHERE {table}.{key} = {temp}.{key}{condition}"
         )
-        return max(cursor.rowcount, 0)
+        changed = cursor.rowcount
+        cursor.execute(f"DROP TABLE {temp}")
+        return changed
 
 
 @contextmanager
@@ -316,14 +206,14 @@ def indexes_built_after(
 ) -> Iterator[None]:
     """Load tables without their indexes, and build the indexes once at the end.
 
-    On PostgreSQL, filling a large table and then building each index in one sorted
-    pass costs a fraction of keeping the indexes up to date row by row. Primary keys
-    and unique constraints are dropped and re-added from their own definitions (a
-    duplicate loaded meanwhile fails the re-add, and with it the transaction), so only
-    tables no foreign key points at may be passed; with `keep_unique` they stay, for
-    loads that rely on them (ON CONFLICT) or tables others point at, and only the
-    other indexes are set aside. Dropping an index locks its table until the commit.
-    On SQLite this does nothing. Must run inside the transaction that loads the tables.
+    Filling a large table and then building each index in one sorted pass costs a
+    fraction of keeping the indexes up to date row by row. Primary keys and unique
+    constraints are dropped and re-added from their own definitions (a duplicate loaded
+    meanwhile fails the re-add, and with it the transaction), so only tables no foreign
+    key points at may be passed; with `keep_unique` they stay, for loads that rely on
+    them (ON CONFLICT) or tables others point at, and only the other indexes are set
+    aside. Dropping an index locks its table until the commit. Must run inside the
+    transaction that loads the tables.
     """
     build = set_indexes_aside(tables, keep_unique=keep_unique)
     yield
@@ -336,8 +226,6 @@ def set_indexes_aside(
     """`indexes_built_after` in two steps: drop the indexes now, and return the function
     that builds them back (which may be called again after a failed attempt rolled
     back to a savepoint: say, once a duplicate that failed a unique index is gone)."""
-    if connection.vendor != "postgresql":
-        return lambda: None
     names = [model._meta.db_table for model in tables]
     with connection.cursor() as cursor:
         constraints = []
@@ -378,13 +266,11 @@ def set_indexes_aside(
 
 
 def analyze(tables: Iterable[type[models.Model]]) -> None:
-    """Refresh PostgreSQL's planner statistics after a bulk load.
+    """Refresh the planner's statistics after a bulk load.
 
     Until autovacuum gets to them (if it runs at all), the planner would plan against
     the tables' old sizes and pick full scans for pages that should be index lookups.
     """
-    if connection.vendor != "postgresql":
-        return
     with connection.cursor() as cursor:
         for model in tables:
             cursor.execute(f"ANALYZE {model._meta.db_table}")
@@ -396,9 +282,7 @@ def grown_by_a_tenth(model: type[models.Model], added: int) -> bool:
     -1): autovacuum's own threshold for analyzing a table again, below which plans made
     from the old statistics stay right. A later import of 200,000 games into ten million
     then skips an ANALYZE of 2 to 4 s (measured with the cores shared), a fifth of the
-    import. Always on SQLite, whose `analyze` does nothing."""
-    if connection.vendor != "postgresql":
-        return True
+    import."""
     with connection.cursor() as cursor:
         cursor.execute(
             "SELECT reltuples FROM pg_class WHERE oid = %s::regclass", [model._meta.db_table]
@@ -411,7 +295,10 @@ def grown_by_a_tenth(model: type[models.Model], added: int) -> bool:
 def encoded_stream(
     model: type[models.Model], columns: Sequence[str]
 ) -> Iterator[Callable[[bytes], None]]:
-    """Like `insert_stream`, for rows already encoded by matches.services.binary_copy."""
+    """A function that writes rows already encoded by matches.services.binary_copy, called
+    many times: every call feeds one COPY that stays open until the block ends, so the
+    database takes in each batch while the caller computes the next. Meanwhile this
+    connection can run nothing else."""
     with (
         connection.cursor() as cursor,
         _binary_copy(cursor, model._meta.db_table, columns, None) as copy,
@@ -429,7 +316,7 @@ def copy_arrays(
     order: np.ndarray | None = None,
 ) -> None:
     """Rows given as one array per column into a table (binary_copy.encode says how
-    NULLs and times are given), encoded a block of rows at a time (PostgreSQL); with
+    NULLs and times are given), encoded a block of rows at a time; with
     `order`, the rows at those positions, in that order."""
     types = column_types(model, columns)
     with encoded_stream(model, columns) as write:

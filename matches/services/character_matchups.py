@@ -61,9 +61,7 @@ def _aggregate_sql(*, tiered: bool) -> str:
             WHERE {counted}
             GROUP BY 1, 2, 3
         """
-    # SQLite's MAX of several values is PostgreSQL's GREATEST.
-    greatest = "GREATEST" if connection.vendor == "postgresql" else "MAX"
-    reach = f"{greatest}(ta.rank, tb.rank)"
+    reach = "GREATEST(ta.rank, tb.rank)"
     limits = sorted(limit for limit in BRACKET_LIMITS.values() if limit is not None)
     tier = " ".join(f"WHEN {reach} <= {limit} THEN {limit}" for limit in limits)
     return f"""

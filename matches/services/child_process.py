@@ -1,5 +1,5 @@
-"""A child process that answers its parent through a pipe: the recompute's matchup
-process and a first import's reading process are two.
+"""A child process that answers its parent through a pipe: a file import's reading
+process (matches.services.import_process) is one.
 
 Free of Django on purpose: the child starts as a fresh interpreter ("spawn", never a
 fork of a process holding database connections).
@@ -13,7 +13,7 @@ from types import TracebackType
 from typing import Any, Self
 
 SPAWN = multiprocessing.get_context("spawn")
-# How long a process waiting on the other checks that it is still alive.
+# How long the parent waits for a child whose pipe closed to exit.
 LIVENESS_SECONDS = 1.0
 
 
@@ -47,10 +47,6 @@ class ChildProcess:
             self._process.terminate()
         self._process.join()
         self._replies.close()
-        self._stopped()
-
-    def _stopped(self) -> None:
-        """What a subclass releases once its child is gone."""
 
     def reply(self) -> tuple:
         """The child's next message."""
@@ -63,6 +59,3 @@ class ChildProcess:
     def died(self) -> Exception:
         self._process.join(timeout=LIVENESS_SECONDS)
         return self.failure(f"the {self.label} process died (exit code {self._process.exitcode})")
-
-    def is_alive(self) -> bool:
-        return self._process.is_alive()

@@ -109,10 +109,6 @@ def _chunks(items: Iterable[RawReplay], size: int) -> Iterator[list[RawReplay]]:
         yield chunk
 
 
-def _greatest_least() -> tuple[str, str]:
-    return ("GREATEST", "LEAST") if connection.vendor == "postgresql" else ("MAX", "MIN")
-
-
 NAME_COLUMNS = ("player_id", "name", "first_seen", "last_seen")
 PLAYER_COLUMNS = (
     "id", "name", "platform", "floor", "first_seen", "last_seen", "hidden", "cheater", "supporter"
@@ -122,7 +118,6 @@ PLAYER_COLUMNS = (
 def _player_conflicts() -> tuple[str, str]:
     """The ON CONFLICT clauses that merge a run's sightings into the players and names
     stored: the latest name, platform and floor win, first and last seen widen."""
-    greatest, least = _greatest_least()
     table, names_table = Player._meta.db_table, PlayerName._meta.db_table
     newer = f"excluded.last_seen >= {table}.last_seen"
     return (
@@ -131,11 +126,11 @@ def _player_conflicts() -> tuple[str, str]:
             platform = CASE WHEN {newer} THEN excluded.platform ELSE {table}.platform END,
             floor = CASE WHEN {newer} THEN COALESCE(excluded.floor, {table}.floor)
                     ELSE {table}.floor END,
-            first_seen = {least}({table}.first_seen, excluded.first_seen),
-            last_seen = {greatest}({table}.last_seen, excluded.last_seen)""",
+            first_seen = LEAST({table}.first_seen, excluded.first_seen),
+            last_seen = GREATEST({table}.last_seen, excluded.last_seen)""",
         f"""ON CONFLICT (player_id, name) DO UPDATE SET
-            first_seen = {least}({names_table}.first_seen, excluded.first_seen),
-            last_seen = {greatest}({names_table}.last_seen, excluded.last_seen)""",
+            first_seen = LEAST({names_table}.first_seen, excluded.first_seen),
+            last_seen = GREATEST({names_table}.last_seen, excluded.last_seen)""",
     )
 
 
@@ -379,13 +374,13 @@ def store_replay_file(
     *, source: ReplaySource, path: Path, run: IngestRun | None = None, chunk_size: int = CHUNK_SIZE
 ) -> IngestResult:
     """Validate and store the replays of a file (`readers.iter_replay_file`), as
-    `store_replays` does. On PostgreSQL the file is read in a child process
-    (`import_process`) while this one writes; a daemonic process (a Celery pool
-    worker, say) may not start one and reads on a thread instead."""
+    `store_replays` does. The file is read in a child process (`import_process`) while
+    this one writes; a daemonic process (a Celery pool worker, say) may not start one
+    and reads on a thread instead."""
     replays = iter_replay_file(path, csv_cells=True)  # an unsupported name raises here
-    if connection.vendor == "postgresql" and not multiprocessing.current_process().daemon:
-        return _store_file_from_child(source, path, run, chunk_size)
-    return store_replays(source=source, replays=replays, run=run, chunk_size=chunk_size)
+    if multiprocessing.current_process().daemon:
+        return store_replays(source=source, replays=replays, run=run, chunk_size=chunk_size)
+    return _store_file_from_child(source, path, run, chunk_size)
 
 
 def _store_file_from_child(

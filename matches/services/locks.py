@@ -1,8 +1,6 @@
 """Writer locks: one transaction at a time may hold each, across every process.
 
-PostgreSQL: transaction-scoped advisory locks, released at commit or rollback.
-SQLite: every transaction already takes the database's write lock up front
-(transaction_mode IMMEDIATE in settings), so holding a transaction is holding the lock.
+They are PostgreSQL's transaction-scoped advisory locks, released at commit or rollback.
 """
 
 from __future__ import annotations
@@ -16,8 +14,6 @@ INGEST_WRITER_LOCK = 4_711_002
 
 def acquire_transaction_lock(key: int, *, wait: bool) -> bool:
     """Take the lock `key` for the current transaction; False if `wait` is off and it is held."""
-    if connection.vendor != "postgresql":
-        return True
     function = "pg_advisory_xact_lock" if wait else "pg_try_advisory_xact_lock"
     with connection.cursor() as cursor:
         cursor.execute(f"SELECT {function}(%s)", [key])

@@ -1,9 +1,8 @@
 """The table rows a MatchupLedger's state becomes: player matchup sums and daily
 snapshots.
 
-Free of Django on purpose: the rating service writes these rows itself, and a
-recompute's matchup process (matches.services.matchup_process) encodes the same rows
-for COPY without setting Django up.
+Written by incremental rating (rating.storage); the recompute writes the same columns
+from its arrays (rating.arrays).
 """
 
 from __future__ import annotations

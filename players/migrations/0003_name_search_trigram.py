@@ -1,7 +1,6 @@
-"""Trigram indexes for partial, case-insensitive name search on PostgreSQL.
+"""Trigram indexes for partial, case-insensitive name search.
 
-They serve `name__icontains` (UPPER(name) LIKE ...) and similarity ordering. SQLite
-has no such index; its search falls back to a plain scan of the name tables.
+They serve `name__icontains` (UPPER(name) LIKE ...) and similarity ordering.
 """
 
 from django.db import migrations
@@ -13,8 +12,6 @@ INDEXES = [
 
 
 def create(apps, schema_editor):
-    if schema_editor.connection.vendor != "postgresql":
-        return
     schema_editor.execute("CREATE EXTENSION IF NOT EXISTS pg_trgm")
     for index, table in INDEXES:
         schema_editor.execute(
@@ -23,8 +20,6 @@ def create(apps, schema_editor):
 
 
 def drop(apps, schema_editor):
-    if schema_editor.connection.vendor != "postgresql":
-        return
     for index, _ in INDEXES:
         schema_editor.execute(f"DROP INDEX IF EXISTS {index}")
 

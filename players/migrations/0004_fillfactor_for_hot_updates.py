@@ -1,4 +1,4 @@
-"""Leave room on each page of the player tables for HOT updates on PostgreSQL.
+"""Leave room on each page of the player tables for HOT updates.
 
 Ingestion updates a player's last_seen (and a name's) on nearly every chunk it appears
 in. With free space on the page and no indexed column changed, PostgreSQL updates the
@@ -11,8 +11,6 @@ TABLES = ("players_player", "players_playername")
 
 
 def set_fillfactor(apps, schema_editor, value: int = 70):
-    if schema_editor.connection.vendor != "postgresql":
-        return
     for table in TABLES:
         schema_editor.execute(f"ALTER TABLE {table} SET (fillfactor = {value})")
 

@@ -1,4 +1,4 @@
-"""Keep the trigram indexes' pending lists short on PostgreSQL.
+"""Keep the trigram indexes' pending lists short.
 
 A GIN index takes new entries into an unsorted pending list, merged into the index by
 (auto)vacuum or once the list outgrows `gin_pending_list_limit` (4 MB by default).
@@ -13,15 +13,11 @@ INDEXES = ("player_name_trgm", "playername_name_trgm")
 
 
 def set_limit(apps, schema_editor):
-    if schema_editor.connection.vendor != "postgresql":
-        return
     for index in INDEXES:
         schema_editor.execute(f"ALTER INDEX {index} SET (gin_pending_list_limit = 256)")
 
 
 def reset_limit(apps, schema_editor):
-    if schema_editor.connection.vendor != "postgresql":
-        return
     for index in INDEXES:
         schema_editor.execute(f"ALTER INDEX {index} RESET (gin_pending_list_limit)")
 

@@ -9,7 +9,7 @@ columns (the name, almost always) is a heap-only tuple: no index is touched. A f
 200,000 games, which touches 31% of a million players in one transaction (measured at
 ten million games: the two upserts of those 307,000 players took 9 s at 100%, 1.6 s for
 the players at 70%). Applies to pages written from now on; `VACUUM FULL` (or
-pg_repack) rewrites a table that is already full. SQLite has no such setting.
+pg_repack) rewrites a table that is already full.
 """
 
 from django.db import migrations
@@ -20,8 +20,6 @@ FILL_PERCENT = 70
 
 def set_fill(fill: int | None):
     def run(apps, schema_editor):
-        if schema_editor.connection.vendor != "postgresql":
-            return
         for table in TABLES:
             if fill is None:
                 schema_editor.execute(f"ALTER TABLE {table} RESET (fillfactor)")

@@ -37,7 +37,6 @@ from players.models import Player, PlayerName
 from tests import databases
 
 pytestmark = pytest.mark.django_db
-postgres_only = databases.postgres_only("only PostgreSQL reads a file in a child")
 
 P1, P2, P3 = "230129212655563979", "210611080522104011", "300000000000000003"
 T = 1_787_892_709  # epoch seconds
@@ -151,7 +150,6 @@ def counts(result: ingest.IngestResult) -> tuple[int, int, int, int]:
     return (result.read, result.new, result.duplicate, result.rejected)
 
 
-@postgres_only
 def test_a_csv_first_load_in_a_child_stores_what_one_process_stores(tmp_path: Path):
     path = write_csv(
         tmp_path / "games.csv",
@@ -165,7 +163,6 @@ def test_a_csv_first_load_in_a_child_stores_what_one_process_stores(tmp_path: Pa
     assert not Match.objects.filter(source_replay_id="g1").exists()
 
 
-@postgres_only
 def test_a_gzipped_json_lines_first_load_in_a_child_stores_what_one_process_stores(
     tmp_path: Path,
 ):
@@ -179,7 +176,6 @@ def test_a_gzipped_json_lines_first_load_in_a_child_stores_what_one_process_stor
     assert counts[1] > 0 and counts[3] > 0
 
 
-@postgres_only
 def test_a_repeat_chain_keeps_what_conflict_skipping_keeps(tmp_path: Path):
     """The third game repeats the second by id, the second the first by moment: the
     second is skipped, so the third, repeating only a skipped game, is kept."""
@@ -195,7 +191,6 @@ def test_a_repeat_chain_keeps_what_conflict_skipping_keeps(tmp_path: Path):
     assert [game[1] for game in in_child["games"]] == ["x1", "x2"]
 
 
-@postgres_only
 @pytest.mark.parametrize("players_per_transaction", [ingest.PLAYERS_PER_TRANSACTION, 2])
 def test_a_later_load_in_a_child_stores_what_one_process_stores(
     tmp_path: Path, monkeypatch, players_per_transaction: int
@@ -222,7 +217,6 @@ def test_a_daemonic_process_reads_on_a_thread(tmp_path: Path, monkeypatch):
     assert result.new == Match.objects.count() == 1
 
 
-@postgres_only
 def test_bad_input_found_in_the_child_is_reported_as_bad_input(tmp_path: Path):
     path = tmp_path / "bad.csv"
     path.write_text("id,when\n1,2\n")
@@ -240,7 +234,6 @@ def test_an_unexpected_error_in_the_child_comes_with_its_traceback():
         list(child.messages())
 
 
-@postgres_only
 def test_a_child_that_dies_fails_the_load_which_leaves_nothing(tmp_path: Path, monkeypatch):
     before = databases.index_definitions(Match, Player, PlayerName)
     # Chunks larger than a pipe's buffer: the child waits to hand each over.
@@ -260,7 +253,6 @@ def test_a_child_that_dies_fails_the_load_which_leaves_nothing(tmp_path: Path, m
     assert databases.index_definitions(Match, Player, PlayerName) == before
 
 
-@postgres_only
 def test_a_child_that_dies_in_a_later_load_keeps_the_committed_games_and_none_twice(
     tmp_path: Path, monkeypatch
 ):
@@ -301,7 +293,6 @@ def _updated_in_this_transaction(model: type) -> tuple[int, int]:
         return cursor.fetchone()
 
 
-@postgres_only
 def test_a_later_import_updates_players_and_names_without_touching_their_indexes(tmp_path: Path):
     """Seen again, a player keeps their name: the new versions of their rows stay on
     their pages (players 0017) and none of the seven or five indexes takes an entry."""
@@ -347,7 +338,6 @@ def test_the_plain_csv_path_accepts_only_what_parse_replay_accepts_alike(cells: 
     )
 
 
-@postgres_only
 def test_a_first_load_in_a_child_writes_players_whenever_enough_gather(tmp_path: Path, monkeypatch):
     monkeypatch.setattr(ingest, "FIRST_LOAD_PLAYERS_PER_WRITE", 2)
     child_counts, in_child, counts, alone = both_ways(write_csv(tmp_path / "g.csv", awkward_rows()))

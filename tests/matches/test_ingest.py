@@ -315,10 +315,6 @@ def test_a_first_load_is_one_transaction_however_many_players_it_meets(monkeypat
     assert latest_names == {P1: "Five", P2: "kyo", P3: "Third Renamed"}
 
 
-first_load_only_on_postgres = databases.postgres_only("SQLite keeps its indexes during a load")
-
-
-@first_load_only_on_postgres
 def test_a_first_load_sets_indexes_aside_and_builds_every_one_back(monkeypatch):
     from matches.services import ingest
 
@@ -343,7 +339,6 @@ def test_a_first_load_sets_indexes_aside_and_builds_every_one_back(monkeypatch):
     assert PlayerName.objects.filter(name__iexact="third renamed").count() == 1
 
 
-@first_load_only_on_postgres
 def test_a_first_load_that_fails_leaves_no_games_and_every_index(monkeypatch):
     from matches.services import ingest
 
@@ -360,7 +355,6 @@ def test_a_first_load_that_fails_leaves_no_games_and_every_index(monkeypatch):
     assert databases.index_definitions(*tables) == before
 
 
-@databases.postgres_only("SQLite's write lock already serializes writers")
 @pytest.mark.django_db(transaction=True)
 def test_concurrent_imports_of_the_same_games_in_opposite_orders_do_not_deadlock():
     games = [replay(n, P1 if n % 2 else P3, P2) for n in range(1, 401)]
@@ -387,7 +381,6 @@ def test_concurrent_imports_of_the_same_games_in_opposite_orders_do_not_deadlock
     assert PendingMatch.objects.count() == 400
 
 
-@databases.postgres_only("the planner's row counts are PostgreSQL's")
 def test_an_import_analyzes_the_tables_only_when_it_adds_a_tenth_of_the_games(
     tmp_path, monkeypatch
 ):

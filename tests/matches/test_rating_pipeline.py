@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import math
 import random
-from contextlib import contextmanager
 from datetime import timedelta
 
 import pytest
@@ -266,13 +265,8 @@ def assert_same_state(left: dict, right: dict) -> None:
 
 
 @pytest.mark.parametrize("batch_size", [1, 3, 17, 1000])
-@pytest.mark.parametrize("compiled", [True, False], ids=["kernel", "ledgers"])
-def test_recompute_equals_incremental_rating_in_any_batch_size(batch_size, compiled, monkeypatch):
-    if compiled:
-        pytest.importorskip("numba")
-    # Where numba is installed, a recompute on PostgreSQL takes the compiled kernel;
-    # the pure ledgers must give the same state too (databases and machines without it).
-    monkeypatch.setattr("matches.ratings.kernel.COMPILED", compiled)
+def test_recompute_equals_incremental_rating_in_any_batch_size(batch_size):
+    """The compiled recompute against the ledgers of incremental rating, its oracle."""
     store(random_league(120))
     rate_pending_matches(batch_size=batch_size)
     # As a recompute does after the ratings: decay them up to its time, the matchups.
@@ -280,33 +274,6 @@ def test_recompute_equals_incremental_rating_in_any_batch_size(batch_size, compi
     rebuild_character_matchups()
     incremental = state()
     recompute_all_ratings(chunk_size=50, now=RECOMPUTED_AT)
-    assert_same_state(incremental, state())
-
-
-@databases.postgres_only("the ledgers' recompute reads ahead on a second connection on PostgreSQL")
-@pytest.mark.django_db(transaction=True)
-def test_recompute_reading_ahead_on_a_second_connection_equals_incremental_rating(monkeypatch):
-    from matches.services import read_ahead
-
-    monkeypatch.setattr("matches.ratings.kernel.COMPILED", False)  # the kernel reads arrays
-    store(random_league(120))
-    rate_pending_matches(batch_size=5)
-    decay_all_ratings(RECOMPUTED_AT)
-    rebuild_character_matchups()
-    incremental = state()
-    chunks_read = []
-    real_chunks_read_ahead = read_ahead.chunks_read_ahead
-
-    @contextmanager
-    def counted_chunks_read_ahead(*args):
-        with real_chunks_read_ahead(*args) as chunks:
-            yield (chunks_read.append(len(chunk)) or chunk for chunk in chunks)
-
-    monkeypatch.setattr(
-        "matches.services.rating.recompute.chunks_read_ahead", counted_chunks_read_ahead
-    )
-    recompute_all_ratings(chunk_size=50, now=RECOMPUTED_AT)
-    assert chunks_read == [50, 50, 20]
     assert_same_state(incremental, state())
 
 
@@ -416,10 +383,6 @@ def test_matches_in_order_pages_through_games_sharing_a_moment_once_each():
         assert paged == expected
 
 
-postgres_only = databases.postgres_only("SQLite keeps its indexes during a recompute")
-
-
-@postgres_only
 def test_recompute_builds_back_every_index_and_constraint_it_set_aside():
     tables = (MatchRating, RatingSnapshot, PlayerMatchup, Rating)
     before = databases.index_definitions(*tables)
@@ -437,7 +400,6 @@ def test_recompute_builds_back_every_index_and_constraint_it_set_aside():
     assert Rating.objects.filter(id__gt=count).exists()
 
 
-@postgres_only
 def test_a_duplicate_loaded_without_indexes_fails_the_rebuild_and_the_load():
     store(random_league(10))
     recompute_all_ratings()

@@ -14,7 +14,6 @@ from matches.services.rating.decay import decay_all_ratings
 from matches.services.rating.incremental import rate_pending_matches
 from matches.services.rating.recompute import recompute_all_ratings
 from players.models import Rating
-from tests import databases
 from tests.factories import random_league
 from tests.matches.test_rating_pipeline import (
     RECOMPUTED_AT,
@@ -23,16 +22,7 @@ from tests.matches.test_rating_pipeline import (
     store,
 )
 
-pytestmark = [
-    databases.postgres_only("the compiled recompute reads with PostgreSQL's array functions"),
-    pytest.mark.django_db,
-]
-
-
-@pytest.fixture(autouse=True)
-def compiled(monkeypatch):
-    pytest.importorskip("numba")
-    monkeypatch.setattr("matches.ratings.kernel.COMPILED", True)
+pytestmark = pytest.mark.django_db
 
 
 def test_binary_arrays_decode_to_the_values_postgresql_holds():

@@ -8,8 +8,6 @@ import pytest
 from django.db import IntegrityError, connection
 from django.db.migrations.executor import MigrationExecutor
 
-from tests import databases
-
 pytestmark = pytest.mark.django_db(transaction=True)
 
 BEFORE_KEYS = ("players", "0012_derived_foreign_keys_not_indexed")
@@ -98,7 +96,6 @@ def _collations() -> set[str | None]:
         return {collation for (collation,) in cursor.fetchall()}
 
 
-@databases.postgres_only("SQLite compares text byte by byte already")
 def test_player_ids_and_every_column_naming_a_player_compare_bytewise(back_to_latest):
     _migrate(BYTEWISE)
     assert _collations() == {"C"}
@@ -116,7 +113,6 @@ def _replay_id_collation() -> str | None:
         return cursor.fetchone()[0]
 
 
-@databases.postgres_only("SQLite compares text byte by byte already")
 def test_replay_ids_compare_bytewise(back_to_latest):
     _migrate(REPLAY_IDS_BYTEWISE)
     assert _replay_id_collation() == "C"
@@ -138,7 +134,6 @@ def _fill_settings() -> dict[str, object]:
     )
 
 
-@databases.postgres_only("SQLite has no fill factor")
 def test_player_and_name_pages_leave_room_for_updates_and_back(back_to_latest):
     assert _fill_settings() == {
         "players_player": ["fillfactor=70"],
@@ -155,7 +150,6 @@ def _ranked_index_definitions() -> dict[str, object]:
     )
 
 
-@databases.postgres_only("SQLite has no covering indexes")
 def test_ranked_indexes_hold_the_ranking_rows_and_back(back_to_latest):
     held = _ranked_index_definitions()
     assert held["rating_ranked_idx"].endswith(

@@ -63,7 +63,6 @@ def test_the_match_list_never_counts_the_whole_table(admin_client):
     assert all("LIMIT 10001" in sql for sql in count_queries(context))
 
 
-@pytest.mark.skipif(connection.vendor != "postgresql", reason="the planner's estimate")
 def test_a_large_match_list_takes_the_planners_estimate(admin_client, monkeypatch):
     store_league(80)
     with connection.cursor() as cursor:

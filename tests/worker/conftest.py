@@ -3,7 +3,7 @@
 Real-worker tests use Redis as the broker when REDIS_TEST_URL is set (as in CI), else
 the filesystem transport in a temporary folder; each test gets its own queue, so runs
 sharing one Redis never take each other's tasks. Subprocess workers share the test
-database, so they need PostgreSQL (the SQLite test database lives in memory).
+database.
 """
 
 from __future__ import annotations
@@ -22,35 +22,24 @@ from urllib.parse import quote
 import pytest
 import redis
 from celery.contrib.testing.worker import start_worker
-from django.db import OperationalError, connection
+from django.db import connection
 from django.db.models import F, Sum
 
 from matches.models import Match, MatchRating, ReplaySource
 from players.models import Rating
 from ratingsite.celery import app
-from tests import databases
 from tests.worker.fakefeed import FakeFeed
 
 ROOT = Path(__file__).resolve().parents[2]
 REDIS_TEST_URL = os.environ.get("REDIS_TEST_URL", "")
 WORKER_FLAGS = ["--without-gossip", "--without-mingle", "--without-heartbeat"]
 
-postgres_only = databases.postgres_only(
-    "a worker process shares the database with the test: PostgreSQL only"
-)
-
 
 def wait_for(condition: Callable[[], Any], *, timeout: float = 120.0, message: str = "") -> Any:
     """Poll ``condition`` until it returns something true; fail after ``timeout`` seconds."""
     deadline = time.monotonic() + timeout
     while True:
-        try:
-            value = condition()
-        except OperationalError as error:
-            # SQLite's shared in-memory test database fails a read while a worker writes.
-            if "locked" not in str(error):
-                raise
-            value = None
+        value = condition()
         if value:
             return value
         if time.monotonic() > deadline:

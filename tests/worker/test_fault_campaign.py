@@ -9,9 +9,9 @@ import redis
 
 from bench.faults import CampaignSettings, run_campaign
 from bench.hostile_feed import BEHAVIOURS
-from tests.worker.conftest import REDIS_TEST_URL, database_url, postgres_only
+from tests.worker.conftest import REDIS_TEST_URL, database_url
 
-pytestmark = [postgres_only, pytest.mark.slow, pytest.mark.django_db(transaction=True)]
+pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
 SETTINGS = CampaignSettings(
     tuple(BEHAVIOURS),

@@ -6,13 +6,18 @@ import os
 import re
 import signal
 import socket
-import sqlite3
 import subprocess
 import sys
 import urllib.request
 from pathlib import Path
 
-from tests.worker.conftest import ROOT, wait_for
+import pytest
+
+from matches.models import MatchRating
+from tests.worker.conftest import ROOT, database_url, wait_for
+
+# The stack's processes share the test database, so the test sees what they commit.
+pytestmark = pytest.mark.django_db(transaction=True)
 
 
 def free_port() -> int:
@@ -29,18 +34,19 @@ def answers(url: str) -> bool:
         return False
 
 
-def rated_matches(database: Path) -> int:
-    with sqlite3.connect(database, timeout=10) as db:
-        return db.execute("SELECT count(*) FROM matches_matchrating").fetchone()[0]
-
-
 def test_runstack_serves_pulls_rates_and_stops_on_ctrl_c(tmp_path: Path):
     env = {
         key: value
         for key, value in os.environ.items()
-        if key not in ("DATABASE_URL", "CELERY_BROKER_URL", "CACHE_URL")
+        if key not in ("CELERY_BROKER_URL", "CACHE_URL")
     }
-    env.update(VAR_DIR=str(tmp_path), DEBUG="1", CELERY_PULL_SECONDS="1", CELERY_RATE_SECONDS="1")
+    env.update(
+        DATABASE_URL=database_url("test-runstack"),
+        VAR_DIR=str(tmp_path),
+        DEBUG="1",
+        CELERY_PULL_SECONDS="1",
+        CELERY_RATE_SECONDS="1",
+    )
     manage = [sys.executable, "manage.py"]
     inbox = tmp_path / "inbox"
     inbox.mkdir()
@@ -63,7 +69,7 @@ def test_runstack_serves_pulls_rates_and_stops_on_ctrl_c(tmp_path: Path):
     try:
         wait_for(lambda: answers(f"http://127.0.0.1:{port}/admin/login/"), timeout=60)
         wait_for(
-            lambda: rated_matches(tmp_path / "ratings.sqlite3") > 0,
+            lambda: MatchRating.objects.exists(),
             timeout=90,
             message=log.read_text(),
         )

@@ -8,7 +8,7 @@ from matches.models import IngestRun, Match
 from matches.tasks import pull_replays
 from ratingsite.celery import app
 from tests.factories import replay
-from tests.worker.conftest import http_source, postgres_only, wait_for
+from tests.worker.conftest import http_source, wait_for
 
 
 def test_every_task_has_a_soft_and_a_hard_time_limit():
@@ -19,7 +19,6 @@ def test_every_task_has_a_soft_and_a_hard_time_limit():
         assert 0 < task.soft_time_limit < task.time_limit, task.name
 
 
-@postgres_only
 @pytest.mark.django_db(transaction=True)
 def test_a_stuck_pull_is_stopped_by_its_soft_limit_and_its_run_recorded(
     fake_feed, worker_processes

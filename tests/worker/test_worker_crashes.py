@@ -25,9 +25,9 @@ from matches.simulation.league import LeagueSimulator
 from matches.tasks import rate_matches
 from players.models import Rating
 from tests.factories import BASE_TIME
-from tests.worker.conftest import games_counted_twice, postgres_only, rated_count, wait_for
+from tests.worker.conftest import games_counted_twice, rated_count, wait_for
 
-pytestmark = [postgres_only, pytest.mark.django_db(transaction=True)]
+pytestmark = pytest.mark.django_db(transaction=True)
 
 BATCH = 250
 WORKER_ENV = {"RATING_BATCH_SIZE": str(BATCH)}

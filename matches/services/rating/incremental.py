@@ -21,7 +21,6 @@ from matches.services import bulk
 from matches.services.locks import RATING_WRITER_LOCK, acquire_transaction_lock
 from matches.services.rating.storage import (
     MATCH_RATING_COLUMNS,
-    LocalMatchups,
     RatingRun,
     chunks,
     game_columns,
@@ -29,6 +28,7 @@ from matches.services.rating.storage import (
     load_ledgers,
     rating_ids_of,
     result_rows,
+    write_matchups,
     write_ratings,
 )
 from web.generation import bump_generation
@@ -66,13 +66,12 @@ def rate_pending_matches(
                 break
             if _claim(games) != len(games):
                 raise ClaimLost("a concurrent writer rated part of this batch")
-            ledger, matchup_ledger = load_ledgers(games)
-            matchups = LocalMatchups(matchup_ledger)
+            ledger, matchups = load_ledgers(games)
             results = [ledger.apply(game) for game in games]
-            matchups.record(games, results)
+            for game, result in zip(games, results, strict=True):
+                matchups.record(game, result)
             write_ratings(ledger, ledger.touched_ratings)
-            matchups.close(rating_ids_of(ledger))
-            matchups.write(fresh=False)
+            write_matchups(matchups, rating_ids_of(ledger))
             bulk.insert(MatchRating, MATCH_RATING_COLUMNS, result_rows(results, timezone.now()))
         rated += len(results)
         counted += sum(r.counted for r in results)

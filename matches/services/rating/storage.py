@@ -1,6 +1,7 @@
-"""Between the database and the in-memory ledgers: load the rating and matchup states a
-batch of games touches, and write ratings, matchups, snapshots and results back with
-bulk statements (matches.services.bulk)."""
+"""Between the database and the in-memory ledgers of incremental rating: load the rating
+and matchup states a batch of games touches, and write ratings, matchups, snapshots and
+results back with bulk statements (matches.services.bulk); and the reads the recompute
+shares with it."""
 
 from __future__ import annotations
 
@@ -11,7 +12,6 @@ from typing import TypeVar
 
 import numpy as np
 import psycopg
-from django.core.management.color import no_style
 from django.db import connection
 from django.db.models import Q, QuerySet
 
@@ -40,7 +40,8 @@ from players.models import Player, PlayerMatchup, Rating, RatingSnapshot
 
 Chunk = TypeVar("Chunk")
 
-# Keeps IN (...) lists under SQLite's limit on bound variables.
+# Ids one IN (...) list names at most: a batch of a hundred thousand players is read in
+# a few statements of bounded size.
 _IN_CHUNK = 10_000
 
 
@@ -91,8 +92,8 @@ def select_arrays(
 ) -> list[np.ndarray] | None:
     """`expressions` over the rows of `source` (what follows FROM, with `params`) as one
     numpy array each, their PostgreSQL types `oids` (fixed-width ones of
-    binary_copy.FORMATS); None when there are no rows. PostgreSQL only: each column
-    arrives as one binary array that numpy reads whole, not as a Python object a value.
+    binary_copy.FORMATS); None when there are no rows. Each column arrives as one
+    binary array that numpy reads whole, not as a Python object a value.
     Read on Django's connection, or `on` another one."""
     arrays = ", ".join(f"array_send(array_agg({expression}))" for expression in expressions)
     if on is None:
@@ -113,13 +114,9 @@ def select_arrays(
 
 def fetch_columns(queryset: QuerySet, oids: Sequence[int]) -> list[np.ndarray]:
     """A values_list queryset's columns as numpy arrays, their PostgreSQL types `oids`
-    (fixed-width ones of binary_copy.FORMATS). On PostgreSQL by `select_arrays`: the
-    refresh's two million ratings in a fraction of a second, where a Python tuple a row
-    cost seconds. Elsewhere, from the rows."""
+    (fixed-width ones of binary_copy.FORMATS), by `select_arrays`: the refresh's two
+    million ratings in a fraction of a second, where a Python tuple a row cost seconds."""
     formats = [binary_copy.native_dtype(oid) for oid in oids]
-    if connection.vendor != "postgresql":
-        columns = list(zip(*fetch_rows(queryset), strict=True)) or [()] * len(oids)
-        return [np.array(column, dtype) for column, dtype in zip(columns, formats, strict=True)]
     sql, params = queryset.query.sql_with_params()
     names = [f"c{n}" for n in range(len(oids))]
     arrays = select_arrays(names, f"({sql}) AS rows ({', '.join(names)})", params, oids)
@@ -139,10 +136,6 @@ def chunks(values: list, size: int = _IN_CHUNK) -> Iterator[list]:
         yield values[start : start + size]
 
 
-def new_rating_ledger(excluded: Iterable[str]) -> RatingLedger:
-    return RatingLedger(params=glicko_params(), excluded_players=frozenset(excluded))
-
-
 def load_ledgers(games: list[Game]) -> tuple[RatingLedger, MatchupLedger]:
     """Every state the batch touches, in one query per table."""
     player_ids = sorted({p for game in games for p in (game.player_a, game.player_b)})
@@ -154,7 +147,7 @@ def load_ledgers(games: list[Game]) -> tuple[RatingLedger, MatchupLedger]:
             "id", "player_id", "character_id", *RATING_STATE_COLUMNS
         ):
             ratings[(row[1], row[2])] = _rating_state(row[0], row[3:])
-    ledger = new_rating_ledger(excluded)
+    ledger = RatingLedger(params=glicko_params(), excluded_players=frozenset(excluded))
     ledger.ratings = ratings
     matchups = MatchupLedger()
     by_id = {state.rating_id: key for key, state in ratings.items()}
@@ -186,16 +179,6 @@ def _rating_row(key: RatingKey, state: RatingState) -> tuple:
     )
 
 
-def _save(
-    model: type, columns: tuple, rows: Iterable[tuple], conflict_columns: tuple, *, fresh: bool
-) -> None:
-    """Write rows: straight in when the table was just emptied (a recompute), else upsert."""
-    if fresh:
-        bulk.insert(model, columns, rows)
-    else:
-        bulk.upsert(model, columns, rows, conflict_columns=conflict_columns)
-
-
 def write_ratings(ledger: RatingLedger, keys: Iterable[RatingKey]) -> None:
     """Upsert the given ratings, then learn the ids of those that were new."""
     keys = list(keys)
@@ -214,49 +197,24 @@ def write_ratings(ledger: RatingLedger, keys: Iterable[RatingKey]) -> None:
                 state.rating_id = rating_id
 
 
-def number_ratings(ledger: RatingLedger) -> dict[RatingKey, int]:
-    """After a reset, give every rating its id (1, 2, ... in order of first game) before
-    any is written, so that rows naming them can be built meanwhile; returns the ids."""
-    ids = {}
-    for number, (key, state) in enumerate(ledger.ratings.items(), start=1):
-        state.rating_id = ids[key] = number
-    return ids
-
-
-def insert_numbered_ratings(ledger: RatingLedger) -> None:
-    """Insert every rating with the id `number_ratings` gave it, into the emptied table."""
-    bulk.insert(
-        Rating,
-        ("id", "player_id", "character_id", *RATING_STATE_COLUMNS),
-        ((state.rating_id, *_rating_row(key, state)) for key, state in ledger.ratings.items()),
-    )
-    with connection.cursor() as cursor:
-        # The id sequence continues after the highest id given here.
-        for statement in connection.ops.sequence_reset_sql(no_style(), [Rating]):
-            cursor.execute(statement)
-
-
 def rating_ids_of(ledger: RatingLedger) -> dict[RatingKey, int]:
     return {key: state.rating_id for key, state in ledger.ratings.items()}
 
 
-def write_matchups(
-    matchups: MatchupLedger, rating_ids: Mapping[RatingKey, int], *, fresh: bool
-) -> None:
-    _save(
+def write_matchups(matchups: MatchupLedger, rating_ids: Mapping[RatingKey, int]) -> None:
+    """Upsert the player matchups and daily snapshots the ledger touched."""
+    bulk.upsert(
         PlayerMatchup,
         PLAYER_MATCHUP_COLUMNS,
         player_matchup_rows(matchups, rating_ids),
-        ("rating_id", "opponent_character_id"),
-        fresh=fresh,
+        conflict_columns=("rating_id", "opponent_character_id"),
     )
     matchups.touched_player_matchups.clear()
-    _save(
+    bulk.upsert(
         RatingSnapshot,
         SNAPSHOT_COLUMNS,
         snapshot_rows(matchups.take_snapshots(), rating_ids),
-        ("rating_id", "day"),
-        fresh=fresh,
+        conflict_columns=("rating_id", "day"),
     )
 
 
@@ -287,26 +245,6 @@ def result_rows(results: list[GameResult], rated_at: datetime) -> Iterator[tuple
             r.deviation_b,
             r.new_value_b - r.value_b,
         )
-
-
-class LocalMatchups:
-    """The MatchupLedger in this process: every incremental batch, and recomputes on SQLite."""
-
-    def __init__(self, ledger: MatchupLedger) -> None:
-        self.ledger = ledger
-        self.rating_ids: Mapping[RatingKey, int] = {}
-
-    def record(self, games: Sequence[Game], results: Sequence[GameResult]) -> None:
-        record = self.ledger.record
-        for game, result in zip(games, results, strict=True):
-            record(game, result)
-
-    def close(self, rating_ids: Mapping[RatingKey, int]) -> None:
-        """No more games; rows will name ratings by these ids."""
-        self.rating_ids = rating_ids
-
-    def write(self, *, fresh: bool) -> None:
-        write_matchups(self.ledger, self.rating_ids, fresh=fresh)
 
 
 def matches_in_order(
