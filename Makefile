@@ -3,9 +3,15 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
-PG_URL ?= postgres://postgres@127.0.0.1:5432/test
+# With DATABASE_URL unset the site runs on an embedded PostgreSQL cluster (web/embedded_db.py)
+# here, and `make check` and `make test` on one of their own; each is stopped when its
+# command ends. With DATABASE_URL set, that server is used and these stay unused.
+EMBEDDED_POSTGRES_DIR ?= $(or $(VAR_DIR),var)/postgres
+TEST_POSTGRES_DIR := $(or $(VAR_DIR),var)/postgres-test
+WITH_TEST_DB := EMBEDDED_POSTGRES_DIR=$(TEST_POSTGRES_DIR) \
+	$(BIN)/python -m web.embedded_db stop-after $(TEST_POSTGRES_DIR) --
 
-.PHONY: install run test test-sqlite test-postgres lint check migrate bench bench-live bench-web bench-api bench-faults bench-predictions bench-scale browser-deps clean
+.PHONY: install run test lint check migrate bench bench-live bench-web bench-api bench-faults bench-predictions bench-scale browser-deps clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -18,12 +24,18 @@ install: $(STAMP)
 migrate: install
 	$(BIN)/python manage.py migrate --no-input
 
-# Web server, Celery worker and beat together; Ctrl-C stops all three. Ranks and
-# statistics refresh every 2 minutes here (hourly by default) so a new site fills up fast.
-run: migrate
-	$(BIN)/python manage.py sources ensure-simulator
-	DEBUG=$${DEBUG:-1} CELERY_REFRESH_SECONDS=$${CELERY_REFRESH_SECONDS:-120} \
-		$(BIN)/python manage.py runstack
+# Web server, Celery worker and beat together; Ctrl-C stops all three and the embedded
+# database. A new site fills up fast here: sources are pulled and games rated every 10 s,
+# decay and statistics refreshed every 2 minutes (60 s and hourly by default).
+run: install
+	EMBEDDED_POSTGRES_DIR=$(EMBEDDED_POSTGRES_DIR) \
+	$(BIN)/python -m web.embedded_db stop-after $(EMBEDDED_POSTGRES_DIR) -- sh -c '\
+		$(BIN)/python manage.py migrate --no-input && \
+		$(BIN)/python manage.py sources ensure-simulator && \
+		DEBUG=$${DEBUG:-1} CELERY_PULL_SECONDS=$${CELERY_PULL_SECONDS:-10} \
+		CELERY_RATE_SECONDS=$${CELERY_RATE_SECONDS:-10} \
+		CELERY_REFRESH_SECONDS=$${CELERY_REFRESH_SECONDS:-120} \
+		exec $(BIN)/python manage.py runstack'
 
 # Chromium from Debian for the browser tests (never a test tool's own download).
 browser-deps:
@@ -35,19 +47,13 @@ browser-deps:
 check: install
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check --quiet .
-	$(BIN)/python manage.py makemigrations --check --dry-run
-	$(BIN)/python manage.py check
+	$(WITH_TEST_DB) sh -c '$(BIN)/python manage.py makemigrations --check --dry-run && \
+		$(BIN)/python manage.py check'
 	$(BIN)/lint-imports --no-cache
 
-# The whole suite; DATABASE_URL picks the database (SQLite under var/ by default).
+# The whole suite, on DATABASE_URL's server when set (as .ci/run does).
 test: install browser-deps check
-	$(BIN)/pytest
-
-test-sqlite: install
-	env -u DATABASE_URL $(BIN)/pytest
-
-test-postgres: install
-	DATABASE_URL=$(PG_URL) $(BIN)/pytest
+	$(WITH_TEST_DB) $(BIN)/pytest
 
 lint: install
 	$(BIN)/ruff check .

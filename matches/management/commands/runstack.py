@@ -11,12 +11,15 @@ from types import FrameType
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from web import embedded_db
+
 STOP_SECONDS = 20  # warm shutdown allowance before a child is killed
 
 
 class Command(BaseCommand):
     help = (
-        "Run the web server, a Celery worker and Celery beat together; Ctrl-C stops all three. "
+        "Run the web server, a Celery worker and Celery beat together; Ctrl-C stops all three, "
+        "and the embedded PostgreSQL cluster when DATABASE_URL is unset. "
         "The broker is CELERY_BROKER_URL: the local filesystem by default, or Redis."
     )
 
@@ -64,6 +67,8 @@ class Command(BaseCommand):
         signal.signal(signal.SIGINT, request_stop)
         signal.signal(signal.SIGTERM, request_stop)
         self.stdout.write(f"broker: {settings.CELERY_BROKER_URL.split('@')[-1]}")
+        if settings.EMBEDDED_POSTGRES_DIR:
+            self.stdout.write(f"database: embedded, under {settings.EMBEDDED_POSTGRES_DIR}")
         children: dict[str, subprocess.Popen] = {}
         try:
             for name, argv in self._commands(addr, port, concurrency, gunicorn).items():
@@ -80,6 +85,10 @@ class Command(BaseCommand):
             self.stdout.write("stopping")
         finally:
             _stop_all(children)
+            if settings.EMBEDDED_POSTGRES_DIR:
+                # Started for this site by the settings: it goes with the processes using it.
+                embedded_db.stop(settings.EMBEDDED_POSTGRES_DIR)
+                self.stdout.write(f"stopped the database under {settings.EMBEDDED_POSTGRES_DIR}")
 
 
 def _stop_all(children: dict[str, subprocess.Popen]) -> None:
