@@ -42,7 +42,7 @@ def ensure_running(directory: str | Path) -> str:
     directory = Path(directory).resolve()
     data = directory / "data"
     with _locked(directory):
-        if _postmaster(data) is None:
+        if server_pid(directory) is None:
             _start(directory, data)
         info = _postmaster_info(data)
         with psycopg.connect(**info, dbname="postgres", autocommit=True) as connection:
@@ -60,7 +60,7 @@ def stop(directory: str | Path) -> bool:
     if not directory.is_dir():
         return False
     with _locked(directory):
-        pid = _postmaster(directory / "data")
+        pid = server_pid(directory)
         if pid is None:
             return False
         # SIGINT is PostgreSQL's fast shutdown: sessions end, a checkpoint, exit. A
@@ -91,17 +91,11 @@ def stop_after(directory: str | Path, command: Sequence[str]) -> int:
     return code if code >= 0 else 128 - code  # killed by signal N: 128 + N, as a shell says
 
 
-@contextlib.contextmanager
-def _locked(directory: Path) -> Iterator[None]:
-    directory.mkdir(parents=True, exist_ok=True)
-    with (directory / "lock").open("a") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        yield
-
-
-def _postmaster(data: Path) -> int | None:
-    """The pid of the server running on ``data``, or None. postmaster.pid outlives a killed
-    server, and its pid may be reused or left as a zombie (an init that reaps no orphans)."""
+def server_pid(directory: str | Path) -> int | None:
+    """The pid of the server running the cluster under ``directory``, or None. Its
+    postmaster.pid outlives a killed server, and that pid may be reused or left a zombie
+    (by an init that is slow to reap orphans)."""
+    data = Path(directory).resolve() / "data"
     try:
         pid = int((data / "postmaster.pid").read_text().split("\n", 1)[0])
         process = psutil.Process(pid)
@@ -111,11 +105,24 @@ def _postmaster(data: Path) -> int | None:
     return pid if running else None
 
 
+@contextlib.contextmanager
+def _locked(directory: Path) -> Iterator[None]:
+    directory.mkdir(parents=True, exist_ok=True)
+    with (directory / "lock").open("a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        yield
+
+
 def _start(directory: Path, data: Path) -> None:
     if data.exists() and not (directory / "initialized").exists():
         shutil.rmtree(data)  # a first setup that was cut off: nothing in it yet
     data.mkdir(exist_ok=True)
-    # The wheel trusts postmaster.pid's pid alone and would take a dead server for a live one.
+    # A server that died leaves postmaster.pid and its socket's lock file naming its pid: the
+    # wheel trusts the first, and PostgreSQL the second while that pid lingers as a zombie.
+    with contextlib.suppress(FileNotFoundError, IndexError):  # none, or cut off mid-start
+        where = _postmaster_info(data)
+        for name in (f".s.PGSQL.{where['port']}", f".s.PGSQL.{where['port']}.lock"):
+            (Path(where["host"]) / name).unlink(missing_ok=True)
     (data / "postmaster.pid").unlink(missing_ok=True)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # platformdirs warns that XDG_RUNTIME_DIR is unset

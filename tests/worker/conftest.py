@@ -156,7 +156,8 @@ def database_url(application_name: str) -> str:
     """The test database as a URL, for worker processes; tagged so the test can find them."""
     db = connection.settings_dict
     credentials = quote(db["USER"] or "") + (f":{quote(db['PASSWORD'])}" if db["PASSWORD"] else "")
-    host = f"{db['HOST'] or 'localhost'}:{db['PORT'] or 5432}"
+    # A socket directory (the embedded cluster's) is a host only once quoted.
+    host = f"{quote(db['HOST'] or 'localhost', safe='')}:{db['PORT'] or 5432}"
     return f"postgres://{credentials}@{host}/{db['NAME']}?application_name={application_name}"
 
 
