@@ -85,4 +85,6 @@ bench-faults: install
 	$(BIN)/python -m bench.faults
 
 clean:
+	! test -x $(BIN)/python || for cluster in $(EMBEDDED_POSTGRES_DIR) $(TEST_POSTGRES_DIR); do \
+		$(BIN)/python -m web.embedded_db stop $$cluster; done
 	rm -rf $(VENV) var .pytest_cache .ruff_cache .hypothesis
