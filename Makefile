@@ -8,8 +8,7 @@ STAMP := $(VENV)/.installed
 # command ends. With DATABASE_URL set, that server is used and these stay unused.
 EMBEDDED_POSTGRES_DIR ?= $(or $(VAR_DIR),var)/postgres
 TEST_POSTGRES_DIR := $(or $(VAR_DIR),var)/postgres-test
-WITH_TEST_DB := EMBEDDED_POSTGRES_DIR=$(TEST_POSTGRES_DIR) \
-	$(BIN)/python -m web.embedded_db stop-after $(TEST_POSTGRES_DIR) --
+WITH_TEST_DB := $(BIN)/python -m web.embedded_db stop-after $(TEST_POSTGRES_DIR) --
 
 .PHONY: install run test lint check migrate bench bench-live bench-web bench-api bench-faults bench-predictions bench-scale browser-deps clean
 
@@ -28,7 +27,6 @@ migrate: install
 # database. A new site fills up fast here: sources are pulled and games rated every 10 s,
 # decay and statistics refreshed every 2 minutes (60 s and hourly by default).
 run: install
-	EMBEDDED_POSTGRES_DIR=$(EMBEDDED_POSTGRES_DIR) \
 	$(BIN)/python -m web.embedded_db stop-after $(EMBEDDED_POSTGRES_DIR) -- sh -c '\
 		$(BIN)/python manage.py migrate --no-input && \
 		$(BIN)/python manage.py sources ensure-simulator && \

