@@ -104,7 +104,14 @@ def test_ensure_running_twice_reuses_the_running_server(cluster: Path):
 
     assert embedded_db.ensure_running(cluster) == url
     assert embedded_db.server_pid(cluster) == server
-    assert query(url, "SELECT extname FROM pg_extension WHERE extname = 'plpgsql'")
+    assert query(url, "SELECT count(*) FROM kept") == [(0,)]
+
+
+def test_the_cluster_has_pg_trgm_for_name_search(cluster: Path):
+    url = embedded_db.ensure_running(cluster)
+    query(url, "CREATE EXTENSION pg_trgm")
+
+    assert query(url, "SELECT similarity('Daigo', 'Daig0')") == [(0.5,)]
 
 
 def test_processes_starting_one_cluster_at_once_share_one_server(cluster: Path):
