@@ -12,6 +12,7 @@ from django.http import QueryDict
 from matches.ratings.calibration import calibrated
 from matches.ratings.glicko import win_probability
 from matches.selectors.calculator import Contender, win_forecast
+from matches.services.flags import set_player_flags
 from players.models import Player, Rating
 from tests.factories import replay, store_calibration
 from tests.fixtures.league import rate_replays
@@ -91,7 +92,7 @@ def test_page_with_numbers(client, db):
     assert "This game would not move either rating, whoever wins" in lopsided
 
 
-def test_page_with_players(client, db, django_capture_on_commit_callbacks):
+def test_page_with_players(client, queued_rebuilds, django_capture_on_commit_callbacks):
     a, b = "100000000000000001", "100000000000000002"
     rate_replays([replay(1, a, b)])
     mine = Rating.objects.get(player_id=a)
@@ -101,10 +102,8 @@ def test_page_with_players(client, db, django_capture_on_commit_callbacks):
     expected = win_forecast(Contender.of(mine), Contender(1500, 100))
     assert f"{100 * expected.a.win_probability:.1f}%" in html
     assert f'href="/player/{a}/SO"' in html
-    hidden = Player.objects.get(id=a)
-    hidden.hidden = True
-    with django_capture_on_commit_callbacks(execute=True):
-        hidden.save()  # as the admin does: cached pages are invalidated
+    with django_capture_on_commit_callbacks(execute=True):  # cached pages are invalidated
+        set_player_flags(Player.objects.get(id=a), hidden=True, by="test")
     html = client.get(
         f"/calculator?a-player={a}&a-character=SO&b-rating=1500&b-uncertainty=200"
     ).content.decode()
