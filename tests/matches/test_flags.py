@@ -162,3 +162,26 @@ def test_the_admin_saves_other_fields_without_touching_the_flags(
     assert (player.name, player.cheater) == ("Renamed", True)
     assert current_generation() > before
     assert queued_rebuilds == [] and not PlayerFlagChange.objects.exists()
+
+
+def test_flags_edited_together_in_the_admin_list_queue_one_rebuild(
+    admin_client, queued_rebuilds, django_capture_on_commit_callbacks
+):
+    players = PlayerFactory.create_batch(3)
+    form = {
+        "form-TOTAL_FORMS": "3",
+        "form-INITIAL_FORMS": "3",
+        "form-MIN_NUM_FORMS": "0",
+        "form-MAX_NUM_FORMS": "1000",
+        "_save": "Save",
+    }
+    for n, player in enumerate(players):
+        form[f"form-{n}-id"] = player.pk
+        form[f"form-{n}-cheater" if n else f"form-{n}-hidden"] = "on"
+    with django_capture_on_commit_callbacks(execute=True):
+        response = admin_client.post("/admin/players/player/", form)
+    assert response.status_code == 302, response.content.decode()[:2000]
+    assert Player.objects.filter(cheater=True).count() == 2
+    assert Player.objects.filter(hidden=True).count() == 1
+    assert PlayerFlagChange.objects.filter(matchups_pending=True).count() == 3
+    assert len(queued_rebuilds) == 1
