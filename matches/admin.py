@@ -1,5 +1,6 @@
 from django import forms
 from django.contrib import admin
+from django.db import transaction
 from django.http import HttpRequest
 from django.template.response import TemplateResponse
 from django.urls import URLPattern, path
@@ -8,13 +9,19 @@ from matches.models import (
     CharacterMatchup,
     IngestRun,
     Match,
+    PlayerFlagChange,
     RejectedReplay,
     ReplaySource,
     SiteStatistic,
 )
 from matches.operations import operations_overview
+from matches.services.flags import set_player_flags
 from matches.sources.pulling import KINDS, validate_settings
+from players.models import Player, PlayerName
+from web.generation import bump_generation
 from web.paginators import EstimatedCountPaginator
+
+FLAGS = ("hidden", "cheater", "supporter")
 
 
 class ReplaySourceForm(forms.ModelForm):
@@ -130,3 +137,71 @@ class RejectedReplayAdmin(admin.ModelAdmin):
 @admin.register(SiteStatistic)
 class SiteStatisticAdmin(admin.ModelAdmin):
     list_display = ("key", "computed_at")
+
+
+class PlayerNameInline(admin.TabularInline):
+    model = PlayerName
+    extra = 0
+    readonly_fields = ("name", "first_seen", "last_seen")
+    can_delete = False
+
+
+@admin.register(Player)
+class PlayerAdmin(admin.ModelAdmin):
+    """Players, here rather than in players/admin.py because their flags are set through
+    matches.services.flags (recorded, the matchup rebuild queued, not run in the request)."""
+
+    list_display = (
+        "id",
+        "name",
+        "platform",
+        "floor",
+        "last_seen",
+        "hidden",
+        "cheater",
+        "supporter",
+    )
+    list_editable = FLAGS
+    list_filter = ("hidden", "cheater", "supporter", "platform")
+    search_fields = ("id", "name", "names__name")
+    readonly_fields = ("id", "first_seen", "last_seen")
+    inlines = [PlayerNameInline]
+    show_full_result_count = False
+
+    def save_model(
+        self, request: HttpRequest, obj: Player, form: forms.ModelForm, change: bool
+    ) -> None:
+        """The change form and the list's editable flags: flags through the service, any
+        other field saved as it is."""
+        flags = {flag: getattr(obj, flag) for flag in FLAGS if flag in form.changed_data}
+        for flag in flags:
+            setattr(obj, flag, form.initial[flag])  # as stored: the service changes them
+        others = [name for name in form.changed_data if name not in FLAGS]
+        if not change:
+            super().save_model(request, obj, form, change)
+        elif others:
+            obj.save(update_fields=others)
+        if not change or others:
+            transaction.on_commit(bump_generation)
+        if flags:
+            set_player_flags(obj, **flags, by=request.user.get_username())
+
+
+@admin.register(PlayerFlagChange)
+class PlayerFlagChangeAdmin(admin.ModelAdmin):
+    """The record of flag changes: read only."""
+
+    list_display = ("at", "player", "flag", "value", "by", "matchups_pending")
+    list_filter = ("flag", "matchups_pending")
+    list_select_related = ("player",)
+    search_fields = ("player__id", "player__name", "by")
+    show_full_result_count = False
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: object = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: object = None) -> bool:
+        return False

@@ -296,3 +296,29 @@ class SiteStatistic(models.Model):
 
     def __str__(self) -> str:
         return self.key
+
+
+class PlayerFlagChange(models.Model):
+    """A change of a player's flag made through matches.services.flags: which, to what, by
+    whom, when.
+
+    `matchups_pending` marks a hidden or cheater change the character matchups may not
+    reflect yet: the rebuild it queued clears it when it starts."""
+
+    class Flag(models.TextChoices):
+        HIDDEN = "hidden"
+        CHEATER = "cheater"
+        SUPPORTER = "supporter"
+
+    player = models.ForeignKey(Player, on_delete=models.CASCADE, related_name="+")
+    flag = models.CharField(max_length=16, choices=Flag.choices)
+    value = models.BooleanField()
+    by = models.CharField(max_length=150, help_text="The operator (a user name) or the tool.")
+    at = models.DateTimeField()
+    matchups_pending = models.BooleanField(default=False)
+
+    class Meta:
+        ordering = ("-at", "-id")
+
+    def __str__(self) -> str:
+        return f"{self.flag} = {self.value}"

@@ -4,7 +4,9 @@
 Beat sends all four on the schedule in settings (CELERY_BEAT_SCHEDULE); a pull that
 stored new games also sends ``rate_matches`` once its transaction has committed, and
 follows a live feed with more pulls until the next beat (CELERY_PULL_FOLLOW_PAUSE), and a
-refresh sends ``refresh_lab`` while the lab has no report with games yet.
+refresh sends ``refresh_lab`` while the lab has no report with games yet;
+``rebuild_character_matchups`` is queued by an operator's flag change
+(matches.services.flags).
 Tasks are acknowledged late (settings), so a worker that dies mid-task has the task
 delivered again; every task is safe to run twice or side by side. Every task has a
 soft and a hard time limit (CELERY_TASK_ANNOTATIONS in settings), so a stuck one is
@@ -17,6 +19,7 @@ from celery import shared_task
 from django.conf import settings
 
 from matches.services.evaluation import refresh_lab as refresh_lab_service
+from matches.services.flags import rebuild_after_flag_changes
 from matches.services.rating.incremental import ClaimLost, rate_pending_matches
 from matches.services.refresh import refresh_site
 from matches.sources.pulling import DATABASE_UNAVAILABLE, follow_enabled_sources
@@ -54,3 +57,10 @@ def refresh_statistics() -> None:
 def refresh_lab() -> None:
     """Re-evaluate every rating system on the stored history for the lab page."""
     refresh_lab_service()
+
+
+@shared_task(autoretry_for=DATABASE_UNAVAILABLE, **_RETRY)
+def rebuild_character_matchups() -> int:
+    """Rebuild the character matchups after hidden or cheater flags changed; returns the
+    rows written."""
+    return rebuild_after_flag_changes()

@@ -1,39 +1,15 @@
+"""Operators' pages for players' data. The Player admin itself is in matches/admin.py:
+its flags go through matches.services.flags, which players may not import."""
+
 from django.contrib import admin
 
-from players.models import Character, Player, PlayerName, Rating
+from players.models import Character, PlayerName, Rating
 
 
 @admin.register(Character)
 class CharacterAdmin(admin.ModelAdmin):
     list_display = ("id", "code", "name")
     search_fields = ("code", "name")
-
-
-class PlayerNameInline(admin.TabularInline):
-    model = PlayerName
-    extra = 0
-    readonly_fields = ("name", "first_seen", "last_seen")
-    can_delete = False
-
-
-@admin.register(Player)
-class PlayerAdmin(admin.ModelAdmin):
-    list_display = (
-        "id",
-        "name",
-        "platform",
-        "floor",
-        "last_seen",
-        "hidden",
-        "cheater",
-        "supporter",
-    )
-    list_editable = ("hidden", "cheater", "supporter")
-    list_filter = ("hidden", "cheater", "supporter", "platform")
-    search_fields = ("id", "name", "names__name")
-    readonly_fields = ("id", "first_seen", "last_seen")
-    inlines = [PlayerNameInline]
-    show_full_result_count = False
 
 
 @admin.register(PlayerName)

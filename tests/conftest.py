@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import HealthCheck, settings
 
+from matches.tasks import rebuild_character_matchups
 from players.services import ensure_roster
 
 # The leagues the tests share, wherever they live: `league` for pages, `api` (on
@@ -57,3 +58,12 @@ def _static_files_without_collectstatic(settings) -> None:
         **settings.STORAGES,
         "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
     }
+
+
+@pytest.fixture
+def queued_rebuilds(monkeypatch) -> list[None]:
+    """The matchup rebuilds flag changes queue (matches.services.flags), one entry per task,
+    recorded instead of sent to a broker; run one with `rebuild_character_matchups()`."""
+    queued: list[None] = []
+    monkeypatch.setattr(rebuild_character_matchups, "delay", lambda: queued.append(None))
+    return queued

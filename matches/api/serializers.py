@@ -76,8 +76,11 @@ class ContenderField(serializers.RegexField):
     """`VALUE,DEVIATION` (value 0-9999, deviation 1-999) or `PLAYER_ID:CHARACTER`; validated
     to ("numbers", value, deviation) or ("rating", player id, character key)."""
 
+    # As many decimals as the shortest text of a float has: the calculator page's script
+    # sends the numbers typed in, and half the ±, as JavaScript writes them.
+    DECIMALS = r"(?:\.[0-9]{1,17})?"
     PATTERN = re.compile(
-        r"^(?:(?P<value>[0-9]{1,4}(?:\.[0-9]{1,6})?),(?P<deviation>[1-9][0-9]{0,2}(?:\.[0-9]{1,6})?)"
+        rf"^(?:(?P<value>[0-9]{{1,4}}{DECIMALS}),(?P<deviation>[1-9][0-9]{{0,2}}{DECIMALS})"
         f"|(?P<player>{PlayerIdConverter.regex}):(?P<character>{CharacterConverter.regex}))$"
     )
     default_error_messages = {
@@ -260,6 +263,11 @@ class MatchupMatrixSerializer(serializers.Serializer):
 class OutcomeSerializer(serializers.Serializer):
     rating = RatingField(help_text="The rating after the game.")
     change = serializers.FloatField(help_text="The change of the value.")
+    change_display = serializers.CharField(
+        source="change_text",
+        help_text="The change as the site shows it: signed, one decimal (`+8.3`, `0.0`; a "
+        "decrease with a true minus sign, U+2212).",
+    )
 
 
 class ForecastSideSerializer(serializers.Serializer):
@@ -276,6 +284,10 @@ class ForecastSideSerializer(serializers.Serializer):
     rating = RatingField(source="contender", help_text="The rating going into the game.")
     win_probability = serializers.FloatField(
         help_text="P(this side wins), as the site shows it (calibrated)."
+    )
+    win_probability_display = serializers.CharField(
+        source="win_probability_text",
+        help_text="`win_probability` as the site shows it: a percentage, one decimal (`72.1%`).",
     )
     model_win_probability = serializers.FloatField(
         help_text="P(this side wins) by the rating model alone."

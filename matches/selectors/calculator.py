@@ -1,6 +1,9 @@
 """The calculator (docs/pages-and-api.md#pages, `/calculator`): win probability and both sides'
 ratings after either result, by the site's own rules, for typed-in ratings or players
-found by name."""
+found by name.
+
+The page and `/api/v1/probability/` (which the page's script asks as the inputs change)
+both show `win_forecast` with the texts defined here, so they cannot disagree."""
 
 from __future__ import annotations
 
@@ -9,6 +12,7 @@ from dataclasses import dataclass
 from matches.params import glicko_params
 from matches.ratings.glicko import game_counts, rate_game, win_probability
 from matches.selectors.calibration import NO_CALIBRATION, Calibration, current_calibration
+from players.formatting import percent, rating_text, signed_text
 from players.models import Rating
 from players.selectors.ratings import player_detail
 from players.selectors.search import HitRating, PlayerHit, search_players
@@ -33,6 +37,10 @@ class Contender:
         return cls.of(Rating.objects.select_related("player", "character").get(id=rating.id))
 
     @property
+    def rating_text(self) -> str:
+        return rating_text(self.value, self.deviation)
+
+    @property
     def eligible(self) -> bool:
         """Cheaters' games never move ratings."""
         return self.rating is None or not self.rating.player.cheater
@@ -43,6 +51,15 @@ class Outcome:
     value: float
     deviation: float
     change: float
+
+    @property
+    def rating_text(self) -> str:
+        return rating_text(self.value, self.deviation)
+
+    @property
+    def change_text(self) -> str:
+        """The change as the page and the API show it: '+8.3', '-21.9' (a true minus)."""
+        return signed_text(self.change, 1)
 
 
 @dataclass(frozen=True)
@@ -57,6 +74,10 @@ class SideForecast:
     def win_probability(self) -> float:
         """P(this side wins) as the site shows it (calibrated)."""
         return self.calibration.shown(self.model_win_probability)
+
+    @property
+    def win_probability_text(self) -> str:
+        return percent(self.win_probability)
 
 
 @dataclass(frozen=True)

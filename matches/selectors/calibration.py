@@ -1,7 +1,7 @@
 """The calibration every shown win probability goes through (docs/rating-model.md#calibration):
 every page and API field that shows a probability takes it from `Calibration.shown`,
 read once per page or response; the raw model probability stays available in the API
-as `model_win_probability` (static/js/calculator-1.0.js mirrors `shown`).
+as `model_win_probability`.
 
 Every refresh fits it again on the site's latest predictions (matches.services.calibration)
 and stores it as the SiteStatistic "calibration"; until the first fit the model's

@@ -12,12 +12,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.db.models import Count, F, FloatField, Q, Sum, Value
-from django.db.models.functions import Cast, Round, Sqrt
+from django.db.models import Count, F, Q, Sum
+from django.db.models.functions import Round
 from django.utils import timezone
 
+from matches.dbfunctions import win_logit
 from matches.models import Match, MatchRating
-from matches.ratings import glicko
 from matches.ratings.calibration import (
     BIN_WIDTH,
     MAX_LOGIT,
@@ -43,19 +43,8 @@ def recent_predictions() -> list[LogitBin]:
         return []
     first = MatchRating.objects.order_by("-match_id").values_list("match_id", flat=True)[window - 1]
     flagged = Player.objects.flagged().values("id")
-    # logit P(A wins) = ln 10 / 400 · g(sqrt(RD_a² + RD_b²)) · (r_a - r_b) (glicko.win_probability)
-    logit = Cast(
-        glicko.Q
-        * (F("rating__value_a") - F("rating__value_b"))
-        / Sqrt(
-            Value(1.0)
-            + glicko.G_FACTOR
-            * (
-                F("rating__deviation_a") * F("rating__deviation_a")
-                + F("rating__deviation_b") * F("rating__deviation_b")
-            )
-        ),
-        FloatField(),
+    logit = win_logit(
+        "rating__value_a", "rating__deviation_a", "rating__value_b", "rating__deviation_b"
     )
     # The window on both tables' ids: PostgreSQL carries only equalities across a join,
     # and without its bound one side is read whole (ten million rows for a million).

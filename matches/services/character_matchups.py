@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterable, Iterator
 from django.conf import settings
 from django.db import connection, transaction
 
+from matches.dbfunctions import expected_sql
 from matches.models import CharacterMatchup, Match, MatchRating
 from matches.ratings.matchup_offset import DifferenceBin, fit_offset
 from matches.services.locks import RATING_WRITER_LOCK, acquire_transaction_lock
@@ -47,11 +48,11 @@ def _aggregate_sql(*, tiered: bool) -> str:
     matches, ratings = Match._meta.db_table, MatchRating._meta.db_table
     # A few flagged players among very many: a small hashed set, not two joins.
     flagged = rules.flagged_ids_sql()
-    sums = """ROUND((r.value_a - r.value_b) / %(bin)s),
+    sums = f"""ROUND((r.value_a - r.value_b) / %(bin)s),
                COUNT(*),
                SUM(CASE WHEN m.winner = %(a)s THEN 1 ELSE 0 END),
                SUM(r.value_a - r.value_b),
-               SUM(1.0 / (1.0 + POWER(10.0, (r.value_b - r.value_a) / 400.0)))"""
+               SUM({expected_sql("r.value_a - r.value_b")})"""
     counted = f"""r.counted AND m.character_a_id <> m.character_b_id
           AND m.player_a_id NOT IN ({flagged}) AND m.player_b_id NOT IN ({flagged})"""
     if not tiered:

@@ -10,6 +10,7 @@ from django.db import connection
 # Any fixed numbers shared by every process: the advisory locks' keys.
 RATING_WRITER_LOCK = 4_711_001
 INGEST_WRITER_LOCK = 4_711_002
+FLAG_CHANGE_LOCK = 4_711_003
 
 
 def acquire_transaction_lock(key: int, *, wait: bool) -> bool:

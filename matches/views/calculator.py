@@ -1,8 +1,9 @@
 """The calculator page (`/calculator`): win probability and rating changes for two ratings,
 each a player found by name and one of their characters, or typed in as numbers.
 
-The page works as a plain form; static/js/calculator-1.0.js adds name suggestions and
-updates the result as the inputs change."""
+The page works as a plain form; static/js/calculator-1.1.js adds name suggestions and
+updates the result as the inputs change, from `/api/v1/probability/` (the same
+`win_forecast` and texts: matches.selectors.calculator)."""
 
 from __future__ import annotations
 
@@ -10,9 +11,7 @@ from django import forms
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
-from matches.params import glicko_params
 from matches.selectors.calculator import Contender, players_meant, win_forecast
-from matches.selectors.calibration import current_calibration
 from players.roster import ROSTER
 from players.selectors.search import HitRating, PlayerHit
 
@@ -89,14 +88,4 @@ def calculator(request: HttpRequest) -> HttpResponse:
         "contender" in form.cleaned_data for form in sides
     ):
         forecast = win_forecast(*(form.cleaned_data["contender"] for form in sides))
-    return render(
-        request,
-        "matches/calculator.html",
-        {
-            "sides": sides,
-            "forecast": forecast,
-            # for the script's live result
-            "params": glicko_params(),
-            "calibration": forecast.a.calibration if forecast else current_calibration(),
-        },
-    )
+    return render(request, "matches/calculator.html", {"sides": sides, "forecast": forecast})

@@ -1,15 +1,13 @@
-"""The calculator in a real browser: a player picked by name from the suggestions, the
-result following every change, and the script's numbers (static/js/calculator-1.0.js)
-equal to the server's (matches/ratings/glicko.py) to the digit shown."""
+"""The calculator in a real browser: a player picked by name from the suggestions, and the
+live result (static/js/calculator-1.1.js, which asks /api/v1/probability/) following every
+change and equal, cell by cell, to the page the server renders for the same form; a reply
+to older inputs never overwrites a newer one, and a failed request says so."""
 
 from __future__ import annotations
 
 import pytest
 from playwright.sync_api import expect
 
-from matches.selectors.calculator import Contender, win_forecast
-from players.formatting import percent, rating_text, signed_text
-from players.models import Rating
 from tests.browser.conftest import SCREENSHOTS, WIDTHS
 from tests.factories import replay
 from tests.fixtures.league import rate_replays
@@ -18,7 +16,16 @@ from tests.ratings.reference import REFERENCE
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 A, B, C = "200000000000000001", "200000000000000002", "200000000000000003"
-OUTCOME_CELLS = ("rating", "probability", "after-win", "win-change", "after-loss", "loss-change")
+OUTCOME_CELLS = (
+    "side",
+    "rating",
+    "probability",
+    "after-win",
+    "win-change",
+    "after-loss",
+    "loss-change",
+)
+PROBABILITY_API = "**/api/v1/probability/**"
 
 
 @pytest.fixture
@@ -33,33 +40,50 @@ def players(live_server) -> None:
     )
 
 
-def shown(page) -> dict[str, list[str]]:
-    """The result table as the reader sees it, per side."""
-    return {
+def shown(page) -> dict[str, list[str] | bool]:
+    """The result as the reader sees it: each side's cells, and whether the game counts."""
+    cells: dict[str, list[str] | bool] = {
         side: [
             page.locator(f'[data-outcome="{side}"] [data-out="{cell}"]').inner_text()
             for cell in OUTCOME_CELLS
         ]
         for side in "ab"
     }
+    cells["counts"] = not page.locator("[data-uncounted]").is_visible()
+    return cells
 
 
-def rendered(forecast) -> dict[str, list[str]]:
-    """The same cells as the server renders them (the templates' filters)."""
-    return {
-        letter: [
-            rating_text(side.contender.value, side.contender.deviation),
-            percent(side.win_probability),
-            rating_text(side.after_win.value, side.after_win.deviation),
-            f"({signed_text(side.after_win.change, 1)})",
-            rating_text(side.after_loss.value, side.after_loss.deviation),
-            f"({signed_text(side.after_loss.change, 1)})",
-        ]
-        for letter, side in zip("ab", forecast.sides, strict=True)
-    }
+def settled(page) -> dict[str, list[str] | bool]:
+    """The live result once the answer to the latest inputs is in."""
+    result = page.locator("[data-result]")
+    expect(result).to_have_attribute("aria-busy", "false")
+    expect(result).to_be_visible()
+    return shown(page)
 
 
-def test_pick_a_player_by_name_and_see_the_probability_follow(live_server, players, page):
+def server_rendered(page) -> dict[str, list[str] | bool]:
+    """The result the server renders for the form as it stands now, read in another tab."""
+    query = page.evaluate(
+        "() => new URLSearchParams(new FormData(document.querySelector('form[data-calculator]')))"
+        ".toString()"
+    )
+    other = page.context.new_page()
+    try:
+        other.goto(page.url.split("?")[0] + "?" + query)
+        expect(other.locator("[data-result]")).to_be_visible()
+        return shown(other)
+    finally:
+        other.close()
+
+
+def follows(page) -> dict[str, list[str] | bool]:
+    """The live result, asserted equal to the server's page for the same inputs."""
+    live = settled(page)
+    assert live == server_rendered(page)
+    return live
+
+
+def test_the_result_follows_every_change_as_the_server_renders_it(live_server, players, page):
     page.goto(live_server.url + "/calculator")
     result = page.locator("[data-result]")
     expect(result).to_be_hidden()
@@ -77,32 +101,42 @@ def test_pick_a_player_by_name_and_see_the_probability_follow(live_server, playe
     name.fill(suggestion.get_attribute("value"))
     character = page.locator("#id_b-character")
     expect(character.locator("option")).to_have_count(1)  # Guardian plays Sol only
-    expect(result).to_be_visible()
-    guardian = Rating.objects.select_related("player", "character").get(player_id=B)
-    expected = rendered(win_forecast(Contender(1700, 80), Contender.of(guardian)))
-    assert shown(page) == expected
+    first = follows(page)
+    assert first["b"][0] == "B: Guardian (Sol)"
     assert page.locator('[data-outcome="b"] [data-out="side"] a').get_attribute("href") == (
         f"/player/{B}/SO"
     )
     assert B not in page.locator("main").inner_text()  # the id is never shown
     shoot(page, "calculator-by-name")
 
+    # Each typed number moves the result.
+    page.locator("#id_a-rating").fill("1850.7")
+    higher = follows(page)
+    assert higher["a"][1] == "1851 ±160" and higher != first
+    page.locator("#id_a-uncertainty").fill("60")
+    narrower = follows(page)
+    assert narrower["a"][1] == "1851 ±60" and narrower["a"][2] != higher["a"][2]
+
     # A whole name typed in another case picks the player too; the list holds exactly their
     # two characters, and choosing one updates the result.
     page.locator("#id_a-name").press_sequentially("mayfly")
     a_character = page.locator("#id_a-character")
     expect(a_character.locator("option")).to_have_count(2)
-    expect(page.locator('[data-outcome="a"] [data-out="side"]')).to_have_text("A: Mayfly (May)")
+    assert follows(page)["a"][0] == "A: Mayfly (May)"
     assert a_character.locator("option").all_inner_texts()[0].startswith("May")
     assert page.locator("#id_a-rating").input_value() == ""  # the name replaced the numbers
     a_character.select_option("SO")
-    mayfly_sol = Rating.objects.select_related("player", "character").get(
-        player_id=A, character__code="SO"
-    )
-    live = shown(page)
-    assert live == rendered(win_forecast(Contender.of(mayfly_sol), Contender.of(guardian)))
+    live = follows(page)
+    assert live["a"][0] == "A: Mayfly (Sol)"
 
-    # The server, given the same form, renders the same numbers.
+    # Numbers typed for side B replace the player picked there.
+    page.locator("#id_b-rating").fill("1500")
+    expect(result).to_be_hidden()  # no ± yet
+    page.locator("#id_b-uncertainty").fill("400")
+    assert follows(page)["b"][0] == "B"
+
+    # The server, given the same form, renders the same numbers on this page too.
+    live = shown(page)
     page.get_by_role("button", name="Calculate").click()
     page.wait_for_url("**/calculator?*")
     assert page.locator("#id_a-character").input_value() == "SO"
@@ -110,16 +144,64 @@ def test_pick_a_player_by_name_and_see_the_probability_follow(live_server, playe
     assert page.errors == []
 
 
-def test_script_and_server_agree_on_the_reference_games(live_server, page):
+def test_the_reference_games_as_the_server_renders_them(live_server, page):
     page.goto(live_server.url + "/calculator")
     for game in REFERENCE:
         for side, (value, deviation) in zip("ab", (game.a, game.b), strict=True):
             page.locator(f"#id_{side}-rating").fill(repr(float(value)))
             page.locator(f"#id_{side}-uncertainty").fill(repr(2.0 * deviation))
-        forecast = win_forecast(Contender(*game.a), Contender(*game.b))
-        assert shown(page) == rendered(forecast)
-        expect(page.locator("[data-uncounted]")).to_be_visible(visible=not forecast.counts)
+        assert follows(page)["counts"] is (game in REFERENCE[:4])
     assert page.errors == []
+
+
+def test_a_reply_to_older_inputs_never_overwrites_a_newer_one(live_server, page):
+    held = []
+
+    def hold_the_first(route) -> None:
+        if held:
+            route.continue_()
+        else:
+            held.append(route)  # answered only after the newer request
+
+    page.route(PROBABILITY_API, hold_the_first)
+    page.goto(live_server.url + "/calculator")
+    page.locator("#id_b-rating").fill("1500")
+    page.locator("#id_b-uncertainty").fill("200")
+    page.locator("#id_a-rating").fill("1700")
+    page.locator("#id_a-uncertainty").fill("160")
+    for _ in range(1000):  # until Playwright has handed the request to the route
+        if held:
+            break
+        page.wait_for_timeout(10)
+    assert held
+    page.locator("#id_a-rating").fill("1900")
+    newer = follows(page)
+    assert newer["a"][1] == "1900 ±160"
+    with page.expect_console_message(lambda message: "older inputs" in message.text):
+        held[0].continue_()
+    assert shown(page) == newer
+    assert page.errors == []
+
+
+def test_a_failed_request_says_so_and_the_form_still_works(live_server, page):
+    page.route(PROBABILITY_API, lambda route: route.fulfill(status=503, body="down"))
+    page.goto(live_server.url + "/calculator")
+    for field, value in (("a-rating", "1700"), ("a-uncertainty", "160")):
+        page.locator(f"#id_{field}").fill(value)
+    page.locator("#id_b-rating").fill("1500")
+    page.locator("#id_b-uncertainty").fill("200")
+    failed = page.locator("[data-failed]")
+    expect(failed).to_be_visible()
+    expect(failed).to_contain_text("could not be updated")
+    expect(page.locator("[data-result]")).to_be_hidden()  # no numbers of other inputs
+
+    page.unroute(PROBABILITY_API)
+    page.locator("#id_b-uncertainty").fill("100")
+    live = follows(page)
+    expect(failed).to_be_hidden()
+    page.get_by_role("button", name="Calculate").click()
+    page.wait_for_url("**/calculator?*")
+    assert shown(page) == live
 
 
 def shoot(page, name: str) -> None:

@@ -15,6 +15,7 @@ from matches.ratings.glicko import win_probability
 from matches.replays.readers import iter_replay_payloads
 from matches.selectors.calibration import Calibration, current_calibration
 from matches.services.calibration import refit_calibration
+from matches.services.flags import set_player_flags
 from matches.services.ingest import file_import_source, store_replays
 from matches.services.rating.incremental import rate_pending_matches
 from matches.services.rating.recompute import recompute_all_ratings
@@ -87,8 +88,7 @@ def test_games_of_hidden_players_and_cheaters_are_left_out_of_the_fit():
     store_and_rate(300)
     everyone = refit_calibration()
     cheater = Player.objects.get(id=PLAYERS[0])
-    cheater.cheater = True
-    cheater.save()
+    set_player_flags(cheater, cheater=True, by="test")
     without = refit_calibration()
     theirs = MatchRating.objects.filter(match__player_a=cheater).count()
     theirs += MatchRating.objects.filter(match__player_b=cheater).count()

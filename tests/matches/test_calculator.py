@@ -12,6 +12,7 @@ from django.http import QueryDict
 from matches.ratings.calibration import calibrated
 from matches.ratings.glicko import win_probability
 from matches.selectors.calculator import Contender, win_forecast
+from matches.services.flags import set_player_flags
 from players.models import Player, Rating
 from tests.factories import replay, store_calibration
 from tests.fixtures.league import rate_replays
@@ -20,7 +21,7 @@ from tests.ratings.reference import COUNTED, REFERENCE
 pytestmark = pytest.mark.django_db
 
 # The result section is always there for the script to fill; hidden until there is one.
-NO_RESULT = 'class="forecast" aria-live="polite" data-result hidden>'
+NO_RESULT = 'class="forecast" aria-live="polite" aria-busy="false" data-result hidden>'
 A, B, C, D = (f"10000000000000000{n}" for n in range(1, 5))
 
 
@@ -91,7 +92,7 @@ def test_page_with_numbers(client, db):
     assert "This game would not move either rating, whoever wins" in lopsided
 
 
-def test_page_with_players(client, db, django_capture_on_commit_callbacks):
+def test_page_with_players(client, queued_rebuilds, django_capture_on_commit_callbacks):
     a, b = "100000000000000001", "100000000000000002"
     rate_replays([replay(1, a, b)])
     mine = Rating.objects.get(player_id=a)
@@ -101,10 +102,8 @@ def test_page_with_players(client, db, django_capture_on_commit_callbacks):
     expected = win_forecast(Contender.of(mine), Contender(1500, 100))
     assert f"{100 * expected.a.win_probability:.1f}%" in html
     assert f'href="/player/{a}/SO"' in html
-    hidden = Player.objects.get(id=a)
-    hidden.hidden = True
-    with django_capture_on_commit_callbacks(execute=True):
-        hidden.save()  # as the admin does: cached pages are invalidated
+    with django_capture_on_commit_callbacks(execute=True):  # cached pages are invalidated
+        set_player_flags(Player.objects.get(id=a), hidden=True, by="test")
     html = client.get(
         f"/calculator?a-player={a}&a-character=SO&b-rating=1500&b-uncertainty=200"
     ).content.decode()
@@ -182,7 +181,9 @@ def test_every_shown_calculator_probability_goes_through_the_calibration(client,
         shown = f'<strong data-out="probability">{100 * side.win_probability:.1f}%</strong>'
         assert shown in html
     assert forecast.a.win_probability != pytest.approx(forecast.a.model_win_probability)
-    assert 'data-temperature="2.0"' in html  # the live script shows the same numbers
+    # The live script shows the API's texts: calibrated the same way.
+    body = client.get("/api/v1/probability/", {"a": f"{A}:SO", "b": f"{B}:MA"}).json()
+    assert body["a"]["win_probability_display"] == f"{100 * forecast.a.win_probability:.1f}%"
 
 
 def test_players_by_name_take_a_few_queries_each(client, named, django_assert_max_num_queries):
@@ -191,3 +192,91 @@ def test_players_by_name_take_a_few_queries_each(client, named, django_assert_ma
     with django_assert_max_num_queries(7):
         html = client.get("/calculator?a-name=guardian&b-name=mayfly").content.decode()
     assert "data-result hidden" not in html
+
+
+OUT_CELLS = (
+    "side",
+    "rating",
+    "probability",
+    "after-win",
+    "win-change",
+    "after-loss",
+    "loss-change",
+)
+
+
+def page_result(html: str) -> dict[str, list[str]] | None:
+    """The result table the server renders, cell by cell as a reader sees it."""
+    if NO_RESULT in html:
+        return None
+    rows = {}
+    for side in "ab":
+        row = html.split(f'data-outcome="{side}"')[1].split("</tr>")[0]
+        cells = (
+            re.search(rf'data-out="{cell}"[^>]*>(.*?)</(?:th|td|span|strong)>', row, re.S)[1]
+            for cell in OUT_CELLS
+        )
+        rows[side] = [" ".join(visible_text(cell).split()) for cell in cells]
+    rows["counts"] = ["data-uncounted hidden" in html]
+    return rows
+
+
+def api_result(body: dict) -> dict[str, list[str]]:
+    """The same table as static/js/calculator-1.1.js writes it from the API's answer."""
+    rows = {}
+    for letter in "ab":
+        side = body[letter]
+        label = letter.upper()
+        if side["player"]:
+            label += f": {side['player']['name']} ({side['character']['name']})"
+        rows[letter] = [
+            label,
+            side["rating"]["display"],
+            side["win_probability_display"],
+            side["after_win"]["rating"]["display"],
+            f"({side['after_win']['change_display']})",
+            side["after_loss"]["rating"]["display"],
+            f"({side['after_loss']['change_display']})",
+        ]
+    rows["counts"] = [body["counts"]]
+    return rows
+
+
+def test_the_api_answers_what_the_page_renders(client, named):
+    """The page's script shows the API's answer; for the same inputs it is the page's own."""
+    store_calibration(1.3)
+    Player.objects.filter(id=D).update(cheater=True)
+    typed = [(game.a, game.b) for game in REFERENCE] + [((1623.37, 80.0617285), (1500, 1.5))]
+    cases = [
+        *(
+            ({"rating": a, "deviation": da}, {"rating": b, "deviation": db})
+            for (a, da), (b, db) in typed
+        ),
+        ({"player": A, "character": "SO"}, {"player": B, "character": "MA"}),
+        ({"player": B, "character": "MA"}, {"rating": 1700.5, "deviation": 80.25}),
+        ({"player": D, "character": "SO"}, {"player": A, "character": "KY"}),  # a cheater
+    ]  # fmt: skip
+    for sides in cases:
+        form, api = {}, {}
+        for letter, side in zip("ab", sides, strict=True):
+            if "player" in side:
+                form |= {
+                    f"{letter}-player": side["player"],
+                    f"{letter}-character": side["character"],
+                }
+                api[letter] = f"{side['player']}:{side['character']}"
+            else:
+                # As the script sends them: the typed numbers, and half the ±, as JavaScript
+                # writes a number (its shortest round trip, as Python's repr).
+                uncertainty = 2 * side["deviation"]
+                form |= {
+                    f"{letter}-rating": repr(float(side["rating"])),
+                    f"{letter}-uncertainty": repr(uncertainty),
+                }
+                api[letter] = f"{float(side['rating'])!r},{uncertainty / 2!r}"
+        rendered = page_result(client.get("/calculator", form).content.decode())
+        answer = client.get("/api/v1/probability/", api)
+        assert answer.status_code == 200, (api, answer.content)
+        assert rendered is not None
+        assert api_result(answer.json()) == rendered, sides
+    assert rendered["counts"] == [False]  # the last case: against a cheater

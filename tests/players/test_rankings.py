@@ -12,6 +12,7 @@ from django.utils import timezone
 
 from matches.api.serializers import OPPONENTS_LIMIT
 from matches.replays.readers import iter_replay_payloads
+from matches.services.flags import set_player_flags
 from matches.services.ingest import file_import_source, store_replays
 from matches.services.rating.incremental import rate_pending_matches
 from matches.simulation.league import LeagueSimulator
@@ -242,7 +243,7 @@ def test_supporters_are_marked_in_rows(client):
 
 @pytest.mark.parametrize("flag", ["hidden", "cheater"])
 def test_a_flag_leaves_every_list_on_the_next_request(
-    client, league, settings, flag, django_capture_on_commit_callbacks
+    client, league, settings, flag, queued_rebuilds, django_capture_on_commit_callbacks
 ):
     settings.FAIR_OPPONENT_DAYS = 3650
     best, second = expected_order()[:2]
@@ -260,9 +261,7 @@ def test_a_flag_leaves_every_list_on_the_next_request(
     assert best.player_id in client.get(opponents).content.decode()
 
     with django_capture_on_commit_callbacks(execute=True):
-        player = Player.objects.get(id=best.player_id)
-        setattr(player, flag, True)
-        player.save()
+        set_player_flags(Player.objects.get(id=best.player_id), **{flag: True}, by="test")
 
     for url in (*pages, *apis):
         assert best.player_id not in client.get(url).content.decode(), url

@@ -20,6 +20,7 @@ LIST_PAGES = [
     "/admin/matches/charactermatchup/",
     "/admin/matches/ingestrun/",
     "/admin/matches/rejectedreplay/",
+    "/admin/matches/playerflagchange/",
     "/admin/players/player/",
     "/admin/players/rating/",
     "/admin/players/playername/",

@@ -1,75 +1,18 @@
-/* calculator-1.0.js: the calculator's name suggestions and live result, as an enhancement
+/* calculator-1.1.js: the calculator's name suggestions and live result, as an enhancement
  * (the page works as a plain form without it).
  *
  * Typing a name fills the side's <datalist> from the player search API; a name that is a
  * suggestion picks that player and offers only the characters they have ratings for. The
- * result follows every change, computed with the formulas of matches/ratings/glicko.py
- * (docs/rating-model.md#the-update and #which-games-count); tests/browser/test_calculator.py checks that the numbers agree
- * with the server's.
+ * result follows every change: the script asks /api/v1/probability/, which answers with
+ * the server's own forecast and texts (matches.selectors.calculator), so no rating math
+ * lives here. Requests wait until the inputs rest for a moment; a reply to older inputs
+ * is dropped. tests/browser/test_calculator.py checks the result against the server's page.
  */
 (function () {
   "use strict";
 
-  var Q = Math.log(10) / 400;
-  var MINUS = "\u2212";
   var SUGGESTIONS = 10;
-
-  // --- The rating math (matches/ratings/glicko.py) ---------------------------------------
-
-  function g(deviation) {
-    return 1 / Math.sqrt(1 + (3 * Q * Q * deviation * deviation) / (Math.PI * Math.PI));
-  }
-
-  function winProbability(a, b) {
-    var combined = Math.sqrt(a.deviation * a.deviation + b.deviation * b.deviation);
-    return 1 / (1 + Math.pow(10, (-g(combined) * (a.value - b.value)) / 400));
-  }
-
-  // matches.selectors.calibration.Calibration.shown: the model's log-odds over the
-  // temperature the lab fitted (1 until it has: the probability as the model gives it).
-  function shownProbability(raw, temperature) {
-    if (temperature === 1) return raw;
-    var p = Math.min(Math.max(raw, 1e-12), 1 - 1e-12);
-    var logit = Math.max(-15, Math.min(15, Math.log(p / (1 - p))));
-    return 1 / (1 + Math.exp(-logit / temperature));
-  }
-
-  function update(me, them, score, params) {
-    var gThem = g(them.deviation);
-    var e = 1 / (1 + Math.pow(10, ((-gThem * (me.value - them.value)) / 400) * (1 - params.updateDamping)));
-    var denominator = 1 / (me.deviation * me.deviation) + Q * Q * gThem * gThem * e * (1 - e);
-    return {
-      value: me.value + (Q / denominator) * gThem * (score - e),
-      deviation: Math.max(Math.sqrt(1 / denominator), params.minimumDeviation),
-    };
-  }
-
-  function gameCounts(a, b, params) {
-    if (!a.eligible || !b.eligible) return false;
-    var p = winProbability(a, b);
-    var margin = params.countingMargin;
-    // The winner's expectation lies inside the margin for one winner iff for the other.
-    var even = margin < p && p < 1 - margin;
-    var rms = Math.sqrt((a.deviation * a.deviation + b.deviation * b.deviation) / 2);
-    return even || rms >= params.countingRmsDeviation;
-  }
-
-  // --- How numbers read (players/formatting.py, players.templatetags.ratings) ------------
-
-  function ratingText(rating) {
-    // players.formatting.uncertainty_text: the ± rounded down.
-    return rating.value.toFixed(0) + " \u00b1" + Math.floor(2 * rating.deviation);
-  }
-
-  function percent(share) {
-    return (100 * share).toFixed(1) + "%";
-  }
-
-  function signed(change) {
-    var text = Math.abs(change).toFixed(1);
-    if (parseFloat(text) === 0) return text;
-    return (change > 0 ? "+" : MINUS) + text;
-  }
+  var REST_MS = 200; // inputs unchanged this long before the result is asked for
 
   // --- The form ---------------------------------------------------------------------------
 
@@ -77,25 +20,23 @@
     return fieldset.querySelector('[name="' + fieldset.dataset.side + "-" + name + '"]');
   }
 
-  // A side's rating: the picked player's character, else the typed numbers; null if neither.
-  function contender(fieldset) {
+  // A typed number the form would take (the input's own min and max, from the form field).
+  function number(input) {
+    return input.value !== "" && input.validity.valid ? parseFloat(input.value) : null;
+  }
+
+  // A side as the API takes it: `player_id:character` for a picked player's character, else
+  // `value,deviation` from the typed rating and its ± (twice the deviation); null if neither.
+  function sideQuery(fieldset) {
     var select = fieldset.querySelector("[data-character]");
     var option = select.options[select.selectedIndex];
-    if (field(fieldset, "player").value && option && option.dataset.value) {
-      return {
-        value: parseFloat(option.dataset.value),
-        deviation: parseFloat(option.dataset.deviation),
-        eligible: select.dataset.eligible !== "0",
-        player: option.dataset.player,
-        name: option.dataset.playerName,
-        code: option.value,
-        characterName: option.dataset.name,
-      };
+    if (field(fieldset, "player").value && option && option.dataset.player) {
+      return option.dataset.player + ":" + option.value;
     }
-    var value = parseFloat(field(fieldset, "rating").value);
-    var plusMinus = parseFloat(field(fieldset, "uncertainty").value);
-    if (!(value >= 0 && value <= 5000 && plusMinus >= 2 && plusMinus <= 700)) return null;
-    return { value: value, deviation: plusMinus / 2, eligible: true };
+    var value = number(field(fieldset, "rating"));
+    var plusMinus = number(field(fieldset, "uncertainty"));
+    if (value === null || plusMinus === null) return null;
+    return String(value) + "," + String(plusMinus / 2);
   }
 
   function sideLabel(cell, letter, side) {
@@ -103,46 +44,76 @@
     if (!side.player) return;
     cell.appendChild(document.createTextNode(": "));
     var link = document.createElement("a");
-    link.href = "/player/" + encodeURIComponent(side.player) + "/" + encodeURIComponent(side.code);
+    link.href = "/player/" + encodeURIComponent(side.player.id) + "/" + encodeURIComponent(side.character.code);
     var name = document.createElement("bdi");
-    name.textContent = side.name;
+    name.textContent = side.player.name;
     link.appendChild(name);
     cell.appendChild(link);
-    cell.appendChild(document.createTextNode(" (" + side.characterName + ")"));
+    cell.appendChild(document.createTextNode(" (" + side.character.name + ")"));
   }
 
-  function show(row, letter, side, probability, afterWin, afterLoss, temperature) {
+  // One row of the result from a side of the API's answer (ForecastSideSerializer).
+  function show(row, letter, side) {
     function out(name, text) {
       row.querySelector('[data-out="' + name + '"]').textContent = text;
     }
     sideLabel(row.querySelector('[data-out="side"]'), letter, side);
-    out("rating", ratingText(side));
-    out("probability", percent(shownProbability(probability, temperature)));
-    out("after-win", ratingText(afterWin));
-    out("win-change", "(" + signed(afterWin.value - side.value) + ")");
-    out("after-loss", ratingText(afterLoss));
-    out("loss-change", "(" + signed(afterLoss.value - side.value) + ")");
+    out("rating", side.rating.display);
+    out("probability", side.win_probability_display);
+    out("after-win", side.after_win.rating.display);
+    out("win-change", "(" + side.after_win.change_display + ")");
+    out("after-loss", side.after_loss.rating.display);
+    out("loss-change", "(" + side.after_loss.change_display + ")");
   }
 
-  function refresh(form, params) {
-    var sides = Array.prototype.map.call(form.querySelectorAll("fieldset[data-side]"), contender);
+  function stale(asked, state) {
+    if (asked === state.asked) return false;
+    console.debug("calculator: dropped the reply to older inputs");
+    return true;
+  }
+
+  // Ask for the result of the form as it is now, once the inputs rest. `state.asked` counts
+  // the requests meant: a reply to any but the latest is stale and dropped. The result says
+  // whether it is up to date in aria-busy.
+  function refresh(form, state) {
     var result = document.querySelector("[data-result]");
+    var failed = document.querySelector("[data-failed]");
     if (!result) return;
+    var sides = Array.prototype.map.call(form.querySelectorAll("fieldset[data-side]"), sideQuery);
+    var asked = ++state.asked;
+    clearTimeout(state.timer);
     if (!sides[0] || !sides[1]) {
       result.hidden = true;
+      failed.hidden = true;
+      result.setAttribute("aria-busy", "false");
       return;
     }
-    var a = sides[0], b = sides[1];
-    var counts = gameCounts(a, b, params);
-    function after(me, them, score) {
-      return counts ? update(me, them, score, params) : me;
-    }
-    var p = winProbability(a, b);
-    var t = params.temperature;
-    show(result.querySelector('[data-outcome="a"]'), "A", a, p, after(a, b, 1), after(a, b, 0), t);
-    show(result.querySelector('[data-outcome="b"]'), "B", b, 1 - p, after(b, a, 1), after(b, a, 0), t);
-    result.querySelector("[data-uncounted]").hidden = counts;
-    result.hidden = false;
+    result.setAttribute("aria-busy", "true");
+    state.timer = setTimeout(function () {
+      var address = form.dataset.probabilityUrl + "?a=" + encodeURIComponent(sides[0]) +
+        "&b=" + encodeURIComponent(sides[1]);
+      fetch(address, { headers: { Accept: "application/json" } })
+        .then(function (response) {
+          if (!response.ok) throw new Error("HTTP " + response.status);
+          return response.json();
+        })
+        .then(function (body) {
+          if (stale(asked, state)) return;
+          show(result.querySelector('[data-outcome="a"]'), "A", body.a);
+          show(result.querySelector('[data-outcome="b"]'), "B", body.b);
+          result.querySelector("[data-uncounted]").hidden = body.counts;
+          result.hidden = false;
+          failed.hidden = true;
+          result.setAttribute("aria-busy", "false");
+        })
+        .catch(function () {
+          if (stale(asked, state)) return;
+          // No numbers rather than numbers of other inputs; the form still calculates.
+          result.hidden = true;
+          failed.hidden = false;
+          result.setAttribute("aria-busy", "false");
+        });
+    }, REST_MS);
   }
 
   // --- Suggestions ------------------------------------------------------------------------
@@ -164,17 +135,12 @@
     });
     if (!players.length) return false;
     select.textContent = "";
-    select.dataset.eligible = "1";
     players.forEach(function (hit, index) {
       hit.ratings.forEach(function (rating) {
         var text = rating.character.name + " \u00b7 " + rating.rating.display;
         if (players.length > 1) text += " \u00b7 player " + (index + 1) + (hit.platform ? " (" + hit.platform + ")" : "");
         var element = option(rating.character.code, text);
-        element.dataset.value = rating.rating.value;
-        element.dataset.deviation = rating.rating.deviation;
         element.dataset.player = hit.id;
-        element.dataset.playerName = hit.name;
-        element.dataset.name = rating.character.name;
         select.appendChild(element);
       });
     });
@@ -215,14 +181,8 @@
   }
 
   function enhance(form) {
-    var params = {
-      minimumDeviation: parseFloat(form.dataset.minimumDeviation),
-      updateDamping: parseFloat(form.dataset.updateDamping),
-      countingMargin: parseFloat(form.dataset.countingMargin),
-      countingRmsDeviation: parseFloat(form.dataset.countingRmsDeviation),
-      temperature: parseFloat(form.dataset.temperature),
-    };
-    var recompute = function () { refresh(form, params); };
+    var state = { asked: 0, timer: null };
+    var recompute = function () { refresh(form, state); };
     Array.prototype.forEach.call(form.querySelectorAll("fieldset[data-side]"), function (fieldset) {
       var timer = null;
       fieldset.hits = [];
@@ -234,7 +194,7 @@
             suggest(fieldset, form.dataset.searchUrl, function () {
               if (pick(fieldset, fieldset.hits)) recompute();
             });
-          }, 200);
+          }, REST_MS);
         }
         recompute();
       });
