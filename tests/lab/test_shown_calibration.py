@@ -117,7 +117,7 @@ def test_a_recompute_refits_the_calibration_on_the_new_predictions(settings):
 
 def test_a_recompute_fits_on_the_predictions_the_stored_games_give_back(monkeypatch):
     """A recompute gathers the latest predictions as it rates (on PostgreSQL with the
-    compiled kernel): the same window by arrival, without flagged players' games, as
+    compiled ledger): the same window by arrival, without flagged players' games, as
     refitting from the stored games reads."""
     monkeypatch.setattr(calibration_math, "RECENT_MIN_GAMES", 150)
     store_and_rate(600, shuffled=True)  # arrival (match id) is not the order of play

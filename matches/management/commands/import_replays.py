@@ -53,7 +53,7 @@ class Command(BaseCommand):
         if total.new and bulk.grown_by_a_tenth(Match, total.new):
             bulk.analyze((Match, PendingMatch, Player, PlayerName))
         if rate:
-            # Imported only here: the rating kernel's compiler takes a third of a second to
+            # Imported only here: the compiled ledger (numba) takes a third of a second to
             # load, a thirtieth of an import of 200,000 games that does not rate.
             from matches.services.rating.incremental import rate_pending_matches
             from matches.services.refresh import refresh_site

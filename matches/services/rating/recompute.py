@@ -14,7 +14,7 @@ from django.utils import timezone
 
 from matches.models import CharacterMatchup, MatchRating, PendingMatch
 from matches.params import glicko_params
-from matches.ratings import kernel
+from matches.ratings.array_ledger import ArrayLedger
 from matches.ratings.calibration import LogitBin
 from matches.services import bulk
 from matches.services.calibration import refit_calibration
@@ -61,8 +61,8 @@ def recompute_all_ratings(
 ) -> RatingRun:
     """Forget every rating and rebuild all of them from the stored matches, in one transaction.
 
-    The whole history runs through the compiled kernel over arrays
-    (matches.ratings.kernel), the games read as whole columns (rating.arrays). Match
+    The whole history runs through the compiled ledger over arrays
+    (matches.ratings.array_ledger), the games read as whole columns (rating.arrays). Match
     results are streamed through COPY a chunk at a time as they are rated, and ratings,
     matchups and snapshots written once at the end, into tables whose indexes are
     built after the load. The tables are emptied with TRUNCATE, so their readers wait
@@ -92,7 +92,7 @@ def _recompute_compiled(
     history = arrays.read_history(
         readers=HISTORY_READERS if other_connections_see_this_transaction() else 1
     )
-    ledger = kernel.ArrayLedger(glicko_params())
+    ledger = ArrayLedger(glicko_params())
     flagged = np.array([player.encode() for player in excluded], dtype=bytes)
     flagged_ratings = np.isin(history.player, flagged)
     ledger.add(flagged_ratings, history.character)
@@ -117,7 +117,7 @@ def _recompute_compiled(
 
 
 def _rate_history(
-    ledger: kernel.ArrayLedger,
+    ledger: ArrayLedger,
     history: arrays.History,
     chunk_size: int,
     progress: Callable[[int], None] | None,
