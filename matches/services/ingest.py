@@ -29,6 +29,7 @@ from matches.replays.readers import RawReplay, iter_replay_file
 from matches.replays.storable import storable, storable_text
 from matches.replays.validation import FlatReplay, from_epoch_microseconds
 from matches.services import bulk
+from matches.services.garbage_collection import paused_garbage_collection
 from matches.services.import_process import (
     GAME_COLUMNS,
     SEEN_NAME_COLUMNS,
@@ -39,7 +40,6 @@ from matches.services.import_process import (
     SeenPlayers,
 )
 from matches.services.locks import INGEST_WRITER_LOCK, acquire_transaction_lock
-from matches.services.memory import paused_garbage_collection
 from players.models import Player, PlayerName
 
 CHUNK_SIZE = 20_000

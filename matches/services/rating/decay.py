@@ -23,8 +23,8 @@ from matches.ratings import array_ledger
 from matches.ratings.glicko import GlickoParams
 from matches.services import bulk
 from matches.services.locks import RATING_WRITER_LOCK, acquire_transaction_lock
+from matches.services.rating.ledger_rows import moment
 from matches.services.rating.storage import fetch_columns
-from matches.services.rating_rows import moment
 from players.models import Rating
 
 

@@ -21,6 +21,7 @@ from matches.ratings.ledger import RatingKey
 from matches.services import binary_copy, bulk
 from matches.services.character_matchups import aggregate_from_ledger
 from matches.services.rating.integer_keys import Positions, first_seen_numbers, stable_order
+from matches.services.rating.ledger_rows import PLAYER_MATCHUP_COLUMNS, SNAPSHOT_COLUMNS
 from matches.services.rating.storage import (
     MATCH_RATING_COLUMNS,
     RATING_STATE_COLUMNS,
@@ -28,7 +29,6 @@ from matches.services.rating.storage import (
     fetch_rows,
     select_arrays,
 )
-from matches.services.rating_rows import PLAYER_MATCHUP_COLUMNS, SNAPSHOT_COLUMNS
 from matches.services.read_ahead import readers_in_this_snapshot
 from players.models import Player, PlayerMatchup, Rating, RatingSnapshot
 
