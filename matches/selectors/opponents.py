@@ -4,7 +4,7 @@ an even game with.
 Candidates are ratings played in the last settings.FAIR_OPPONENT_DAYS days whose
 players are neither hidden nor cheaters.  A game is fairest when P(win), using both
 deviations, is nearest 0.5; ties go to the better-known (lower-deviation) rating
-(matches.ratings.matchmaking.best_opponents).
+(matches.ratings.matchmaking.fairest_opponents).
 
 The query stays bounded on millions of ratings: it reads only the CANDIDATES_PER_SIDE
 ratings nearest in value above and below the target (two ordered, limited index walks,
@@ -25,7 +25,7 @@ from django.db import connection
 from django.utils import timezone
 
 from matches.ratings.glicko import win_probability
-from matches.ratings.matchmaking import best_opponents, match_quality_glicko
+from matches.ratings.matchmaking import fairest_opponents, match_quality_glicko
 from matches.selectors.calibration import Calibration, current_calibration
 from players import rules
 from players.models import Rating
@@ -92,10 +92,10 @@ def fair_opponents(
     )
     if row is None:
         return []
-    return opponents_near(player_id, *row, limit, now=now, calibration=calibration)
+    return fair_opponents_at(player_id, *row, limit, now=now, calibration=calibration)
 
 
-def opponents_near(
+def fair_opponents_at(
     player_id: str,
     value: float,
     deviation: float,
@@ -123,7 +123,7 @@ def opponents_near(
         candidates = [_Rated(*values) for values in cursor.fetchall()]
     calibration = calibration or current_calibration()
     suggestions = []
-    for opponent in best_opponents(target, candidates, limit):
+    for opponent in fairest_opponents(target, candidates, limit):
         model = win_probability(
             target.rating, target.deviation, opponent.rating, opponent.deviation
         )

@@ -19,7 +19,7 @@ from matches.params import glicko_params
 from matches.ratings.glicko import update, win_probability
 from matches.selectors.calibration import NO_CALIBRATION, Calibration, current_calibration
 from matches.selectors.matchups import PlayerMatchups, player_matchups
-from matches.selectors.opponents import opponents_near
+from matches.selectors.opponents import fair_opponents_at
 from players import rules
 from players.models import Character, Rating, RatingSnapshot
 from players.roster import ROSTER
@@ -559,7 +559,7 @@ def _newer_sets(
     return MatchSetPage(sets, _cursor(sets[-1].games[-1]), newer)
 
 
-class GoodMatch(NamedTuple):
+class FairOpponent(NamedTuple):
     """A fair opponent for a rating, as the profile's "good matches" block shows it."""
 
     player_id: str
@@ -571,12 +571,12 @@ class GoodMatch(NamedTuple):
     win_probability: float  # the profile owner's chance to beat them
 
 
-GOOD_MATCHES = 10
+PROFILE_FAIR_OPPONENTS = 10
 
 
-def good_matches(
-    rating: Rating, limit: int = GOOD_MATCHES, *, calibration: Calibration | None = None
-) -> list[GoodMatch]:
+def profile_fair_opponents(
+    rating: Rating, limit: int = PROFILE_FAIR_OPPONENTS, *, calibration: Calibration | None = None
+) -> list[FairOpponent]:
     """The fairest recently active opponents for `rating`, fairest first
     (matches.selectors.opponents: one query, never hidden players or cheaters).
     A player flagged for cheating gets none, without a query: their games move nobody."""
@@ -584,7 +584,7 @@ def good_matches(
         return []
     names = {code: name for _, code, name in ROSTER}
     return [
-        GoodMatch(
+        FairOpponent(
             row["player_id"],
             row["name"],
             row["character"],
@@ -593,7 +593,7 @@ def good_matches(
             row["deviation"],
             row["win_probability"],
         )
-        for row in opponents_near(
+        for row in fair_opponents_at(
             rating.player_id, rating.value, rating.deviation, limit, calibration=calibration
         )
     ]
@@ -606,7 +606,7 @@ class RatingProfile:
     history: list[HistoryPoint]
     history_days: int  # the first points of `history` that are one a day (see chart_history)
     matches: MatchSetPage
-    opponents: list[GoodMatch]  # fair opponents, fairest first
+    opponents: list[FairOpponent]  # fair opponents, fairest first
     matchups: PlayerMatchups
     ranks: RatingRanks | None  # None: unranked, for unranked_reason
     unranked_reason: str | None
@@ -643,7 +643,7 @@ def rating_profile(
         history_range,
         *chart_history(rating, history_range, until=now or timezone.now()),
         match_sets(rating, before=before, after=after, calibration=calibration),
-        good_matches(rating, calibration=calibration),
+        profile_fair_opponents(rating, calibration=calibration),
         player_matchups(overview.matchups),
         rating_ranks(rating),
         unranked_reason(rating),
