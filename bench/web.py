@@ -164,7 +164,7 @@ def _pages() -> dict[str, str]:
 
 
 def _second_page_cursor(rating: object) -> str:
-    from matches.selectors.profile import match_sets
+    from matches.selectors.match_history import match_sets
 
     return str(match_sets(rating).next_cursor)
 

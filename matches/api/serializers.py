@@ -9,8 +9,9 @@ from typing import Any
 from rest_framework import serializers
 
 from matches.models import CharacterMatchup
+from matches.selectors.history_points import HISTORY_RANGES
+from matches.selectors.match_history import GameCursor, RatedGame
 from matches.selectors.matchups import MatchupCell, MatchupEstimate, PlayerMatchupRow
-from matches.selectors.profile import HISTORY_RANGES, GameCursor, RatedGame
 from matches.services.evaluation import DEFAULT_SYSTEMS
 from players.api.converters import CharacterConverter, PlayerIdConverter
 from players.api.fields import RatingField, TierField

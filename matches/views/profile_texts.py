@@ -15,14 +15,11 @@ from django.urls import reverse
 from django.utils import timezone
 from django.utils.safestring import SafeString
 
+from matches.selectors.history_points import HISTORY_RANGES
+from matches.selectors.match_history import GameSet, RatedGame
 from matches.selectors.matchups import MatchupEstimate
-from matches.selectors.profile import (
-    HISTORY_RANGES,
-    FairOpponent,
-    GameSet,
-    RatedGame,
-    RatingProfile,
-)
+from matches.selectors.opponents import FairOpponent
+from matches.selectors.profile import RatingProfile
 from players.formatting import offset_text, percent, rating_text, signed_text
 from players.templatetags.ratings import floor_name, top_percent, win_rate
 from players.tiers import settled_tier

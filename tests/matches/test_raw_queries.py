@@ -10,8 +10,9 @@ import pytest
 from django.db.models import F
 
 from matches.models import CharacterMatchup, Match, MatchRating
+from matches.selectors.history_points import rating_history
+from matches.selectors.match_history import match_sets
 from matches.selectors.opponents import fair_opponents_at
-from matches.selectors.profile import match_sets, rating_history
 from matches.services.character_matchups import BRACKET_LIMITS, rebuild_character_matchups
 from players import rules
 from players.models import Rating
