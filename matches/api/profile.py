@@ -11,7 +11,7 @@ from rest_framework.utils.urls import replace_query_param
 from rest_framework.views import APIView
 
 from matches.api import examples
-from matches.api.serializers import (
+from matches.api.serializers.profile import (
     FairOpponentsSerializer,
     GamePageSerializer,
     HistoryQuery,

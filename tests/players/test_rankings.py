@@ -10,7 +10,7 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone
 
-from matches.api.serializers import OPPONENTS_LIMIT
+from matches.api.serializers.profile import OPPONENTS_LIMIT
 from matches.replays.readers import iter_replay_payloads
 from matches.services.ingest import file_import_source, store_replays
 from matches.services.rating.incremental import rate_pending_matches
