@@ -100,7 +100,8 @@ def _build(games: int) -> None:
 
     from matches.models import Match
     from matches.replays.readers import iter_replay_payloads
-    from matches.services.ingest import file_import_source, store_replays
+    from matches.services.file_import import file_import_source
+    from matches.services.ingest import store_replays
     from matches.services.rating.recompute import recompute_all_ratings
     from matches.services.refresh import refresh_derived_tables
     from matches.simulation.league import LeagueSimulator

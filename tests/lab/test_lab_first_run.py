@@ -6,7 +6,8 @@ import pytest
 
 from matches.replays.readers import iter_replay_payloads
 from matches.selectors.lab import latest_lab_report
-from matches.services.ingest import file_import_source, store_replays
+from matches.services.file_import import file_import_source
+from matches.services.ingest import store_replays
 from matches.services.rating.incremental import rate_pending_matches
 from matches.tasks import refresh_lab, refresh_site
 from tests.factories import replay

@@ -15,7 +15,8 @@ from matches.ratings.glicko import win_probability
 from matches.replays.readers import iter_replay_payloads
 from matches.selectors.calibration import Calibration, current_calibration
 from matches.services.calibration import refit_calibration
-from matches.services.ingest import file_import_source, store_replays
+from matches.services.file_import import file_import_source
+from matches.services.ingest import store_replays
 from matches.services.rating.incremental import rate_pending_matches
 from matches.services.rating.recompute import recompute_all_ratings
 from matches.services.refresh import refresh_site

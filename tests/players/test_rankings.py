@@ -12,7 +12,8 @@ from django.utils import timezone
 
 from matches.api.serializers.profile import OPPONENTS_LIMIT
 from matches.replays.readers import iter_replay_payloads
-from matches.services.ingest import file_import_source, store_replays
+from matches.services.file_import import file_import_source
+from matches.services.ingest import store_replays
 from matches.services.rating.incremental import rate_pending_matches
 from matches.simulation.league import LeagueSimulator
 from players.formatting import rating_text

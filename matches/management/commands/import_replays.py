@@ -4,13 +4,8 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from matches.models import Match, PendingMatch
 from matches.services import bulk
-from matches.services.ingest import (
-    IngestResult,
-    file_import_source,
-    finish_run,
-    start_run,
-    store_replay_file,
-)
+from matches.services.file_import import file_import_source, store_replay_file
+from matches.services.ingest import IngestResult, finish_run, start_run
 from players.models import Player, PlayerName
 
 
