@@ -1,7 +1,7 @@
 """`make bench-api`: requests/s and latency of the REST API under load, served by gunicorn.
 
 A PostgreSQL database `bench_api_<games>` is built once (simulated league → store_replays →
-recompute_all_ratings → refresh_statistics as of the last game → VACUUM ANALYZE) and
+recompute_all_ratings → refresh_derived_tables as of the last game → VACUUM ANALYZE) and
 reused while it holds that many games. gunicorn then serves the site with 2 sync workers
 on 127.0.0.1 (throttles, the generation key and the response cache on a private Redis
 when `redis-server` is installed, else on a fresh file cache), and this process, a second
@@ -93,16 +93,17 @@ def _timed(label: str, step: Callable[[], Any]) -> Any:
 
 
 def _build(games: int) -> None:
-    """Simulated league → store_replays → recompute_all_ratings → refresh_statistics."""
+    """Simulated league → store_replays → recompute_all_ratings → refresh_derived_tables."""
     from django.core.management import call_command
     from django.db import connection
     from django.db.models import Max
 
     from matches.models import Match
     from matches.replays.readers import iter_replay_payloads
-    from matches.services.ingest import file_import_source, store_replays
+    from matches.services.file_import import file_import_source
+    from matches.services.ingest import store_replays
     from matches.services.rating.recompute import recompute_all_ratings
-    from matches.services.statistics import refresh_statistics
+    from matches.services.refresh import refresh_derived_tables
     from matches.simulation.league import LeagueSimulator
 
     call_command("migrate", "--no-input", verbosity=0)
@@ -117,7 +118,7 @@ def _build(games: int) -> None:
     # the simulated season, no rating would be ranked and every ranking would be empty.
     last = Match.objects.aggregate(last=Max("played_at"))["last"]
     _timed("recompute_all_ratings", lambda: recompute_all_ratings(now=last))
-    _timed("refresh_statistics", lambda: refresh_statistics(now=last))
+    _timed("refresh_derived_tables", lambda: refresh_derived_tables(now=last))
     # As autovacuum would after a bulk load: the planner needs statistics.
     with connection.cursor() as cursor:
         _timed("vacuum analyze", lambda: cursor.execute("VACUUM ANALYZE"))

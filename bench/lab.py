@@ -70,7 +70,8 @@ def store_league(
     """Store a league through store_replays: (seconds, oracle log loss overall, established)."""
     from matches.ratings.metrics import PredictionMetrics
     from matches.replays.readers import iter_replay_payloads
-    from matches.services.ingest import file_import_source, store_replays
+    from matches.services.file_import import file_import_source
+    from matches.services.ingest import store_replays
     from matches.simulation.league import LeagueSimulator
 
     league = LeagueSimulator(players, seed, START, rate=games / (days * 86400))

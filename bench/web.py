@@ -1,7 +1,7 @@
 """`make bench-web`: server time of every page with 10,000 and 1,000,000 games in PostgreSQL.
 
 For each size, a database `bench_web_<games>` is built once (simulated league →
-import_replays → recompute_ratings → refresh_statistics) and reused while it holds
+import_replays → recompute_ratings → refresh_derived_tables) and reused while it holds
 that many games. A child process per size then requests each page 200 times through
 Django's test client, in-process (no network), twice: with the page cache off (every
 request renders from the database) and on (the generation-keyed page cache, in local
@@ -126,10 +126,10 @@ def rate() -> None:
 
     from matches.models import Match
     from matches.services.rating.recompute import recompute_all_ratings
-    from matches.services.statistics import refresh_statistics
+    from matches.services.refresh import refresh_derived_tables
 
     last = Match.objects.aggregate(last=Max("played_at"))["last"]
-    for step in (recompute_all_ratings, refresh_statistics):
+    for step in (recompute_all_ratings, refresh_derived_tables):
         started = time.perf_counter()
         step(now=last)
         print(f"  {step.__name__}: {time.perf_counter() - started:.0f} s", flush=True)
@@ -164,7 +164,7 @@ def _pages() -> dict[str, str]:
 
 
 def _second_page_cursor(rating: object) -> str:
-    from matches.selectors.profile import match_sets
+    from matches.selectors.match_history import match_sets
 
     return str(match_sets(rating).next_cursor)
 

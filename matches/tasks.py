@@ -21,7 +21,7 @@ from django.conf import settings
 from matches.services.evaluation import refresh_lab as refresh_lab_service
 from matches.services.flags import rebuild_after_flag_changes
 from matches.services.rating.incremental import ClaimLost, rate_pending_matches
-from matches.services.refresh import refresh_site
+from matches.services.refresh import refresh_site as refresh_site_service
 from matches.sources.pulling import DATABASE_UNAVAILABLE, follow_enabled_sources
 
 # The database restarting or a concurrent writer: worth another try a little later.
@@ -45,12 +45,14 @@ def rate_matches() -> int:
     return rate_pending_matches().rated
 
 
-@shared_task(autoretry_for=DATABASE_UNAVAILABLE, **_RETRY)
-def refresh_statistics() -> None:
-    """Decay idle ratings, re-rank, rebuild character matchups, recompute the site
-    statistics; on a new site, also evaluate the lab, whose own (daily) beat entry would
-    first run a day later."""
-    refresh_site(evaluate_lab=refresh_lab.delay)
+# Registered under its first name, which beat's schedule (settings) and messages already
+# queued carry.
+@shared_task(name="matches.tasks.refresh_statistics", autoretry_for=DATABASE_UNAVAILABLE, **_RETRY)
+def refresh_site() -> None:
+    """Refit the calibration, decay idle ratings, rebuild character matchups, recompute the
+    site statistics; on a new site, also evaluate the lab, whose own (daily) beat entry
+    would first run a day later."""
+    refresh_site_service(evaluate_lab=refresh_lab.delay)
 
 
 @shared_task(autoretry_for=DATABASE_UNAVAILABLE, **_RETRY)

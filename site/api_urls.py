@@ -15,13 +15,9 @@ from rest_framework.serializers import Serializer
 from rest_framework.views import APIView
 
 from matches.api import calculator, lab, matchups, profile, statistics
-from matches.api.serializers import (
-    HistoryQuery,
-    MatchesQuery,
-    MatchupsQuery,
-    OpponentsQuery,
-    ProbabilityQuery,
-)
+from matches.api.serializers.calculator import ProbabilityQuery
+from matches.api.serializers.matchups import MatchupsQuery
+from matches.api.serializers.profile import HistoryQuery, MatchesQuery, OpponentsQuery
 from players.api import characters, players, rankings, search
 from players.api.serializers import CharacterRankingQuery, RankingQuery, SearchQuery
 from web.api import conditional, endpoint_index, not_found

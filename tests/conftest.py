@@ -15,7 +15,7 @@ from tests.fixtures.flagged_league import flagged_league  # noqa: F401
 from tests.fixtures.pages import league  # noqa: F401
 
 # No example has a time limit: the first example of a test can pay numba's compilation of
-# the kernel, and a busy machine slows any of them. Speed is measured by the benches, not
+# the array ledger, and a busy machine slows any of them. Speed is measured by the benches, not
 # asserted here (hypothesis's default deadline of 200 ms is a timed assertion).
 settings.register_profile(
     "suite", deadline=None, suppress_health_check=[HealthCheck.too_slow], print_blob=True

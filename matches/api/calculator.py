@@ -9,7 +9,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from matches.api import examples
-from matches.api.serializers import ForecastSerializer, ProbabilityQuery
+from matches.api.serializers.calculator import ForecastSerializer, ProbabilityQuery
 from matches.selectors.calculator import Contender, win_forecast
 from players.api.params import rating_or_404
 from web.api import documented, query_parameters

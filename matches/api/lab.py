@@ -8,7 +8,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from matches.api import examples
-from matches.api.serializers import LabReportSerializer
+from matches.api.serializers.lab import LabReportSerializer
 from matches.selectors.calibration import calibration_report
 from matches.selectors.lab import latest_lab_report
 from web.api import documented

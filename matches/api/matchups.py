@@ -7,7 +7,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from matches.api import examples
-from matches.api.serializers import MatchupMatrixSerializer, MatchupsQuery
+from matches.api.serializers.matchups import MatchupMatrixSerializer, MatchupsQuery
 from matches.selectors.matchups import matchup_matrix
 from web.api import documented, query_parameters
 from web.caching import cached_get

@@ -11,7 +11,7 @@ from rest_framework.utils.urls import replace_query_param
 from rest_framework.views import APIView
 
 from matches.api import examples
-from matches.api.serializers import (
+from matches.api.serializers.profile import (
     FairOpponentsSerializer,
     GamePageSerializer,
     HistoryQuery,
@@ -20,9 +20,10 @@ from matches.api.serializers import (
     RatingHistorySerializer,
     RatingMatchupsSerializer,
 )
+from matches.selectors.history_points import rating_history
+from matches.selectors.match_history import rating_games
 from matches.selectors.matchups import player_matchups
 from matches.selectors.opponents import fair_opponents
-from matches.selectors.profile import rating_games, rating_history
 from players.api.params import CHARACTER, PLAYER_ID, character_or_404, rating_or_404
 from players.selectors.ratings import characters, rating_overview
 from web.api import documented, query_parameters

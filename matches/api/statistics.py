@@ -7,7 +7,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from matches.api import examples
-from matches.api.serializers import SiteStatisticsSerializer
+from matches.api.serializers.statistics import SiteStatisticsSerializer
 from matches.selectors.statistics import site_statistics
 from web.api import documented
 from web.caching import cached_get

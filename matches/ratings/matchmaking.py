@@ -3,7 +3,7 @@
 - Match quality: for Glicko, 1 - 2 |P - 0.5| with P the win probability using both
   deviations (1 for a coin flip, 0 for a certainty); for TrueSkill, its draw-probability
   quality (`match_quality_trueskill`, from trueskill.py).
-- `best_opponents`: the candidates a player is most likely to find an even game with.
+- `fairest_opponents`: the candidates a player is most likely to find an even game with.
 - `pair_round`: league-style pairing that keeps game counts level while favouring good
   games: the participant with the fewest games picks first, and its opponent is drawn
   at random with probability proportional to match quality (so pairings vary between
@@ -22,7 +22,7 @@ from matches.ratings.trueskill import match_quality as match_quality_trueskill
 
 __all__ = [
     "HasGlicko",
-    "best_opponents",
+    "fairest_opponents",
     "match_quality_glicko",
     "match_quality_trueskill",
     "pair_round",
@@ -51,7 +51,7 @@ def match_quality_glicko(a: HasGlicko, b: HasGlicko) -> float:
     return 1.0 - 2.0 * abs(_win_probability(a, b) - 0.5)
 
 
-def best_opponents(target: RatedT, candidates: Iterable[RatedT], n: int) -> list[RatedT]:
+def fairest_opponents(target: RatedT, candidates: Iterable[RatedT], n: int) -> list[RatedT]:
     """The n candidates whose game with `target` is nearest a coin flip.
 
     Ties go to the candidate with the lower deviation, whose rating is better known.

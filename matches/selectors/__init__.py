@@ -1,2 +1,3 @@
-"""Reads for the features that show games: one module per feature (selectors never import
-services)."""
+"""Reads for the features that show games: one module per feature (the profile page reads
+`profile`, which gathers `match_history`, `history_points` and `opponents`, which the API
+reads too); selectors never import services."""

@@ -4,7 +4,7 @@ an even game with.
 Candidates are ratings played in the last settings.FAIR_OPPONENT_DAYS days whose
 players are neither hidden nor cheaters.  A game is fairest when P(win), using both
 deviations, is nearest 0.5; ties go to the better-known (lower-deviation) rating
-(matches.ratings.matchmaking.best_opponents).
+(matches.ratings.matchmaking.fairest_opponents).
 
 The query stays bounded on millions of ratings: it reads only the CANDIDATES_PER_SIDE
 ratings nearest in value above and below the target (two ordered, limited index walks,
@@ -12,6 +12,9 @@ read in one query).
 P(win) depends on the value gap far more than on the deviations, so the fairest
 opponents are among them; a distant rating with a huge deviation can be missed,
 which is no loss for a suggestion.
+
+The API shows them as read (`fair_opponents`); the profile as `FairOpponent` rows
+(`profile_fair_opponents`).
 """
 
 from __future__ import annotations
@@ -25,10 +28,11 @@ from django.db import connection
 from django.utils import timezone
 
 from matches.ratings.glicko import win_probability
-from matches.ratings.matchmaking import best_opponents, match_quality_glicko
+from matches.ratings.matchmaking import fairest_opponents, match_quality_glicko
 from matches.selectors.calibration import Calibration, current_calibration
 from players import rules
 from players.models import Rating
+from players.roster import ROSTER
 from players.tiers import settled_tier
 
 CANDIDATES_PER_SIDE = 100
@@ -92,10 +96,10 @@ def fair_opponents(
     )
     if row is None:
         return []
-    return opponents_near(player_id, *row, limit, now=now, calibration=calibration)
+    return fair_opponents_at(player_id, *row, limit, now=now, calibration=calibration)
 
 
-def opponents_near(
+def fair_opponents_at(
     player_id: str,
     value: float,
     deviation: float,
@@ -123,7 +127,7 @@ def opponents_near(
         candidates = [_Rated(*values) for values in cursor.fetchall()]
     calibration = calibration or current_calibration()
     suggestions = []
-    for opponent in best_opponents(target, candidates, limit):
+    for opponent in fairest_opponents(target, candidates, limit):
         model = win_probability(
             target.rating, target.deviation, opponent.rating, opponent.deviation
         )
@@ -141,3 +145,43 @@ def opponents_near(
             }
         )
     return suggestions
+
+
+class FairOpponent(NamedTuple):
+    """A fair opponent for a rating, as the profile's "good matches" block shows it."""
+
+    player_id: str
+    name: str
+    character_code: str
+    character_name: str
+    value: float
+    deviation: float
+    win_probability: float  # the profile owner's chance to beat them
+
+
+PROFILE_FAIR_OPPONENTS = 10
+
+
+def profile_fair_opponents(
+    rating: Rating, limit: int = PROFILE_FAIR_OPPONENTS, *, calibration: Calibration | None = None
+) -> list[FairOpponent]:
+    """The fairest recently active opponents for `rating`, fairest first
+    (`fair_opponents_at`: one query, never hidden players or cheaters).
+    A player flagged for cheating gets none, without a query: their games move nobody."""
+    if rules.is_flagged(rating.player):
+        return []
+    names = {code: name for _, code, name in ROSTER}
+    return [
+        FairOpponent(
+            row["player_id"],
+            row["name"],
+            row["character"],
+            names.get(row["character"], row["character"]),
+            row["value"],
+            row["deviation"],
+            row["win_probability"],
+        )
+        for row in fair_opponents_at(
+            rating.player_id, rating.value, rating.deviation, limit, calibration=calibration
+        )
+    ]

@@ -3,7 +3,8 @@
 SQL aggregates over the counted games group them by character pair and by a narrow
 bin of the rating difference (every game for the whole field; the games between two
 top-rated players, found from those players, for the top-N brackets); the offset of
-each pair is then fitted in Python (matches.ratings.matchup_offset.fit_offset). Sums
+each pair is then fitted in Python (matches.ratings.matchup_offset.fit_offset). A
+compiled recompute sums the same from the games in its ledger (`aggregate_from_ledger`). Sums
 over games do not depend on the order the games were played in, and games of players
 flagged hidden or cheater since they were rated drop out at the next rebuild.
 """
@@ -12,7 +13,9 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator
+from typing import TYPE_CHECKING
 
+import numpy as np
 from django.conf import settings
 from django.db import connection, transaction
 
@@ -22,6 +25,9 @@ from matches.ratings.matchup_offset import DifferenceBin, fit_offset
 from matches.services.locks import RATING_WRITER_LOCK, acquire_transaction_lock
 from players import rules
 from players.selectors.rankings import top_rated_keys
+
+if TYPE_CHECKING:  # the compiler loads only where a recompute runs
+    from matches.ratings.array_ledger import ArrayLedger
 
 # Games whose rating differences fall within this many points share a bin: the fit
 # sees a few dozen bins per pair instead of every game, at no visible cost in accuracy.
@@ -75,6 +81,47 @@ def _aggregate_sql(*, tiered: bool) -> str:
         WHERE {counted}
         GROUP BY 1, 2, 3, 4
     """
+
+
+def aggregate_from_ledger(ledger: ArrayLedger, rank: np.ndarray, limit: float) -> list[tuple]:
+    """`_aggregate_sql` over the games a compiled recompute's ledger counted, between two
+    characters whose ratings both rank within `limit` (`rank` per rating number), as
+    matchup_rows reads it: (character X, character Y, games, X wins, mean difference,
+    X's expected wins) per (X, Y, difference bin), X being side A. Counted games never
+    involve excluded players, which the SQL leaves out."""
+    a, b, a_won, expected_a, difference = ledger.counted_games()
+    character = ledger.character
+    character_a, character_b = character[a], character[b]
+    keep = character_a != character_b
+    if np.isfinite(limit):
+        keep &= (rank[a] <= limit) & (rank[b] <= limit)
+    if not keep.any():
+        return []
+    difference, a_won, expected_a = difference[keep], a_won[keep], expected_a[keep]
+    # Ties go to the even bin, as PostgreSQL's round() of a double does.
+    bins = np.round(difference / DIFFERENCE_BIN_POINTS).astype(np.int64)
+    # Groups numbered densely (characters and bins are few): counted, not sorted.
+    low, width = int(bins.min()), int(character.max()) + 1
+    span = int(bins.max()) - low + 1
+    group = (character_a[keep] * width + character_b[keep]) * span + (bins - low)
+    games = np.bincount(group)
+    present = np.flatnonzero(games)
+    pair = present // span
+
+    def sums(weights: np.ndarray) -> np.ndarray:
+        return np.bincount(group, weights=weights, minlength=len(games))[present]
+
+    return list(
+        zip(
+            (pair // width).tolist(),
+            (pair % width).tolist(),
+            games[present].tolist(),
+            sums(a_won).astype(np.int64).tolist(),
+            (sums(difference) / games[present]).tolist(),
+            sums(expected_a).tolist(),
+            strict=True,
+        )
+    )
 
 
 def _mean_difference(rows: Iterable[tuple]) -> list[tuple]:

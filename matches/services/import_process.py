@@ -27,7 +27,7 @@ from matches.replays.batch import PlayerSightings, parse_batch
 from matches.replays.readers import iter_replay_file
 from matches.replays.validation import FlatReplay
 from matches.services.child_process import ChildProcess
-from matches.services.memory import paused_garbage_collection
+from matches.services.garbage_collection import paused_garbage_collection
 
 # The columns of the COPY data of `ParsedChunk.games`, side A being the smaller player
 # id; times are integer epoch microseconds, winner "A" or "B". The names are not stored

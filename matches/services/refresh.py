@@ -6,17 +6,33 @@ own (daily) schedule would first run a day later."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from datetime import datetime
+
+from django.utils import timezone
 
 from matches.selectors.lab import lab_has_scored_games
 from matches.services.calibration import refit_calibration
+from matches.services.character_matchups import rebuild_character_matchups
 from matches.services.evaluation import refresh_lab
-from matches.services.statistics import refresh_statistics
+from matches.services.rating.decay import decay_all_ratings
+from matches.services.statistics import recompute_site_statistics
+from web.generation import bump_generation
 
 
 def refresh_site(*, evaluate_lab: Callable[[], object] = refresh_lab) -> None:
     """Refresh the derived tables; while the lab has no report with games, evaluate it
     with `evaluate_lab` (at once by default; the task sends it to a worker instead)."""
     refit_calibration()
-    refresh_statistics()  # bumps the generation: pages show the new calibration too
+    refresh_derived_tables()  # bumps the generation: pages show the new calibration too
     if not lab_has_scored_games():
         evaluate_lab()
+
+
+def refresh_derived_tables(now: datetime | None = None) -> None:
+    """Decay idle ratings up to `now`, rebuild the character matchups and recompute every
+    site statistic, then bump the cache generation."""
+    now = now or timezone.now()
+    decay_all_ratings(now)
+    rebuild_character_matchups()
+    recompute_site_statistics(now)
+    bump_generation()

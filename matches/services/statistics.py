@@ -1,5 +1,5 @@
-"""The periodic refresh (docs/architecture.md#from-a-replay-to-a-page, step 3): decay and
-site statistics.
+"""The site statistics, recomputed by the periodic refresh
+(docs/architecture.md#from-a-replay-to-a-page, step 3; matches.services.refresh).
 
 Pages read what this writes (SiteStatistic rows) and never aggregate millions of rows
 per request.
@@ -26,16 +26,12 @@ from django.db.models import (
     When,
 )
 from django.db.models.functions import Floor, TruncDate
-from django.utils import timezone
 
 from matches.models import Match
-from matches.services.character_matchups import rebuild_character_matchups
-from matches.services.rating.decay import decay_all_ratings
 from matches.services.site_statistic import store_statistic
 from players import rules
 from players.models import Character, Player, Rating
 from players.selectors.rankings import ranked_count, ranked_ratings
-from web.generation import bump_generation
 
 RATING_BIN_WIDTH = 50
 GAMES_PER_DAY_WINDOW = timedelta(days=90)
@@ -253,12 +249,9 @@ def _popularity(now: datetime) -> dict[str, Any]:
     }
 
 
-def refresh_statistics(now: datetime | None = None) -> None:
-    """The hourly refresh: decay idle ratings, rebuild the character matchups, recompute
-    every site statistic."""
-    now = now or timezone.now()
-    decay_all_ratings(now)
-    rebuild_character_matchups()
+def recompute_site_statistics(now: datetime) -> None:
+    """Recompute and store every site statistic as of `now`, in one transaction. The
+    caller bumps the cache generation."""
     with transaction.atomic():
         games_by_day = _visible_games_by_day(now)
         store_statistic("totals", _totals(now, games_by_day))
@@ -268,4 +261,3 @@ def refresh_statistics(now: datetime | None = None) -> None:
         store_statistic("popularity", _popularity(now))
         store_statistic("percentiles", _percentiles())
         store_statistic("activity", _activity(now))
-    bump_generation()

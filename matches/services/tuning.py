@@ -4,9 +4,9 @@
 Each system learns from the earlier part of the stored history and is scored on the
 later part (log loss of each game predicted before it is learned), never the other
 way round. Its own parameters are chosen by coordinate search with golden-section
-steps over continuous ranges (matches.ratings.search), starting from its defaults
-(the site's Glicko from the current settings), so a tuned alternative is compared
-with the tuned site system, not with a guess.
+steps over continuous ranges (matches.ratings.coordinate_search), starting from its
+defaults (the site's Glicko from the current settings), so a tuned alternative is
+compared with the tuned site system, not with a guess.
 
 The history is read from the database once and kept in memory as plain rows; every
 evaluation is then one pass of one system over those rows. On PostgreSQL-sized
@@ -32,10 +32,10 @@ from matches.ratings.calibration import (
     TemperatureFit,
     fit_temperature,
 )
+from matches.ratings.coordinate_search import Dimension, SearchResult, coordinate_search
 from matches.ratings.elo import Elo
 from matches.ratings.glicko2 import Glicko2, Glicko2Params
 from matches.ratings.metrics import PredictionMetrics
-from matches.ratings.search import Dimension, SearchResult, coordinate_search
 from matches.ratings.trueskill import TrueSkill, TrueSkillParams
 from matches.services.evaluation import history_chunks
 

@@ -9,7 +9,7 @@ from matches.params import glicko_params
 from matches.ratings.glicko import decayed_deviation, win_probability
 from matches.selectors.calibration import current_calibration
 from players.tiers import rating_tiers, tier_ranges
-from players.views.rankings import ranked_below
+from players.views.rankings import settled_plus_minus_limit
 
 
 def about(request: HttpRequest) -> HttpResponse:
@@ -26,7 +26,7 @@ def about(request: HttpRequest) -> HttpResponse:
         "matches/about.html",
         {
             "params": params,
-            "ranked_below": ranked_below(),
+            "settled_plus_minus_limit": settled_plus_minus_limit(),
             "idle_30_days": 2 * decayed_deviation(50.0, 30 * periods_per_day, params),
             "idle_1_year": 2 * decayed_deviation(50.0, 365 * periods_per_day, params),
             "initial_uncertainty": 2 * params.initial_deviation,

@@ -8,7 +8,9 @@ from django.shortcuts import redirect, render
 from django.utils import timezone
 
 from matches import charts
-from matches.selectors.profile import HISTORY_RANGES, GameCursor, rating_profile
+from matches.selectors.history_points import HISTORY_RANGES
+from matches.selectors.match_history import GameCursor
+from matches.selectors.profile import rating_profile
 from matches.views.profile_texts import profile_body
 from players.selectors.ratings import best_character_code
 from web.partials import render_partial

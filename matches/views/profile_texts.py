@@ -15,14 +15,17 @@ from django.urls import reverse
 from django.utils import timezone
 from django.utils.safestring import SafeString
 
+from matches.selectors.history_points import HISTORY_RANGES
+from matches.selectors.match_history import GameSet, RatedGame
 from matches.selectors.matchups import MatchupEstimate
-from matches.selectors.profile import HISTORY_RANGES, GameSet, GoodMatch, RatedGame, RatingProfile
+from matches.selectors.opponents import FairOpponent
+from matches.selectors.profile import RatingProfile
 from players.formatting import offset_text, percent, rating_text, signed_text
 from players.templatetags.ratings import floor_name, top_percent, win_rate
 from players.tiers import settled_tier
-from players.views.rankings import profile_url, ranked_below
+from players.views.rankings import profile_url_maker, settled_plus_minus_limit
 
-ProfileUrl = Callable[[str, str], str]  # profile_url()'s maker
+ProfileUrl = Callable[[str, str], str]  # what profile_url_maker() returns
 
 
 class Moment(NamedTuple):
@@ -164,7 +167,7 @@ class ProfileBody(NamedTuple):
     peak: str | None
     peak_at: Moment
     best_win: BestWin | None
-    ranked_below: str
+    settled_plus_minus_limit: str
     ranges: list[HistoryRange]
     history_range: str
     history_days: int
@@ -184,7 +187,7 @@ class ProfileBody(NamedTuple):
 def profile_body(found: RatingProfile, chart: SafeString) -> ProfileBody:
     """A profile's body and its rating chart (the profile URL reversed once for all its
     links)."""
-    rating, overview, url = found.rating, found.overview, profile_url()
+    rating, overview, url = found.rating, found.overview, profile_url_maker()
     player, character = rating.player, rating.character
     ranks = found.ranks
     return ProfileBody(
@@ -233,7 +236,7 @@ def profile_body(found: RatingProfile, chart: SafeString) -> ProfileBody:
         ),
         peak_at=_moment(rating.peak_at),
         best_win=_best_win(found, url),
-        ranked_below=floatformat(ranked_below(), 0),
+        settled_plus_minus_limit=floatformat(settled_plus_minus_limit(), 0),
         ranges=[
             HistoryRange(key=key, label="All" if key == "all" else f"{key[:-1]} days")
             for key in HISTORY_RANGES
@@ -371,7 +374,7 @@ def _matchup_rows(rows: Iterable[tuple[str, MatchupEstimate]]) -> list[MatchupTe
     return texts
 
 
-def _opponent_rows(opponents: list[GoodMatch], url: ProfileUrl) -> list[OpponentRow]:
+def _opponent_rows(opponents: list[FairOpponent], url: ProfileUrl) -> list[OpponentRow]:
     """The fair opponents' rows as texts."""
     return [
         OpponentRow(

@@ -41,8 +41,9 @@ class RankingRow(NamedTuple):
     record: str
 
 
-def ranked_below() -> float:
-    """The ± (two deviations) below which a rating is ranked."""
+def settled_plus_minus_limit() -> float:
+    """The ± (two deviations) below which a rating is settled, which ranking asks of it
+    (players.rules)."""
     return 2 * rules.low_deviation()
 
 
@@ -73,13 +74,13 @@ def _quoted(arg: str) -> str:
     return arg if arg.isascii() and arg.isalnum() else quote(arg, safe=_URL_SAFE)
 
 
-def profile_url() -> Callable[[str, str], str]:
-    """`profile_url(player_id, code)`, as reversing 'profile' for each row."""
+def profile_url_maker() -> Callable[[str, str], str]:
+    """A maker of profile URLs, `url(player_id, code)`, as reversing 'profile' for each row."""
     return _url_maker("profile", 2)
 
 
-def player_url() -> Callable[[str], str]:
-    """`player_url(player_id)`, as reversing 'player' for each row."""
+def player_url_maker() -> Callable[[str], str]:
+    """A maker of player URLs, `url(player_id)`, as reversing 'player' for each row."""
     return _url_maker("player", 1)
 
 
@@ -125,7 +126,7 @@ def top(request: HttpRequest, code: str | None = None) -> HttpResponse:
     )
     if page is None:
         raise Http404(NOT_FOUND_CHARACTER)
-    url, platforms = profile_url(), dict(Player.Platform.choices)
+    url, platforms = profile_url_maker(), dict(Player.Platform.choices)
     # The row's texts made here, so that the partial only places them.
     rows = [
         RankingRow(
@@ -153,7 +154,7 @@ def top(request: HttpRequest, code: str | None = None) -> HttpResponse:
             "rows": render_partial(
                 "players/ranking_rows.html", {"rows": rows, "overall": page.character is None}
             ),
-            "ranked_below": ranked_below(),
+            "settled_plus_minus_limit": settled_plus_minus_limit(),
             "everyone_url": _url_with(request, active=None),
             "active_urls": [(days, _url_with(request, active=str(days))) for days in ACTIVE_DAYS],
             "per_player_url": _url_with(request, per="player"),

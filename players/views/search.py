@@ -12,7 +12,7 @@ from django.utils.timezone import get_current_timezone, localtime
 from players.formatting import count_text, rating_text
 from players.models import Player
 from players.selectors.search import find_players
-from players.views.rankings import player_url, profile_url
+from players.views.rankings import player_url_maker, profile_url_maker
 from web.partials import render_partial
 
 
@@ -47,7 +47,7 @@ def search(request: HttpRequest) -> HttpResponse:
     exact = [hit for hit in found.hits if hit.exact_current_name]
     if len(exact) == 1:
         return redirect("player", exact[0].player_id)
-    url, rating_url = player_url(), profile_url()
+    url, rating_url = player_url_maker(), profile_url_maker()
     # The time zone looked up once, not for each hit.
     platforms, zone = dict(Player.Platform.choices), get_current_timezone()
     # The result's texts made here, so that the partial only places them.

@@ -9,7 +9,8 @@ import pytest
 from django.db import transaction
 
 from matches.replays.readers import iter_replay_payloads
-from matches.services.ingest import file_import_source, store_replays
+from matches.services.file_import import file_import_source
+from matches.services.ingest import store_replays
 from matches.simulation.league import LeagueSimulator
 from players.services import ensure_roster
 

@@ -6,9 +6,10 @@ import pytest
 
 from matches.replays.readers import iter_replay_payloads
 from matches.selectors.lab import latest_lab_report
-from matches.services.ingest import file_import_source, store_replays
+from matches.services.file_import import file_import_source
+from matches.services.ingest import store_replays
 from matches.services.rating.incremental import rate_pending_matches
-from matches.tasks import refresh_lab, refresh_statistics
+from matches.tasks import refresh_lab, refresh_site
 from tests.factories import replay
 
 pytestmark = pytest.mark.django_db
@@ -38,15 +39,15 @@ def lab_runs(monkeypatch) -> list[int]:
 
 def test_the_first_refresh_fills_the_lab_at_once(lab_runs):
     store_games(20)
-    refresh_statistics.apply().get()
+    refresh_site.apply().get()
     assert lab_runs == [20]
-    refresh_statistics.apply().get()  # the lab has its report: beat's daily run keeps it
+    refresh_site.apply().get()  # the lab has its report: beat's daily run keeps it
     assert lab_runs == [20]
 
 
 def test_a_lab_report_without_games_is_replaced_by_the_next_refresh(lab_runs):
-    refresh_statistics.apply().get()  # a new site without games yet
+    refresh_site.apply().get()  # a new site without games yet
     assert lab_runs == [0]
     store_games(3)
-    refresh_statistics.apply().get()
+    refresh_site.apply().get()
     assert lab_runs == [0, 3]

@@ -15,8 +15,9 @@ from matches.ratings.glicko import win_probability
 from matches.replays.readers import iter_replay_payloads
 from matches.selectors.calibration import Calibration, current_calibration
 from matches.services.calibration import refit_calibration
+from matches.services.file_import import file_import_source
 from matches.services.flags import set_player_flags
-from matches.services.ingest import file_import_source, store_replays
+from matches.services.ingest import store_replays
 from matches.services.rating.incremental import rate_pending_matches
 from matches.services.rating.recompute import recompute_all_ratings
 from matches.services.refresh import refresh_site
@@ -117,7 +118,7 @@ def test_a_recompute_refits_the_calibration_on_the_new_predictions(settings):
 
 def test_a_recompute_fits_on_the_predictions_the_stored_games_give_back(monkeypatch):
     """A recompute gathers the latest predictions as it rates (on PostgreSQL with the
-    compiled kernel): the same window by arrival, without flagged players' games, as
+    compiled ledger): the same window by arrival, without flagged players' games, as
     refitting from the stored games reads."""
     monkeypatch.setattr(calibration_math, "RECENT_MIN_GAMES", 150)
     store_and_rate(600, shuffled=True)  # arrival (match id) is not the order of play

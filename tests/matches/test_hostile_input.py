@@ -19,7 +19,9 @@ from matches.models import IngestRun, Match, RejectedReplay
 from matches.replays import readers
 from matches.replays.readers import iter_replay_file, iter_replay_payloads
 from matches.replays.storable import storable
-from matches.services.ingest import ESCAPED_NOTE, file_import_source, store_replays
+from matches.services.file_import import file_import_source
+from matches.services.ingest import store_replays
+from matches.services.ingest_rows import ESCAPED_NOTE
 from matches.sources.pulling import add_source, pull_source
 from tests.factories import replay
 from tests.worker.conftest import fake_feed, http_source  # noqa: F401  (fake_feed: a fixture)

@@ -28,7 +28,8 @@ from matches.models import Match, RejectedReplay
 from matches.replays import readers
 from matches.replays.readers import iter_replay_file, iter_replay_payloads
 from matches.replays.validation import MAX_REPLAY_ID_LENGTH, InvalidReplay, parse_replay
-from matches.services.ingest import file_import_source, store_replays
+from matches.services.file_import import file_import_source
+from matches.services.ingest import store_replays
 from tests.factories import replay
 
 pytestmark = pytest.mark.django_db

@@ -30,9 +30,10 @@ from matches.replays.validation import (
     parse_replay,
     plain_csv_replay,
 )
-from matches.services import ingest
+from matches.services import file_import, ingest
+from matches.services.file_import import file_import_source, store_replay_file
 from matches.services.import_process import ImportProcess, ImportProcessFailed
-from matches.services.ingest import file_import_source, store_replay_file, store_replays
+from matches.services.ingest import store_replays
 from players.models import Player, PlayerName
 from tests import databases
 
@@ -209,8 +210,8 @@ def test_a_daemonic_process_reads_on_a_thread(tmp_path: Path, monkeypatch):
     class Daemonic:
         daemon = True
 
-    monkeypatch.setattr(ingest.multiprocessing, "current_process", Daemonic)
-    monkeypatch.setattr(ingest, "ImportProcess", None)
+    monkeypatch.setattr(file_import.multiprocessing, "current_process", Daemonic)
+    monkeypatch.setattr(file_import, "ImportProcess", None)
     result = store_replay_file(
         source=file_import_source(), path=write_csv(tmp_path / "a.csv", [row("a")])
     )
@@ -238,7 +239,7 @@ def test_a_child_that_dies_fails_the_load_which_leaves_nothing(tmp_path: Path, m
     before = databases.index_definitions(Match, Player, PlayerName)
     # Chunks larger than a pipe's buffer: the child waits to hand each over.
     path = write_csv(tmp_path / "a.csv", [row(f"g{n}", T + n) for n in range(20_000)])
-    real_insert = ingest._insert_encoded_matches
+    real_insert = file_import._insert_encoded_matches
 
     def insert_then_kill_the_child(*args):
         new = real_insert(*args)
@@ -246,7 +247,7 @@ def test_a_child_that_dies_fails_the_load_which_leaves_nothing(tmp_path: Path, m
             os.kill(child.pid, signal.SIGKILL)
         return new
 
-    monkeypatch.setattr(ingest, "_insert_encoded_matches", insert_then_kill_the_child)
+    monkeypatch.setattr(file_import, "_insert_encoded_matches", insert_then_kill_the_child)
     with pytest.raises(ImportProcessFailed, match="died"):
         store_replay_file(source=file_import_source(), path=path, chunk_size=2_000)
     assert not Match.objects.exists() and not PendingMatch.objects.exists()
@@ -261,7 +262,7 @@ def test_a_child_that_dies_in_a_later_load_keeps_the_committed_games_and_none_tw
     path = write_csv(tmp_path / "b.csv", rows)
     # 2,000 new players a chunk: a commit after every third.
     monkeypatch.setattr(ingest, "PLAYERS_PER_TRANSACTION", 5_000)
-    real_insert, inserts = ingest._insert_encoded_matches, []
+    real_insert, inserts = file_import._insert_encoded_matches, []
 
     def insert_then_kill_the_child_at_the_fourth(*args):
         inserts.append(real_insert(*args))
@@ -270,13 +271,15 @@ def test_a_child_that_dies_in_a_later_load_keeps_the_committed_games_and_none_tw
                 os.kill(child.pid, signal.SIGKILL)
         return inserts[-1]
 
-    monkeypatch.setattr(ingest, "_insert_encoded_matches", insert_then_kill_the_child_at_the_fourth)
+    monkeypatch.setattr(
+        file_import, "_insert_encoded_matches", insert_then_kill_the_child_at_the_fourth
+    )
     with pytest.raises(ImportProcessFailed, match="died"):
         store_replay_file(source=file_import_source(), path=path, chunk_size=2_000)
     # The first transaction (three chunks and their players) committed; the fourth chunk's not.
     assert Match.objects.count() == PendingMatch.objects.count() == 1 + 6_000
     assert Player.objects.count() == 2 + 6_000
-    monkeypatch.setattr(ingest, "_insert_encoded_matches", real_insert)
+    monkeypatch.setattr(file_import, "_insert_encoded_matches", real_insert)
     again = store_replay_file(source=file_import_source(), path=path, chunk_size=2_000)
     assert (again.new, again.duplicate) == (14_000, 6_000)
     assert Match.objects.count() == PendingMatch.objects.count() == 1 + 20_000

@@ -17,7 +17,8 @@ from django.utils import timezone
 from matches.models import IngestRun, Match, PendingMatch, RejectedReplay
 from matches.replays.readers import iter_replay_payloads
 from matches.services import bulk
-from matches.services.ingest import file_import_source, store_replays
+from matches.services.file_import import file_import_source
+from matches.services.ingest import store_replays
 from matches.sources.pulling import add_source, pull_source
 from players.models import Player, PlayerName
 from tests import databases

@@ -7,7 +7,7 @@ from datetime import timedelta
 import pytest
 
 from matches.ratings.glicko import win_probability
-from matches.ratings.matchmaking import best_opponents
+from matches.ratings.matchmaking import fairest_opponents
 from matches.selectors import opponents
 from matches.selectors.opponents import fair_opponents
 from players.models import Character, Player, Rating
@@ -112,5 +112,5 @@ def test_a_large_table_takes_four_queries_and_finds_the_true_best(
             player_id=target.player_id
         ).values_list("value", "deviation", "player_id")
     ]
-    best = best_opponents(opponents._Rated(1500.0, 50.0), everyone, 10)
+    best = fairest_opponents(opponents._Rated(1500.0, 50.0), everyone, 10)
     assert [o["player_id"] for o in found] == [o.player_id for o in best]

@@ -15,14 +15,10 @@ from matches.params import glicko_params
 from matches.ratings.calibration import calibrated
 from matches.ratings.glicko import update, win_probability
 from matches.ratings.matchup_offset import OffsetEvidence, one_step_offset
-from matches.selectors import profile
-from matches.selectors.profile import (
-    GameCursor,
-    chart_history,
-    match_sets,
-    rating_history,
-    rating_profile,
-)
+from matches.selectors import history_points
+from matches.selectors.history_points import chart_history, rating_history
+from matches.selectors.match_history import GameCursor, match_sets
+from matches.selectors.profile import rating_profile
 from players.formatting import offset_text, rating_text
 from players.models import Character, Player, PlayerName, Rating
 from players.selectors.rankings import RANKED_COUNTED_PER_RANK, ranked_ratings
@@ -163,7 +159,7 @@ def test_a_busy_chart_draws_its_last_games_and_the_days_before_them(client, db, 
     until = BASE_TIME + timedelta(days=6)
     per_game = rating_history(rating, "30d", until=until)
     assert chart_history(rating, "30d", until=until) == (per_game, 0)  # 15 games: all fit
-    monkeypatch.setattr(profile, "CHART_GAME_POINTS", 4)
+    monkeypatch.setattr(history_points, "CHART_GAME_POINTS", 4)
     points, days = chart_history(rating, "30d", until=until)
     assert days == 3
     snapshots = list(rating.snapshots.order_by("day").values_list("day", "value", "deviation"))

@@ -48,7 +48,7 @@ def opponents_block(html: str) -> str:
     return found.group(0) if found else ""
 
 
-def test_good_matches_are_the_fair_opponents_fairest_first(
+def test_the_profiles_fair_opponents_are_the_fairest_first(
     client, league, active, settings, django_assert_max_num_queries
 ):
     rating = busiest()

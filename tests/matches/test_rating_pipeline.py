@@ -17,7 +17,8 @@ from matches.ratings.matchup_offset import expected
 from matches.replays.readers import iter_replay_payloads
 from matches.services import bulk
 from matches.services.character_matchups import rebuild_character_matchups
-from matches.services.ingest import file_import_source, store_replays
+from matches.services.file_import import file_import_source
+from matches.services.ingest import store_replays
 from matches.services.rating.decay import decay_all_ratings
 from matches.services.rating.incremental import rate_pending_matches
 from matches.services.rating.recompute import recompute_all_ratings

@@ -10,8 +10,9 @@ import pytest
 from django.db.models import F
 
 from matches.models import CharacterMatchup, Match, MatchRating
-from matches.selectors.opponents import opponents_near
-from matches.selectors.profile import match_sets, rating_history
+from matches.selectors.history_points import rating_history
+from matches.selectors.match_history import match_sets
+from matches.selectors.opponents import fair_opponents_at
 from matches.services.character_matchups import BRACKET_LIMITS, rebuild_character_matchups
 from players import rules
 from players.models import Rating
@@ -69,7 +70,7 @@ def test_fair_opponents_are_active_ratings_of_players_not_flagged(
 ) -> None:
     since = flagged_league - timedelta(days=14)
     for rating in shown_ratings()[::5]:
-        candidates = opponents_near(
+        candidates = fair_opponents_at(
             rating.player_id, rating.value, rating.deviation, 10_000, now=flagged_league
         )
         expected = (

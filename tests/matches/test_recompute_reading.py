@@ -1,4 +1,5 @@
-"""The compiled recompute's read of every stored match as arrays (services.rating.arrays)."""
+"""The compiled recompute's read of every stored match as arrays
+(services.rating.recompute_storage)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from django.db import connection, transaction
 from matches.models import Match
 from matches.services import binary_copy
 from matches.services.character_matchups import rebuild_character_matchups
-from matches.services.rating import arrays
+from matches.services.rating import recompute_storage
 from matches.services.rating.decay import decay_all_ratings
 from matches.services.rating.incremental import rate_pending_matches
 from matches.services.rating.recompute import recompute_all_ratings
@@ -48,7 +49,7 @@ def test_binary_arrays_decode_to_the_values_postgresql_holds():
 
 def test_the_history_is_in_time_order_with_ratings_numbered_by_first_game():
     store(random_league(80))
-    history = arrays.read_history()
+    history = recompute_storage.read_history()
     with connection.cursor() as cursor:
         cursor.execute(
             "SELECT id, player_a_id, character_a_id, player_b_id, character_b_id "
@@ -75,7 +76,7 @@ def test_a_hash_shared_by_two_players_is_read_again_under_another_seed(monkeypat
     decay_all_ratings(RECOMPUTED_AT)
     rebuild_character_matchups()
     incremental = state()
-    real_players = arrays._players
+    real_players = recompute_storage._players
     seeds = []
 
     def colliding_at_first(seed):
@@ -85,7 +86,7 @@ def test_a_hash_shared_by_two_players_is_read_again_under_another_seed(monkeypat
             hashes[1] = hashes[0]
         return players, hashes
 
-    monkeypatch.setattr(arrays, "_players", colliding_at_first)
+    monkeypatch.setattr(recompute_storage, "_players", colliding_at_first)
     recompute_all_ratings(chunk_size=50, now=RECOMPUTED_AT)
     assert seeds == [0, 1]
     assert_same_state(incremental, state())
@@ -106,15 +107,17 @@ def test_a_match_naming_no_stored_player_fails_the_recompute_and_keeps_the_ratin
 @pytest.mark.django_db(transaction=True)
 def test_the_history_read_on_several_connections_is_the_one_read_on_this_one(monkeypatch):
     store(random_league(200))
-    monkeypatch.setattr(arrays, "_READ_BLOCKS", 1)  # a query a page: several for each reader
+    monkeypatch.setattr(
+        recompute_storage, "_READ_BLOCKS", 1
+    )  # a query a page: several for each reader
     with connection.cursor() as cursor:
         cursor.execute("SELECT pg_relation_size('matches_match') / 8192")
         assert cursor.fetchone()[0] >= 4
     with transaction.atomic():
-        alone = arrays.read_history()
-        spread = arrays.read_history(readers=2)
+        alone = recompute_storage.read_history()
+        spread = recompute_storage.read_history(readers=2)
     assert len(alone) == 200
-    for name in arrays.History.__dataclass_fields__:
+    for name in recompute_storage.History.__dataclass_fields__:
         assert np.array_equal(getattr(spread, name), getattr(alone, name)), name
 
 
@@ -127,15 +130,15 @@ def test_a_recompute_in_its_own_transaction_reads_on_two_connections_and_equals_
     decay_all_ratings(RECOMPUTED_AT)
     rebuild_character_matchups()
     incremental = state()
-    monkeypatch.setattr(arrays, "_READ_BLOCKS", 1)
+    monkeypatch.setattr(recompute_storage, "_READ_BLOCKS", 1)
     asked = []
-    real_read_history = arrays.read_history
+    real_read_history = recompute_storage.read_history
 
     def counted_read_history(readers=1):
         asked.append(readers)
         return real_read_history(readers)
 
-    monkeypatch.setattr(arrays, "read_history", counted_read_history)
+    monkeypatch.setattr(recompute_storage, "read_history", counted_read_history)
     recompute_all_ratings(chunk_size=50, now=RECOMPUTED_AT)
     assert asked == [2]
     assert_same_state(incremental, state())

@@ -12,7 +12,7 @@ from django.utils import timezone
 from matches.models import SiteStatistic
 from matches.ratings.calibration import calibrated
 from matches.ratings.glicko import win_probability
-from matches.services.statistics import refresh_statistics
+from matches.services.refresh import refresh_derived_tables
 from players.models import Player, Rating
 from players.selectors.rankings import ranked_ratings
 from tests.factories import replay, store_calibration
@@ -178,7 +178,7 @@ def test_the_total_counts_games_older_than_the_chart_and_neither_counts_hidden_p
         ]
     )
     Player.objects.filter(id="4" * 18).update(hidden=True)
-    refresh_statistics(now=now)
+    refresh_derived_tables(now=now)
     stored = {row.key: row.data for row in SiteStatistic.objects.all()}
     assert stored["totals"]["games"] == 2
     assert stored["totals"]["games_24h"] == 1
@@ -191,7 +191,7 @@ def test_the_total_counts_games_older_than_the_chart_and_neither_counts_hidden_p
 def test_games_per_day_run_up_to_today_with_quiet_days_at_zero(db):
     played = datetime(2026, 11, 20, 15, 0, tzinfo=UTC)
     rate_replays([replay(1, "1" * 18, "2" * 18, played_at=played)])
-    refresh_statistics(now=played + timedelta(days=3))
+    refresh_derived_tables(now=played + timedelta(days=3))
     per_day = SiteStatistic.objects.get(key="games_per_day").data
     assert per_day == [
         {"day": "2026-11-20", "games": 1},

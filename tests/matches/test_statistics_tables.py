@@ -8,7 +8,8 @@ from datetime import timedelta
 import pytest
 
 from matches.models import SiteStatistic
-from matches.services.statistics import refresh_statistics
+from matches.services.refresh import refresh_derived_tables
+from matches.tasks import refresh_site
 from matches.views.statistics import every
 from players.models import Character
 from tests.factories import BASE_TIME, MatchFactory, PlayerFactory, RatingFactory, rate_match
@@ -28,7 +29,7 @@ def test_percentiles_are_the_ratings_at_the_top_percent_ranks(client):
         RatingFactory(value=1000.0 + n)
     RatingFactory(value=3000.0, player__hidden=True)  # never ranked
     RatingFactory(value=2900.0, deviation=200.0)  # not precise enough to be ranked
-    refresh_statistics(now=NOW)
+    refresh_derived_tables(now=NOW)
     # 20 ranked: the top 1% and 5% are rank 1, 10% rank 2, 25% rank 5, 50% rank 10.
     assert stored("percentiles") == [
         {"top": 1, "rank": 1, "value": 1019.0},
@@ -48,7 +49,7 @@ def test_rating_distribution_bins_are_evenly_spaced_in_rating(client):
     for value in (1510.0, 1520.0, 1560.0, 1720.0):
         RatingFactory(value=value)
     RatingFactory(value=2400.0, deviation=200.0)  # not ranked: not counted
-    refresh_statistics(now=NOW)
+    refresh_derived_tables(now=NOW)
     bins = stored("rating_distribution")["bins"]
     assert [(b["from"], b["count"]) for b in bins] == [
         (1500.0, 2), (1550.0, 1), (1600.0, 0), (1650.0, 0), (1700.0, 1)
@@ -59,7 +60,7 @@ def test_rating_distribution_bins_are_evenly_spaced_in_rating(client):
 
 
 def test_no_percentiles_without_ranked_ratings(client):
-    refresh_statistics(now=NOW)
+    refresh_derived_tables(now=NOW)
     assert stored("percentiles") == []
     assert "The rating it takes to be in the top" not in client.get("/stats").content.decode()
 
@@ -68,7 +69,7 @@ def test_floor_distribution_lists_every_floor_and_celestial(client):
     for floor in (3, 3, 99, None):
         PlayerFactory(floor=floor)
     PlayerFactory(floor=5, hidden=True)
-    refresh_statistics(now=NOW)
+    refresh_derived_tables(now=NOW)
     players = {row["floor"]: row["players"] for row in stored("floor_distribution")}
     assert list(players) == [*range(1, 11), 99]
     assert (players[3], players[99], players[5], players[1]) == (2, 1, 0, 0)
@@ -90,7 +91,7 @@ def test_activity_counts_players_and_games_in_the_last_hour_day_and_week(client)
     MatchFactory(player_a=hidden, player_b=idle, played_at=NOW - timedelta(minutes=1))
     later = PlayerFactory(last_seen=NOW + timedelta(minutes=5))  # after `now`: not counted
     MatchFactory(player_a=later, player_b=idle, played_at=NOW + timedelta(minutes=5))
-    refresh_statistics(now=NOW)
+    refresh_derived_tables(now=NOW)
     assert stored("activity") == {
         "hour": {"players": 1, "games": 1},
         "day": {"players": 2, "games": 2},
@@ -120,7 +121,7 @@ def test_popularity_is_the_latest_weeks_share_with_its_change_from_the_week_befo
     rated_game(last_week, "KY", 1500.0, "KY", 1500.0)
     rated_game(NOW - timedelta(days=20), "MA", 1500.0, "MA", 1500.0)  # before both weeks
     rated_game(this_week, "MA", 1500.0, "MA", 1500.0, player_a=PlayerFactory(hidden=True))
-    refresh_statistics(now=NOW)
+    refresh_derived_tables(now=NOW)
     popularity = stored("popularity")
     assert popularity["period_days"] == 7
     rows = {row["character"]: row for row in popularity["rows"]}
@@ -153,10 +154,16 @@ def test_intervals_read_as_people_say_them(seconds, text):
 
 
 def test_stats_page_tells_the_refresh_interval_in_use(client, settings):
-    refresh_statistics(now=NOW)
+    refresh_derived_tables(now=NOW)
     html = client.get("/stats").content.decode()
     assert " UTC</time>; refreshed every hour." in html
     schedule = dict(settings.CELERY_BEAT_SCHEDULE)
     schedule["refresh_statistics"] = {**schedule["refresh_statistics"], "schedule": 900.0}
     settings.CELERY_BEAT_SCHEDULE = schedule
     assert "refreshed every 15 minutes." in client.get("/stats").content.decode()
+
+
+def test_beat_sends_the_refresh_under_the_name_it_was_first_registered_with(settings):
+    # Beat's stored schedule and messages already queued in production carry this name.
+    entry = settings.CELERY_BEAT_SCHEDULE["refresh_statistics"]
+    assert entry["task"] == refresh_site.name == "matches.tasks.refresh_statistics"

@@ -10,16 +10,17 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone
 
-from matches.api.serializers import OPPONENTS_LIMIT
+from matches.api.serializers.profile import OPPONENTS_LIMIT
 from matches.replays.readers import iter_replay_payloads
+from matches.services.file_import import file_import_source
 from matches.services.flags import set_player_flags
-from matches.services.ingest import file_import_source, store_replays
+from matches.services.ingest import store_replays
 from matches.services.rating.incremental import rate_pending_matches
 from matches.simulation.league import LeagueSimulator
 from players.formatting import rating_text
 from players.models import Character, Player, Rating
 from players.selectors.rankings import rating_ranks, top_rated_keys
-from players.views.rankings import player_url, profile_url
+from players.views.rankings import player_url_maker, profile_url_maker
 from tests.factories import PlayerFactory, RatingFactory
 from tests.fixtures.league import DAYS, START, rate_replays
 from tests.fixtures.pages import QUERY_LIMIT
@@ -365,9 +366,9 @@ def test_ranking_rows_escape_configured_tier_names(client, league, settings):
 
 
 def test_row_urls_are_the_urls_reverse_makes(db):
-    url = profile_url()
+    url = profile_url_maker()
     assert url("123456789", "SO") == reverse("profile", args=["123456789", "SO"])
     assert url("123456789", "so") == reverse("profile", args=["123456789", "so"])
-    assert player_url()("42") == reverse("player", args=["42"])
+    assert player_url_maker()("42") == reverse("player", args=["42"])
     # What no converter takes is quoted as reverse() quotes a path.
     assert url("1 2", "Ü?") == "/player/1%202/%C3%9C%3F"

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from matches.ratings import glicko
 from matches.ratings.base import GlickoState
 from matches.ratings.matchmaking import (
-    best_opponents,
+    fairest_opponents,
     match_quality_glicko,
     match_quality_trueskill,
     pair_round,
@@ -44,28 +44,28 @@ def test_trueskill_quality_is_the_draw_probability_quality():
     assert match_quality_trueskill(new, TrueSkillState(50, 12.5)) == pytest.approx(0.110, abs=1e-3)
 
 
-def test_best_opponents_prefers_even_games_then_known_ratings():
+def test_fairest_opponents_prefers_even_games_then_known_ratings():
     target = GlickoState(1600, 60)
     same_rating_unsure = GlickoState(1600, 300)
     same_rating_sure = GlickoState(1600, 40)
     close = GlickoState(1620, 50)
     far = GlickoState(2100, 50)
     candidates = [far, same_rating_unsure, target, close, same_rating_sure]
-    assert best_opponents(target, candidates, 3) == [
+    assert fairest_opponents(target, candidates, 3) == [
         same_rating_sure,
         same_rating_unsure,
         close,
     ]
-    assert best_opponents(target, candidates, 10)[-1] == far
-    assert best_opponents(target, [], 3) == []
+    assert fairest_opponents(target, candidates, 10)[-1] == far
+    assert fairest_opponents(target, [], 3) == []
 
 
-def test_best_opponents_weigh_both_deviations():
+def test_fairest_opponents_weigh_both_deviations():
     target = GlickoState(1600, 50)
     # 150 points below with a huge deviation is nearer a coin flip than 120 with a small one.
     unsure = GlickoState(1450, 350)
     sure = GlickoState(1480, 25)
-    assert best_opponents(target, [sure, unsure], 1) == [unsure]
+    assert fairest_opponents(target, [sure, unsure], 1) == [unsure]
 
 
 def league(size, rounds, seed):

@@ -8,7 +8,8 @@ from django.test.utils import CaptureQueriesContext
 
 from matches.models import Match
 from matches.replays.readers import iter_replay_payloads
-from matches.services.ingest import file_import_source, store_replays
+from matches.services.file_import import file_import_source
+from matches.services.ingest import store_replays
 from matches.services.rating.incremental import rate_pending_matches
 from tests.factories import replay
 from web.paginators import EstimatedCountPaginator

@@ -16,7 +16,8 @@ from django.utils import timezone
 from bench.faults import terminate_connections
 from matches.models import Match, MatchRating
 from matches.replays.readers import iter_replay_payloads
-from matches.services.ingest import file_import_source, store_replays
+from matches.services.file_import import file_import_source
+from matches.services.ingest import store_replays
 from matches.services.locks import RATING_WRITER_LOCK
 from matches.services.rating.decay import decay_all_ratings
 from matches.services.rating.incremental import rate_pending_matches

@@ -4,13 +4,8 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from matches.models import Match, PendingMatch
 from matches.services import bulk
-from matches.services.ingest import (
-    IngestResult,
-    file_import_source,
-    finish_run,
-    start_run,
-    store_replay_file,
-)
+from matches.services.file_import import file_import_source, store_replay_file
+from matches.services.ingest import IngestResult, finish_run, start_run
 from players.models import Player, PlayerName
 
 
@@ -53,7 +48,7 @@ class Command(BaseCommand):
         if total.new and bulk.grown_by_a_tenth(Match, total.new):
             bulk.analyze((Match, PendingMatch, Player, PlayerName))
         if rate:
-            # Imported only here: the rating kernel's compiler takes a third of a second to
+            # Imported only here: the compiled ledger (numba) takes a third of a second to
             # load, a thirtieth of an import of 200,000 games that does not rate.
             from matches.services.rating.incremental import rate_pending_matches
             from matches.services.refresh import refresh_site

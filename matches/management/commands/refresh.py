@@ -5,9 +5,9 @@ from matches.services.refresh import refresh_site
 
 class Command(BaseCommand):
     help = (
-        "Run the periodic refresh now, without a worker: what beat's refresh_statistics "
-        "task does (decay idle ratings to now, character matchups, the site statistics, and "
-        "on a new site the lab's first evaluation)."
+        "Run the periodic refresh now, without a worker: what beat's refresh task "
+        "(matches.tasks.refresh_site) does (decay idle ratings to now, character matchups, "
+        "the site statistics, and on a new site the lab's first evaluation)."
     )
 
     def add_arguments(self, parser: CommandParser) -> None:

@@ -5,5 +5,9 @@ become ratings.
 - recompute: forget every rating and rebuild all of them from the stored matches.
 - decay: the periodic growth of idle ratings' deviations.
 - storage: what they share: loading the states a batch touches into the in-memory
-  ledgers (matches.ratings.ledger) and writing them back with bulk statements.
+  ledgers (matches.ratings.ledger) and writing them back with bulk statements;
+  ledger_rows: the table rows a ledger's matchups and snapshots become.
+- recompute_storage: the recompute's reads and writes of whole columns, between the
+  database and the compiled ledger (matches.ratings.array_ledger); integer_keys: the
+  compiled key numbering and sorting it uses.
 """

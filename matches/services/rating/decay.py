@@ -19,12 +19,12 @@ from django.utils import timezone
 
 from matches.dbfunctions import EpochSeconds
 from matches.params import glicko_params
-from matches.ratings import kernel
+from matches.ratings import array_ledger
 from matches.ratings.glicko import GlickoParams
 from matches.services import bulk
 from matches.services.locks import RATING_WRITER_LOCK, acquire_transaction_lock
+from matches.services.rating.ledger_rows import moment
 from matches.services.rating.storage import fetch_columns
-from matches.services.rating_rows import moment
 from players.models import Rating
 
 
@@ -36,7 +36,7 @@ def decay_shown(
     what pages read, the shown ± (players.formatting.uncertainty_text: two deviations,
     rounded down), the side of the ranking threshold, or reaching the cap. A rating
     already at the cap is left as it is."""
-    new_deviation, new_last_decay = kernel.decayed(deviation, last_decay_at, until, params)
+    new_deviation, new_last_decay = array_ledger.decayed(deviation, last_decay_at, until, params)
     low, cap = params.low_deviation, params.maximum_deviation
     shows = (
         (np.floor(2 * deviation) != np.floor(2 * new_deviation))

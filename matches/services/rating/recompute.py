@@ -14,14 +14,14 @@ from django.utils import timezone
 
 from matches.models import CharacterMatchup, MatchRating, PendingMatch
 from matches.params import glicko_params
-from matches.ratings import kernel
+from matches.ratings.array_ledger import ArrayLedger
 from matches.ratings.calibration import LogitBin
 from matches.services import bulk
 from matches.services.calibration import refit_calibration
 from matches.services.character_matchups import rebuild_character_matchups
+from matches.services.garbage_collection import paused_garbage_collection
 from matches.services.locks import RATING_WRITER_LOCK, acquire_transaction_lock
-from matches.services.memory import paused_garbage_collection
-from matches.services.rating import arrays
+from matches.services.rating import recompute_storage
 from matches.services.rating.decay import decay_shown
 from matches.services.rating.storage import MATCH_RATING_COLUMNS, RatingRun
 from matches.services.read_ahead import other_connections_see_this_transaction
@@ -61,15 +61,16 @@ def recompute_all_ratings(
 ) -> RatingRun:
     """Forget every rating and rebuild all of them from the stored matches, in one transaction.
 
-    The whole history runs through the compiled kernel over arrays
-    (matches.ratings.kernel), the games read as whole columns (rating.arrays). Match
-    results are streamed through COPY a chunk at a time as they are rated, and ratings,
-    matchups and snapshots written once at the end, into tables whose indexes are
-    built after the load. The tables are emptied with TRUNCATE, so their readers wait
-    for the commit (cached pages are still served). The ratings are stored decayed up to
-    `now` as the periodic decay would leave them (decay.decay_shown), so the next refresh
-    has no backlog to write. The character matchups and the calibration of shown chances
-    are rebuilt afterwards from the new ratings.
+    The whole history runs through the compiled ledger over arrays
+    (matches.ratings.array_ledger), the games read as whole columns
+    (rating.recompute_storage). Match results are streamed through COPY a chunk at a
+    time as they are rated, and ratings, matchups and snapshots written once at the end,
+    into tables whose indexes are built after the load. The tables are emptied with
+    TRUNCATE, so their readers wait for the commit (cached pages are still served). The
+    ratings are stored decayed up to `now` as the periodic decay would leave them
+    (decay.decay_shown), so the next refresh has no backlog to write. The character
+    matchups and the calibration of shown chances are rebuilt afterwards from the new
+    ratings.
     """
     until = (now or timezone.now()).timestamp()
     with paused_garbage_collection(), transaction.atomic():
@@ -89,14 +90,14 @@ def _recompute_compiled(
 ) -> tuple[RatingRun, list[LogitBin]]:
     """The compiled recompute, and the bins of the predictions the calibration is
     fitted on."""
-    history = arrays.read_history(
+    history = recompute_storage.read_history(
         readers=HISTORY_READERS if other_connections_see_this_transaction() else 1
     )
-    ledger = kernel.ArrayLedger(glicko_params())
+    ledger = ArrayLedger(glicko_params())
     flagged = np.array([player.encode() for player in excluded], dtype=bytes)
     flagged_ratings = np.isin(history.player, flagged)
     ledger.add(flagged_ratings, history.character)
-    predictions = arrays.RecentPredictions(history.match_id, flagged_ratings)
+    predictions = recompute_storage.RecentPredictions(history.match_id, flagged_ratings)
     run = _rate_history(ledger, history, chunk_size, progress, predictions)
     players = history.player
     del history  # hundreds of megabytes at ten million games, for the steps below
@@ -109,32 +110,34 @@ def _recompute_compiled(
         # one waits for the database to store the ratings and fit the character matchups.
         sums = second_core.submit(ledger.player_matchups)
         with bulk.indexes_built_after((Rating,)):
-            arrays.insert_ratings(ledger, players)
-        rebuild_character_matchups(arrays.character_matchup_groups(ledger))
+            recompute_storage.insert_ratings(ledger, players)
+        rebuild_character_matchups(recompute_storage.character_matchup_groups(ledger))
         with bulk.indexes_built_after((RatingSnapshot, PlayerMatchup)):
-            arrays.insert_matchups_and_snapshots(ledger, sums.result())
+            recompute_storage.insert_matchups_and_snapshots(ledger, sums.result())
     return run, predictions.bins()
 
 
 def _rate_history(
-    ledger: kernel.ArrayLedger,
-    history: arrays.History,
+    ledger: ArrayLedger,
+    history: recompute_storage.History,
     chunk_size: int,
     progress: Callable[[int], None] | None,
-    predictions: arrays.RecentPredictions,
+    predictions: recompute_storage.RecentPredictions,
 ) -> RatingRun:
     """Rate every game a chunk at a time, streaming the MatchRating rows through COPY."""
     rated = batches = counted = 0
     rated_at = timezone.now().timestamp()
     # Asked before the COPY opens: this connection can run nothing else meanwhile.
-    types = arrays.match_rating_types()
+    types = recompute_storage.match_rating_types()
     with (
         bulk.indexes_built_after((MatchRating,)),
         bulk.encoded_stream(MatchRating, MATCH_RATING_COLUMNS) as write,
     ):
         for start in range(0, len(history), chunk_size):
             games = history.games(start, start + chunk_size)
-            rows, chunk_counted = arrays.apply(ledger, games, rated_at, types, predictions)
+            rows, chunk_counted = recompute_storage.apply(
+                ledger, games, rated_at, types, predictions
+            )
             write(rows)
             counted += chunk_counted
             rated += len(games[0])

@@ -29,7 +29,7 @@ from matches.ratings.ledger import (
     RatingState,
 )
 from matches.services import binary_copy, bulk
-from matches.services.rating_rows import (
+from matches.services.rating.ledger_rows import (
     PLAYER_MATCHUP_COLUMNS,
     SNAPSHOT_COLUMNS,
     moment,

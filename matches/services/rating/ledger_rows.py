@@ -2,7 +2,7 @@
 snapshots.
 
 Written by incremental rating (rating.storage); the recompute writes the same columns
-from its arrays (rating.arrays).
+from its arrays (rating.recompute_storage).
 """
 
 from __future__ import annotations

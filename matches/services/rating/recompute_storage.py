@@ -1,4 +1,4 @@
-"""Between the database and the compiled kernel (matches.ratings.kernel): games read as
+"""Between the database and the compiled ledger (matches.ratings.array_ledger): games read as
 arrays of rating numbers, and ratings, matchups, snapshots and results written from
 arrays with binary COPY (matches.services.binary_copy). PostgreSQL only."""
 
@@ -14,12 +14,14 @@ import psycopg
 from django.db import connection
 
 from matches.models import Match, MatchRating
-from matches.ratings import glicko, kernel
+from matches.ratings import glicko
+from matches.ratings.array_ledger import ArrayLedger, PlayerMatchupSums
 from matches.ratings.calibration import LogitBin, logit_bins, recent_games
-from matches.ratings.kernel import ArrayLedger, PlayerMatchupSums
 from matches.ratings.ledger import RatingKey
 from matches.services import binary_copy, bulk
-from matches.services.character_matchups import DIFFERENCE_BIN_POINTS
+from matches.services.character_matchups import aggregate_from_ledger
+from matches.services.rating.integer_keys import Positions, first_seen_numbers, stable_order
+from matches.services.rating.ledger_rows import PLAYER_MATCHUP_COLUMNS, SNAPSHOT_COLUMNS
 from matches.services.rating.storage import (
     MATCH_RATING_COLUMNS,
     RATING_STATE_COLUMNS,
@@ -27,7 +29,6 @@ from matches.services.rating.storage import (
     fetch_rows,
     select_arrays,
 )
-from matches.services.rating_rows import PLAYER_MATCHUP_COLUMNS, SNAPSHOT_COLUMNS
 from matches.services.read_ahead import readers_in_this_snapshot
 from players.models import Player, PlayerMatchup, Rating, RatingSnapshot
 
@@ -81,7 +82,7 @@ def read_history(readers: int = 1) -> History:
     for seed in itertools.count():
         columns = _match_columns(seed, readers)
         players, hashes = _players(seed)
-        positions = kernel.Positions(hashes)
+        positions = Positions(hashes)
         if positions.distinct:
             break
     sides = [positions.of(columns["hash_a"]), positions.of(columns["hash_b"])]
@@ -96,7 +97,7 @@ def read_history(readers: int = 1) -> History:
          sides[1][games] * width + columns["character_b"][games]],
         axis=1,
     ).ravel()  # fmt: skip
-    numbers, key_of = kernel.first_seen_numbers(keys, max(len(players), 1) * width)
+    numbers, key_of = first_seen_numbers(keys, max(len(players), 1) * width)
     return History(
         columns["id"][games],
         columns["played_at"][games],
@@ -201,7 +202,7 @@ class RecentPredictions:
         self.scores: list[np.ndarray] = []
 
     def add(self, games: tuple[np.ndarray, ...], results: np.ndarray) -> None:
-        """A chunk's games (History.games) and its kernel results (ArrayLedger.apply)."""
+        """A chunk's games (History.games) and its results (ArrayLedger.apply)."""
         match_id, _, rating_a, rating_b, a_won = games
         kept = (match_id >= self.first) & ~self.excluded[rating_a] & ~self.excluded[rating_b]
         value_a, deviation_a, value_b, deviation_b = results[kept, :4].T
@@ -292,7 +293,7 @@ def insert_matchups_and_snapshots(ledger: ArrayLedger, sums: PlayerMatchupSums) 
     # Stored by rating, each one's days in order (the ledger has them by day): a rating's
     # history is then a few neighbouring pages to read, and its key is built from sorted
     # input.
-    order = kernel.stable_order(snapshots.rating, ledger.count)
+    order = stable_order(snapshots.rating, ledger.count)
     bulk.copy_arrays(
         RatingSnapshot, SNAPSHOT_COLUMNS, [snapshots.rating + 1, *snapshots[1:]], order=order
     )
@@ -301,8 +302,9 @@ def insert_matchups_and_snapshots(ledger: ArrayLedger, sums: PlayerMatchupSums) 
 def character_matchup_groups(
     ledger: ArrayLedger,
 ) -> Callable[[dict[RatingKey, int], int | None], list[tuple]]:
-    """services.character_matchups' aggregate, from the games the ledger counted (once
-    the ratings are stored, each as its number + 1)."""
+    """services.character_matchups' aggregate, from the games the ledger counted
+    (`aggregate_from_ledger`), for the members' ranks read once the ratings are stored,
+    each as its number + 1."""
 
     asked: list[tuple[dict[RatingKey, int], np.ndarray]] = []  # members, and their ranks
 
@@ -323,8 +325,6 @@ def character_matchup_groups(
     def groups_of(members: dict[RatingKey, int], limit: int | None) -> list[tuple]:
         if not asked or asked[0][0] is not members:  # every bracket asks with the same
             asked[:] = [(members, rank_of(members))]
-        return ledger.character_matchup_groups(
-            asked[0][1], np.inf if limit is None else limit, float(DIFFERENCE_BIN_POINTS)
-        )
+        return aggregate_from_ledger(ledger, asked[0][1], np.inf if limit is None else limit)
 
     return groups_of

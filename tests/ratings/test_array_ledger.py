@@ -1,4 +1,4 @@
-"""The compiled kernel against the pure ledgers: every stored field, on random leagues."""
+"""The compiled ledger against the pure ledgers: every stored field, on random leagues."""
 
 from __future__ import annotations
 
@@ -10,9 +10,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from matches.ratings import kernel
+from matches.ratings import array_ledger
+from matches.ratings.array_ledger import RESULT_COLUMNS, ArrayLedger
 from matches.ratings.glicko import GlickoParams, decay
-from matches.ratings.kernel import RESULT_COLUMNS, ArrayLedger
 from matches.ratings.ledger import RATING_FIELDS, Game, MatchupLedger, RatingLedger
 
 PLAYERS = [f"1000000000000000{n:02d}" for n in range(6)]
@@ -42,7 +42,7 @@ def _same(left: float | None, right: float) -> bool:
 
 
 def _replay(steps, excluded, params, chunk):
-    """Both ledgers over the same games; the kernel in chunks of `chunk` games."""
+    """Both ledgers over the same games; the compiled one in chunks of `chunk` games."""
     games, moment = [], 1.7e9
     for match_id, (pa, ca, pb, cb, a_won, gap) in enumerate(steps, start=1):
         moment += gap
@@ -56,7 +56,7 @@ def _replay(steps, excluded, params, chunk):
 
     numbers: dict = {}
     array_ledger = ArrayLedger(params)
-    kernel_results, kernel_counted = [], []
+    compiled_results, compiled_counted = [], []
     for start in range(0, len(games), chunk):
         part = games[start : start + chunk]
         new_keys = []
@@ -79,9 +79,9 @@ def _replay(steps, excluded, params, chunk):
             np.array([pair[1] for pair in pairs], dtype=np.int64).reshape(-1),
             np.array([game.a_won for game in part], dtype=bool),
         )
-        kernel_results += list(out)
-        kernel_counted += list(counted)
-    return ledger, matchups, results, numbers, array_ledger, kernel_results, kernel_counted
+        compiled_results += list(out)
+        compiled_counted += list(counted)
+    return ledger, matchups, results, numbers, array_ledger, compiled_results, compiled_counted
 
 
 @settings(max_examples=150, deadline=None)
@@ -91,12 +91,12 @@ def _replay(steps, excluded, params, chunk):
     params=st.sampled_from(PARAMS),
     chunk=st.integers(1, 25),
 )
-def test_the_kernel_gives_the_ledgers_numbers(steps, excluded, params, chunk):
-    ledger, matchups, results, numbers, arrays, kernel_results, kernel_counted = _replay(
+def test_the_compiled_ledger_gives_the_ledgers_numbers(steps, excluded, params, chunk):
+    ledger, matchups, results, numbers, arrays, compiled_results, compiled_counted = _replay(
         steps, excluded, params, chunk
     )
     # Results per game.
-    for result, row, counted in zip(results, kernel_results, kernel_counted, strict=True):
+    for result, row, counted in zip(results, compiled_results, compiled_counted, strict=True):
         assert result.counted == counted
         for name, value in zip(RESULT_COLUMNS, row, strict=True):
             assert _same(getattr(result, name), value), name
@@ -134,40 +134,8 @@ def test_the_kernel_gives_the_ledgers_numbers(steps, excluded, params, chunk):
         assert i == pytest.approx(m.information, abs=1e-9)
 
 
-def test_the_kernel_is_compiled():
-    assert isinstance(kernel._apply, numba.core.registry.CPUDispatcher)
-
-
-@given(st.lists(st.integers(0, 40), max_size=300), st.integers(41, 60))
-def test_counting_order_is_the_stable_sort(keys, key_count):
-    keys = np.array(keys, dtype=np.int64)
-    expected = np.argsort(keys, kind="stable")
-    assert kernel.stable_order(keys, key_count).tolist() == expected.tolist()
-
-
-@given(st.lists(st.integers(0, 30), max_size=300))
-def test_first_seen_numbers_count_keys_in_order_of_appearance(keys):
-    numbers, key_of = kernel.first_seen_numbers(np.array(keys, dtype=np.int64), 31)
-    first_seen = list(dict.fromkeys(keys))
-    assert key_of.tolist() == first_seen
-    assert numbers.tolist() == [first_seen.index(key) for key in keys]
-
-
-@given(
-    st.sets(st.integers(-(2**63), 2**63 - 1), max_size=200),
-    st.lists(st.integers(-(2**63), 2**63 - 1), max_size=50),
-)
-def test_positions_find_every_key_and_nothing_else(keys, others):
-    keys = list(keys)
-    # Low bits alike, as colliding slots: the probing must still tell them apart.
-    keys += [(key & ~0xFFFF) | 7 for key in keys[:20] if (key & ~0xFFFF) | 7 not in keys]
-    keys = list(dict.fromkeys(keys))
-    positions = kernel.Positions(np.array(keys, dtype=np.int64))
-    assert positions.distinct
-    assert positions.of(np.array(keys, dtype=np.int64)).tolist() == list(range(len(keys)))
-    missing = [key for key in others if key not in keys]
-    assert (positions.of(np.array(missing, dtype=np.int64)) == -1).all()
-    assert not kernel.Positions(np.array(keys + keys[:1], dtype=np.int64)).distinct or not keys
+def test_the_array_ledger_is_compiled():
+    assert isinstance(array_ledger._apply, numba.core.registry.CPUDispatcher)
 
 
 @given(
@@ -177,7 +145,7 @@ def test_positions_find_every_key_and_nothing_else(keys, others):
 )
 def test_decaying_arrays_is_glicko_decay(deviation, idle_seconds, params):
     last = 1.7e9
-    got_deviation, got_last = kernel.decayed(
+    got_deviation, got_last = array_ledger.decayed(
         np.array([deviation, deviation]), np.array([last, np.nan]), last + idle_seconds, params
     )
     assert (got_deviation[0], got_last[0]) == decay(deviation, last, last + idle_seconds, params)

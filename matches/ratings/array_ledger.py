@@ -1,11 +1,12 @@
-"""The recompute's hot loop compiled: every rule of `RatingLedger.apply` and what
-`MatchupLedger.record` follows, over arrays indexed by rating number (docs/rating-model.md).
+"""The rating ledger compiled for the recompute: every rule of `RatingLedger.apply` and
+what `MatchupLedger.record` follows, over arrays indexed by rating number
+(docs/rating-model.md).
 
 A full recompute replays every stored game through one ledger. In Python each game
 costs tens of microseconds of object handling; here the states are columns of numpy
 arrays and the loop is compiled by numba, so a game costs a fraction of a microsecond.
 `RatingLedger` stays the reference (incremental rating uses it);
-tests/ratings/test_kernel.py checks on random leagues that both give the same numbers
+tests/ratings/test_array_ledger.py checks on random leagues that both give the same numbers
 to 1e-9.
 
 Ratings are numbered 0, 1, ... by the caller, in order of first game; a number's
@@ -106,94 +107,6 @@ def decayed(
     last_decay_at = np.array(last_decay_at, dtype=np.float64)
     _decay_all(float(until), deviation, last_decay_at, _param_array(params))
     return deviation, last_decay_at
-
-
-@njit(cache=True, nogil=True)
-def _number_in_place(keys: np.ndarray, table: np.ndarray) -> int:
-    count = 0
-    for i in range(keys.shape[0]):
-        number = table[keys[i]]
-        if number < 0:
-            number = count
-            table[keys[i]] = number
-            count += 1
-        keys[i] = number
-    return count
-
-
-def first_seen_numbers(keys: np.ndarray, key_count: int) -> tuple[np.ndarray, np.ndarray]:
-    """Keys (0 <= key < key_count) numbered 0, 1, ... in order of first appearance:
-    (the number of each entry of `keys`, the key of each number)."""
-    numbers = np.array(keys, dtype=np.int64)
-    table = np.full(key_count, -1, dtype=np.int32)
-    count = _number_in_place(numbers, table)
-    seen = np.flatnonzero(table >= 0)
-    key_of = np.empty(count, dtype=np.int64)
-    key_of[table[seen]] = seen
-    return numbers, key_of
-
-
-@njit(cache=True, nogil=True)
-def _build_positions(keys: np.ndarray, slots: np.ndarray, positions: np.ndarray) -> bool:
-    mask = slots.shape[0] - 1
-    for i in range(keys.shape[0]):
-        slot = keys[i] & mask
-        while positions[slot] >= 0:
-            if slots[slot] == keys[i]:
-                return False
-            slot = (slot + 1) & mask
-        slots[slot] = keys[i]
-        positions[slot] = i
-    return True
-
-
-@njit(cache=True, nogil=True)
-def _look_up(slots: np.ndarray, positions: np.ndarray, wanted: np.ndarray, out: np.ndarray):
-    mask = slots.shape[0] - 1
-    for i in range(wanted.shape[0]):
-        slot = wanted[i] & mask
-        while positions[slot] >= 0 and slots[slot] != wanted[i]:
-            slot = (slot + 1) & mask
-        out[i] = positions[slot]
-
-
-class Positions:
-    """Where each of a set of distinct 64-bit keys sits in it: an open-addressing hash
-    table, for keys that are hashes already (their low bits pick the slot)."""
-
-    def __init__(self, keys: np.ndarray) -> None:
-        size = 1 << max(4, (2 * len(keys)).bit_length())  # at most half full
-        self._slots = np.zeros(size, dtype=np.int64)
-        self._positions = np.full(size, -1, dtype=np.int64)
-        self.distinct = _build_positions(
-            np.ascontiguousarray(keys, dtype=np.int64), self._slots, self._positions
-        )
-
-    def of(self, wanted: np.ndarray) -> np.ndarray:
-        """The position of each wanted key, -1 where it is not in the set."""
-        out = np.empty(len(wanted), dtype=np.int64)
-        _look_up(self._slots, self._positions, np.ascontiguousarray(wanted, np.int64), out)
-        return out
-
-
-@njit(cache=True, nogil=True)
-def _counting_order(keys: np.ndarray, key_count: int) -> np.ndarray:
-    starts = np.zeros(key_count + 1, dtype=np.int64)
-    for key in keys:
-        starts[key + 1] += 1
-    for key in range(key_count):
-        starts[key + 1] += starts[key]
-    order = np.empty(keys.shape[0], dtype=np.int64)
-    for i in range(keys.shape[0]):
-        order[starts[keys[i]]] = i
-        starts[keys[i]] += 1
-    return order
-
-
-def stable_order(keys: np.ndarray, key_count: int) -> np.ndarray:
-    """np.argsort(keys, kind="stable") for keys 0 <= key < key_count, by counting: one
-    pass, where a comparison sort of tens of millions takes seconds."""
-    return _counting_order(np.ascontiguousarray(keys, dtype=np.int64), key_count)
 
 
 # Positions in the parameter array (`_param_array`).
@@ -326,7 +239,8 @@ class Snapshots(NamedTuple):
 
 class ArrayLedger:
     """`RatingLedger` plus `MatchupLedger` over arrays: `apply` chunks of games in
-    order, then read `state`, `player_matchups()` and `snapshots()`.
+    order, then read `column()`, `counted_games()`, `player_matchups()` and
+    `snapshots()`.
 
     Every rating number a chunk names must have been `add`ed first. Float columns use
     NaN for None; `best_win` is the rating number beaten, -1 for none.
@@ -456,7 +370,7 @@ class ArrayLedger:
             rows[:, 0].astype(np.int64), rows[:, 1].astype(np.int64), rows[:, 2], rows[:, 3]
         )
 
-    def _counted(self) -> tuple[np.ndarray, ...]:
+    def counted_games(self) -> tuple[np.ndarray, ...]:
         """Of every counted game: ratings A and B, whether A won, A's expectation, and
         A's pre-game value minus B's."""
         a, b, a_won, difference = (
@@ -469,54 +383,12 @@ class ArrayLedger:
     def close(self) -> None:
         """No more games: what the sums read is prepared once, so that they may then be
         read from several threads."""
-        self._counted()
-
-    def character_matchup_groups(
-        self, rank: np.ndarray, limit: float, bin_points: float
-    ) -> list[tuple]:
-        """services.character_matchups' aggregate over the counted games between two
-        characters whose ratings both rank within `limit` (`rank` per rating number):
-        (character X, character Y, games, X wins, mean difference, X's expected wins)
-        per (X, Y, difference bin), X being side A. Counted games never involve
-        excluded players, which that aggregate leaves out."""
-        a, b, a_won, expected_a, difference = self._counted()
-        character = self.character
-        character_a, character_b = character[a], character[b]
-        keep = character_a != character_b
-        if np.isfinite(limit):
-            keep &= (rank[a] <= limit) & (rank[b] <= limit)
-        if not keep.any():
-            return []
-        difference, a_won, expected_a = difference[keep], a_won[keep], expected_a[keep]
-        # Ties go to the even bin, as PostgreSQL's round() of a double does.
-        bins = np.round(difference / bin_points).astype(np.int64)
-        # Groups numbered densely (characters and bins are few): counted, not sorted.
-        low, width = int(bins.min()), int(character.max()) + 1
-        span = int(bins.max()) - low + 1
-        group = (character_a[keep] * width + character_b[keep]) * span + (bins - low)
-        games = np.bincount(group)
-        present = np.flatnonzero(games)
-        pair = present // span
-
-        def sums(weights: np.ndarray) -> np.ndarray:
-            return np.bincount(group, weights=weights, minlength=len(games))[present]
-
-        return list(
-            zip(
-                (pair // width).tolist(),
-                (pair % width).tolist(),
-                games[present].tolist(),
-                sums(a_won).astype(np.int64).tolist(),
-                (sums(difference) / games[present]).tolist(),
-                sums(expected_a).tolist(),
-                strict=True,
-            )
-        )
+        self.counted_games()
 
     def player_matchups(self) -> PlayerMatchupSums:
         """Sums per (rating, opposing character) over every counted game, each game
         adding A's then B's side in game order, as MatchupLedger does."""
-        a, b, a_won, expected_a, _ = self._counted()
+        a, b, a_won, expected_a, _ = self.counted_games()
         character = self.character
         width = int(character.max(initial=0)) + 1
         return PlayerMatchupSums(

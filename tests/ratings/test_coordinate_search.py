@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from matches.ratings.search import Dimension, coordinate_search, golden_section
+from matches.ratings.coordinate_search import Dimension, coordinate_search, golden_section
 
 
 def test_golden_section_brackets_the_minimum_by_0618_per_call():
