@@ -11,20 +11,12 @@ from playwright.sync_api import expect
 from tests.browser.conftest import SCREENSHOTS, WIDTHS
 from tests.factories import replay
 from tests.fixtures.league import rate_replays
+from tests.matches.test_calculator import OUTCOME_CELLS
 from tests.ratings.reference import REFERENCE
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 A, B, C = "200000000000000001", "200000000000000002", "200000000000000003"
-OUTCOME_CELLS = (
-    "side",
-    "rating",
-    "probability",
-    "after-win",
-    "win-change",
-    "after-loss",
-    "loss-change",
-)
 PROBABILITY_API = "**/api/v1/probability/**"
 
 

@@ -194,7 +194,9 @@ def test_players_by_name_take_a_few_queries_each(client, named, django_assert_ma
     assert "data-result hidden" not in html
 
 
-OUT_CELLS = (
+# The cells of a side's row (templates/matches/calculator_outcome.html), as
+# tests/browser/test_calculator.py reads them too.
+OUTCOME_CELLS = (
     "side",
     "rating",
     "probability",
@@ -214,7 +216,7 @@ def page_result(html: str) -> dict[str, list[str]] | None:
         row = html.split(f'data-outcome="{side}"')[1].split("</tr>")[0]
         cells = (
             re.search(rf'data-out="{cell}"[^>]*>(.*?)</(?:th|td|span|strong)>', row, re.S)[1]
-            for cell in OUT_CELLS
+            for cell in OUTCOME_CELLS
         )
         rows[side] = [" ".join(visible_text(cell).split()) for cell in cells]
     rows["counts"] = ["data-uncounted hidden" in html]
