@@ -16,7 +16,7 @@ from typing import Protocol
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
-from players.formatting import count_text
+from players.formatting import count_text, rating_text
 
 WIDTH, HEIGHT = 640, 280
 LEFT, RIGHT, TOP, BOTTOM = 66, 24, 14, 44
@@ -39,6 +39,15 @@ MIN_BAR_HEIGHT = 2.0
 
 
 class RatingPoint(Protocol):
+    at: datetime
+    value: float
+    deviation: float
+
+
+@dataclass(frozen=True)
+class ChartPoint:
+    """A rating at a moment, for a mark that is not one of the line's points (a peak)."""
+
     at: datetime
     value: float
     deviation: float
@@ -224,11 +233,13 @@ def rating_chart(
     title: str,
     start: datetime | None = None,
     end: datetime | None = None,
+    peak: RatingPoint | None = None,
 ) -> SafeString:
     """A rating over start..end (by default its first to its last point): the line, dots
     with tooltips, and the ± band (2 deviations) clipped to the plot; from the last point
     to `end` a dashed line carries the rating on. Points at a single moment (one game)
-    show the last of them as a dot on a bar of its band."""
+    show the last of them as a dot on a bar of its band. `peak`, the record the profile's
+    card shows, is ringed where it falls inside the chart's time range."""
     if not points:
         return _empty(chart_id, title, "No games in this range.")
     if points[0].at == points[-1].at:
@@ -242,8 +253,10 @@ def rating_chart(
     # A point on the left edge would show half its dot and band: leave it a margin.
     start = min(start, points[0].at - (end - start) / 40)
     span = end - start
-    low = min(p.value - min(2 * p.deviation, MAX_BAND_SHOWN) for p in points)
-    high = max(p.value + min(2 * p.deviation, MAX_BAND_SHOWN) for p in points)
+    peak_shown = peak is not None and start <= peak.at <= end
+    marked = [*points, peak] if peak_shown else points
+    low = min(p.value - min(2 * p.deviation, MAX_BAND_SHOWN) for p in marked)
+    high = max(p.value + min(2 * p.deviation, MAX_BAND_SHOWN) for p in marked)
     ticks = nice_ticks(low, high)
     low, high = ticks[0], ticks[-1]
     plot_w, plot_h = WIDTH - LEFT - RIGHT, HEIGHT - TOP - BOTTOM
@@ -292,10 +305,16 @@ def rating_chart(
     if len(points) <= MAX_DOTS:
         body += [
             f'<circle class="chart-dot" cx="{px}" cy="{py}" r="3">'
-            f"<title>{_minute_text(p.at)} UTC: {p.value:.0f} ±{2 * p.deviation:.0f}</title>"
+            f"<title>{_minute_text(p.at)} UTC: {rating_text(p.value, p.deviation)}</title>"
             "</circle>"
             for px, py, p in zip(xs, ys, points, strict=True)
         ]
+    if peak_shown:
+        body.append(
+            f'<circle class="chart-peak" cx="{x(peak.at):.1f}" cy="{y(peak.value):.1f}" r="7">'
+            f"<title>Peak, {_minute_text(peak.at)} UTC: "
+            f"{rating_text(peak.value, peak.deviation)}</title></circle>"
+        )
     body.append("</g>")
     axis = time_ticks(start, end)
     body += [
@@ -303,9 +322,14 @@ def rating_chart(
     ]
     first = points[0]
     description = (
-        f"From {first.value:.0f} ±{2 * first.deviation:.0f} on {first.at:%Y-%m-%d} "
-        f"to {last.value:.0f} ±{2 * last.deviation:.0f} on {last.at:%Y-%m-%d}, "
-        f"{count} point{'' if count == 1 else 's'}, up to {end:%Y-%m-%d}."
+        f"From {rating_text(first.value, first.deviation)} on {first.at:%Y-%m-%d} "
+        f"to {rating_text(last.value, last.deviation)} on {last.at:%Y-%m-%d}, "
+        f"{count} point{'' if count == 1 else 's'}, up to {end:%Y-%m-%d}"
+        + (
+            f"; peak {rating_text(peak.value, peak.deviation)} on {peak.at:%Y-%m-%d}, ringed."
+            if peak_shown
+            else "."
+        )
     )
     return _svg(chart_id, title, description, body)
 

@@ -34,14 +34,21 @@ def count_text(count: int, noun: str) -> str:
     return f"{count:,} {noun}{'' if count == 1 else 's'}"
 
 
-def signed_text(change: float | None, digits: int = 0) -> str:
-    """A rating change with its sign: '+12', '-8' (with a true minus sign), '0'."""
+def signed_text(change: float | None, digits: int = 1) -> str:
+    """A rating change with its sign, one decimal for games and sets alike: '+12.3',
+    '-0.2' (with a true minus sign), '0.0' when it rounds to nothing."""
     if change is None:
         return ""
     text = f"{abs(change):.{digits}f}"
     if float(text) == 0:
         return text
     return ("+" if change > 0 else "\u2212") + text
+
+
+def change_class(text: str) -> str:
+    """The colour of a change as `signed_text` shows it: a change that reads as 0.0 is
+    neither up nor down, whatever its sign before rounding."""
+    return {"+": "up", "\u2212": "down"}.get(text[:1], "")
 
 
 def percent_number(share: float | None, digits: int = 1) -> str:

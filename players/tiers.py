@@ -105,10 +105,13 @@ def _parsed(items: tuple[str, ...]) -> tuple[tuple[float, ...], tuple[str, ...]]
 
 
 def rank_tier(value: float) -> str | None:
-    """The tier name to show beside a rating value, or None when tiers are off."""
+    """The tier name to show beside a rating value, or None when tiers are off.
+
+    Decided on the value as pages show it (whole points, players.formatting.rating_text),
+    so that "1800" never reads beside the tier below 1800 (1799.95 is Platinum)."""
     # Parsed once per setting: lists call this for each of a hundred rows.
     minimums, names = _parsed(tuple(settings.RATING_TIERS))
-    return _name_at(minimums, names, value) if names else None
+    return _name_at(minimums, names, float(f"{value:.0f}")) if names else None
 
 
 def settled_tier(value: float, deviation: float) -> str | None:

@@ -174,7 +174,8 @@ def _apply(
                     s[_PEAK_AT, r] = moment
             loser_value, loser_deviation = (vb, db) if won else (va, da)
             best = s[_BEST_WIN_VALUE, winner]
-            if loser_deviation < low and (math.isnan(best) or loser_value > best):
+            settled = deviation[winner] < low and loser_deviation < low  # as RatingLedger
+            if settled and (math.isnan(best) or loser_value > best):
                 best_win[winner] = loser
                 s[_BEST_WIN_VALUE, winner] = loser_value
                 s[_BEST_WIN_DEVIATION, winner] = loser_deviation

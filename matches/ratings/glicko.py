@@ -109,6 +109,18 @@ def decayed_deviation(
     )
 
 
+def deviation_before_decay(
+    deviation: float, periods: int, params: GlickoParams = DEFAULT_PARAMS
+) -> float | None:
+    """The deviation `periods` idle periods earlier: `decayed_deviation` undone. None when
+    the deviation sits at the cap, which hides how much decay reached it."""
+    if periods <= 0:
+        return deviation
+    if deviation >= params.maximum_deviation:
+        return None
+    return math.sqrt(max(deviation * deviation - periods * params.decay_constant**2, 0.0))
+
+
 def decay(
     deviation: float,
     last_decay_at: float,

@@ -225,8 +225,12 @@ class RatingLedger:
         loser_value, loser_deviation = (
             (value_b, deviation_b) if game.a_won else (value_a, deviation_a)
         )
-        if loser_deviation < params.low_deviation and (
-            winner.best_win_value is None or loser_value > winner.best_win_value
+        # A record counts only between settled ratings: the winner's own ± after the game
+        # (as for its peak) and the loser's before it, both below the ranking's threshold.
+        if (
+            winner.deviation < params.low_deviation
+            and loser_deviation < params.low_deviation
+            and (winner.best_win_value is None or loser_value > winner.best_win_value)
         ):
             loser_key = key_b if game.a_won else key_a
             winner.best_win_opponent, winner.best_win_character = loser_key

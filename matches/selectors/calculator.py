@@ -59,7 +59,7 @@ class Outcome:
     @property
     def change_text(self) -> str:
         """The change as the page and the API show it: '+8.3', '-21.9' (a true minus)."""
-        return signed_text(self.change, 1)
+        return signed_text(self.change)
 
 
 @dataclass(frozen=True)

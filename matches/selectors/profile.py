@@ -6,16 +6,20 @@ size of the data."""
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from datetime import datetime
 
 from django.utils import timezone
 
+from matches.params import glicko_params
+from matches.ratings.glicko import deviation_before_decay
 from matches.selectors.calibration import current_calibration
 from matches.selectors.history_points import DEFAULT_HISTORY_RANGE, HistoryPoint, chart_history
 from matches.selectors.match_history import GameCursor, MatchSetPage, match_sets
 from matches.selectors.matchups import PlayerMatchups, player_matchups
 from matches.selectors.opponents import FairOpponent, profile_fair_opponents
+from players.formatting import uncertainty_text
 from players.models import Rating
 from players.selectors.rankings import RatingRanks, rating_ranks, unranked_reason
 from players.selectors.ratings import RatingOverview, rating_overview
@@ -68,5 +72,24 @@ def rating_profile(
         profile_fair_opponents(rating, calibration=calibration),
         player_matchups(overview.matchups),
         rating_ranks(rating),
-        unranked_reason(rating),
+        why_unranked(rating),
+    )
+
+
+def why_unranked(rating: Rating) -> str | None:
+    """`unranked_reason`, telling an idle rating from a new one: a rating that was settled
+    after its last game and is too wide only because its ± grew while idle says so."""
+    reason = unranked_reason(rating)
+    player, played, decayed = rating.player, rating.last_played_at, rating.last_decay_at
+    if reason is None or player.hidden or player.cheater or played is None or decayed is None:
+        return reason
+    params = glicko_params()
+    periods = math.floor((decayed - played).total_seconds() / params.decay_period_seconds)
+    after_last_game = deviation_before_decay(rating.deviation, periods, params)
+    if periods <= 0 or after_last_game is None or after_last_game >= params.low_deviation:
+        return reason
+    return (
+        f"idle since {played:%-d %b %Y}: its ± grew from {uncertainty_text(after_last_game)} "
+        f"to {uncertainty_text(rating.deviation)} without games, and playing brings it "
+        "down again"
     )

@@ -42,12 +42,16 @@ def profile(request: HttpRequest, player_id: str, code: str) -> HttpResponse:
     if found is None:
         raise Http404("We know no rated games of this player with this character.")
     span = HISTORY_RANGES[history_range]
+    rating = found.rating
     chart = charts.rating_chart(
         "rating-history",
         found.history,
         title=f"Rating history ({history_range})",
         start=now - span if span else None,
         end=now,
+        peak=None
+        if rating.peak_value is None
+        else charts.ChartPoint(rating.peak_at, rating.peak_value, rating.peak_deviation),
     )
     return render(
         request,

@@ -20,7 +20,7 @@ from matches.selectors.match_history import GameSet, RatedGame
 from matches.selectors.matchups import MatchupEstimate
 from matches.selectors.opponents import FairOpponent
 from matches.selectors.profile import RatingProfile
-from players.formatting import offset_text, percent, rating_text, signed_text
+from players.formatting import change_class, offset_text, percent, rating_text, signed_text
 from players.templatetags.ratings import floor_name, top_percent, win_rate
 from players.tiers import settled_tier
 from players.views.rankings import profile_url_maker, settled_plus_minus_limit
@@ -46,11 +46,11 @@ class CharacterTab(NamedTuple):
 
 
 class RankTexts(NamedTuple):
-    overall: int
-    character: int
+    overall: str  # counts grouped by thousands, as everywhere on the site: "1,234"
+    character: str
     top_percent: str
     more_ranked: bool
-    ranked: int
+    ranked: str
 
 
 class BestWin(NamedTuple):
@@ -166,6 +166,8 @@ class ProfileBody(NamedTuple):
     last_played: Moment | None
     peak: str | None
     peak_at: Moment
+    # The chart's line shows a higher value than the peak card: only ever while unsettled.
+    chart_above_peak: bool
     best_win: BestWin | None
     settled_plus_minus_limit: str
     ranges: list[HistoryRange]
@@ -216,11 +218,11 @@ def profile_body(found: RatingProfile, chart: SafeString) -> ProfileBody:
         ranks=None
         if ranks is None
         else RankTexts(
-            overall=ranks.overall,
-            character=ranks.character,
+            overall=f"{ranks.overall:,}",
+            character=f"{ranks.character:,}",
             top_percent=top_percent(ranks.top_percent),
             more_ranked=ranks.more_ranked,
-            ranked=ranks.ranked,
+            ranked=f"{ranks.ranked:,}",
         ),
         unranked_reason=found.unranked_reason,
         calculator_url=reverse("calculator"),
@@ -235,6 +237,8 @@ def profile_body(found: RatingProfile, chart: SafeString) -> ProfileBody:
             else rating_text(rating.peak_value, rating.peak_deviation)
         ),
         peak_at=_moment(rating.peak_at),
+        chart_above_peak=rating.peak_value is not None
+        and any(round(point.value) > round(rating.peak_value) for point in found.history),
         best_win=_best_win(found, url),
         settled_plus_minus_limit=floatformat(settled_plus_minus_limit(), 0),
         ranges=[
@@ -286,12 +290,6 @@ def _best_win(found: RatingProfile, url: ProfileUrl) -> BestWin | None:
     )
 
 
-def _change_class(change: float | None) -> str:
-    if change is None or change == 0:
-        return ""
-    return "up" if change > 0 else "down"
-
-
 def _game_row(game: RatedGame, zone: tzinfo) -> GameRow:
     """One game's row, standing alone (its number in a set of several given by the caller)."""
     played_at = timezone.localtime(game.played_at, zone)
@@ -306,8 +304,8 @@ def _game_row(game: RatedGame, zone: tzinfo) -> GameRow:
         opponent_uncertain=game.opponent_uncertain,
         win_probability=percent(game.win_probability, 0),
         won=game.won,
-        change=None if game.change is None else signed_text(game.change, 1),
-        change_class=_change_class(game.change) if game.counted else "",
+        change=None if game.change is None else signed_text(game.change),
+        change_class=change_class(signed_text(game.change)) if game.counted else "",
         uncounted_reason=game.uncounted_reason if game.uncounted else "",
     )
 
@@ -326,7 +324,7 @@ def _history_sets(sets: list[GameSet], url: ProfileUrl) -> list[SetRows]:
                 win_probability=games[0].win_probability,
                 record=f"{game_set.wins}\u2013{game_set.losses}",
                 change=None if game_set.change is None else signed_text(game_set.change),
-                change_class=_change_class(game_set.change),
+                change_class=change_class(signed_text(game_set.change)),
                 uncounted=game_set.uncounted,
                 games=len(games),
             )

@@ -213,3 +213,18 @@ def test_dot_titles_write_moments_to_the_minute_as_strftime_does():
     svg = rating_chart("c", points, title="t")
     for at in moments:
         assert f"<title>{at:%Y-%m-%d %H:%M} UTC: 1500 ±100</title>" in svg
+
+
+def test_the_peak_is_ringed_with_the_text_the_card_shows_when_in_range():
+    points = [Point(START + timedelta(hours=i), 1500 + 10 * i, 74.9) for i in range(10)]
+    peak = Point(START + timedelta(hours=4), 1540.4, 74.9)
+    svg = rating_chart("h", points, title="t", peak=peak)
+    assert svg.count('class="chart-peak"') == 1
+    # The card's text: ± rounded down (149.8 reads ±149, as on the card and the table).
+    assert "<title>Peak, 2026-11-01 04:00 UTC: 1540 ±149</title>" in svg
+    assert "<title>2026-11-01 04:00 UTC: 1540 ±149</title>" in svg
+    assert "peak 1540 ±149 on 2026-11-01, ringed." in svg
+    # A peak set before the chart's range is not drawn.
+    earlier = Point(START - timedelta(days=40), 1600, 70)
+    later = rating_chart("h", points, title="t", start=START - timedelta(days=1), peak=earlier)
+    assert "chart-peak" not in later and "ringed" not in later

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import itertools
+import math
 import re
 from datetime import timedelta
 
 import pytest
+from django.core.cache import cache
 from django.db.models import Q
 from django.utils import timezone
 
@@ -18,7 +20,7 @@ from matches.ratings.matchup_offset import OffsetEvidence, one_step_offset
 from matches.selectors import history_points
 from matches.selectors.history_points import chart_history, rating_history
 from matches.selectors.match_history import GameCursor, match_sets
-from matches.selectors.profile import rating_profile
+from matches.selectors.profile import rating_profile, why_unranked
 from players.formatting import offset_text, rating_text
 from players.models import Character, Player, PlayerName, Rating
 from players.selectors.rankings import RANKED_COUNTED_PER_RANK, ranked_ratings
@@ -215,7 +217,7 @@ def test_history_rows_show_both_ratings_the_odds_and_marks(client, db):
     rows = re.findall(r"<tr[ >].*?</tr>", history_html, re.S)
     cells = [re.sub(r"<[^>]+>|\s+", " ", row).split() for row in rows[1:]]  # after the head
     set_row, first, second = cells
-    assert " ".join(set_row).endswith("1500 ±700 ? 1500 ±700 ? 50% 2\u20130 +162 ∅")
+    assert " ".join(set_row).endswith("1500 ±700 ? 1500 ±700 ? 50% 2\u20130 +162.2 ∅")
     assert " ".join(first).endswith("game 1 1500 ±700 ? 1500 ±700 ? 50% W +162.2")
     assert " ".join(second).endswith("game 2 2000 ±60 1400 ±60 97% W 0.0 ∅")
     assert 'title="1 of 2 games did not count"' in html
@@ -278,7 +280,7 @@ def test_ranked_profile_shows_ranks_percentile_peak_and_best_win(
     assert f"#{overall} overall · #{within} {rating.character.name}" in html
     profile = rating_profile(rating.player_id, rating.character.code)
     assert profile.ranks.top_percent == pytest.approx(100 * overall / ranked)
-    assert f"of {ranked} ranked ratings" in html
+    assert f"of {ranked:,} ranked ratings" in html
     assert rating_text(rating.peak_value, rating.peak_deviation) in html
     assert rating_text(rating.best_win_value, rating.best_win_deviation) in html
     assert f'href="/player/{rating.best_win_opponent_id}/{rating.best_win_character.code}"' in html
@@ -475,3 +477,48 @@ def test_profile_head_and_cards_read_as_the_django_filters_wrote_them(client, db
     assert f'<bdi>Then</bdi> <span class="muted">{then} \u2013 {day}</span>' in html
     assert "Unranked: ± too wide: ±160, ranks need ± below 150." in html
     assert "No counted games yet." in html
+
+
+def test_the_chart_rings_the_cards_peak_and_says_why_the_line_goes_higher(client, league):
+    rating = next(r for r in ranked_ratings() if r.peak_value is not None)
+    url = f"/player/{rating.player_id}/{rating.character.code}?range=all"
+    html = client.get(url).content.decode()
+    assert html.count('class="chart-peak"') == 1
+    assert f"Peak, {rating.peak_at:%Y-%m-%d %H:%M} UTC: " in html
+    assert "The ring is the peak." in html
+
+    # The note is there exactly when the line goes above the card's peak (which it can
+    # only do while unsettled): moved below and above the line's highest point.
+    points, _ = chart_history(rating, "all", until=timezone.now())
+    highest = max(point.value for point in points)
+    note = "Where the line is higher, ± was 150 or wider: records count only settled ratings."
+    for peak, noted in ((highest - 5, True), (highest + 5, False)):
+        Rating.objects.filter(pk=rating.pk).update(peak_value=peak)
+        cache.clear()  # the page is cached by ratings generation, which a bare update keeps
+        assert (note in client.get(url).content.decode()) is noted
+
+
+def test_an_idle_rating_says_it_is_idle_and_a_new_one_that_it_is_too_wide(client, db):
+    """An idle player was told "± too wide: ±158" instead of why and what brings it back."""
+    # Settled at ±146 after its last game, then 300 idle hours: ±146 grows to ±158.
+    idle_deviation = math.sqrt(73.0**2 + 300 * glicko_params().decay_constant ** 2)
+    idle = RatingFactory(
+        deviation=idle_deviation,
+        last_played_at=BASE_TIME,
+        last_decay_at=BASE_TIME + timedelta(hours=300),
+    )
+    assert why_unranked(idle) == (
+        f"idle since {BASE_TIME:%-d %b %Y}: its ± grew from ±146 to "
+        f"±{math.floor(2 * idle_deviation)} without games, and playing brings it down again"
+    )
+    html = client.get(f"/player/{idle.player_id}/SO").content.decode()
+    assert f"Unranked: idle since {BASE_TIME:%-d %b %Y}" in html
+    # Too wide after its last game already: the plain reason.
+    new = RatingFactory(deviation=100.0, wins=1, losses=0)
+    assert why_unranked(new) == "± too wide: ±200, ranks need ± below 150"
+    # Never settled, then idle: still too few games, not idleness.
+    wide = RatingFactory(
+        deviation=math.sqrt(90.0**2 + 300 * glicko_params().decay_constant ** 2),
+        last_decay_at=BASE_TIME + timedelta(hours=300),
+    )
+    assert why_unranked(wide).startswith("± too wide")

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import pytest
 from django.core.exceptions import ImproperlyConfigured
+from hypothesis import given
+from hypothesis import strategies as st
 
+from players.formatting import rating_text
 from players.tiers import (
     DEFAULT_TIERS,
     parse_tiers,
@@ -19,7 +22,7 @@ def test_the_default_tiers_apply_when_none_are_configured(settings):
     settings.RATING_TIERS = []
     assert rating_tiers() == DEFAULT_TIERS
     assert rank_tier(900) == "Bronze"
-    assert rank_tier(1399.9) == "Bronze"
+    assert rank_tier(1399.4) == "Bronze"
     assert rank_tier(1400) == "Silver"
     assert rank_tier(1650) == "Gold"
     assert rank_tier(2600) == "Master"
@@ -88,3 +91,15 @@ def test_tier_ranges_give_each_tier_its_span():
     ]
     assert tier_ranges(((1000.0, "All"),)) == [("All", None, None)]
     assert tier_ranges(()) == []
+
+
+@given(
+    boundary=st.sampled_from([minimum for minimum, _ in DEFAULT_TIERS]),
+    offset=st.floats(-1.5, 1.5, allow_nan=False),
+)
+def test_the_tier_is_the_tier_of_the_number_shown_beside_it(boundary, offset):
+    """Rankings row #19 read "1800 ±123 Gold": 1799.95 is shown as 1800, which is Platinum."""
+    value = boundary + offset
+    shown = float(rating_text(value, 60.0).split()[0])
+    assert rank_tier(value) == tier_for(shown)
+    assert rank_tier(1799.95) == "Platinum" and rank_tier(1799.49) == "Gold"
