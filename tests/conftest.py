@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import shutil
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
 import pytest
 from hypothesis import HealthCheck, settings
 
@@ -13,6 +18,7 @@ from players.services import ensure_roster
 from tests.fixtures.api_league import api, api_league  # noqa: F401
 from tests.fixtures.flagged_league import flagged_league  # noqa: F401
 from tests.fixtures.pages import league  # noqa: F401
+from web import embedded_db
 
 # No example has a time limit: the first example of a test can pay numba's compilation of
 # the array ledger, and a busy machine slows any of them. Speed is measured by the benches, not
@@ -67,3 +73,16 @@ def queued_rebuilds(monkeypatch) -> list[None]:
     queued: list[None] = []
     monkeypatch.setattr(rebuild_character_matchups, "delay", lambda: queued.append(None))
     return queued
+
+
+@pytest.fixture
+def cluster() -> Iterator[Path]:
+    """A directory for an embedded PostgreSQL cluster of the test's own, stopped and removed
+    afterwards. Not under tmp_path: pytest makes its temporary root private (0700) again
+    whenever another pytest session starts on the machine, which would shut the cluster's
+    system user (as root, the wheel runs the server as one) out of its data mid-test."""
+    home = Path(tempfile.mkdtemp(prefix="ratings-test-cluster-"))
+    directory = home / "postgres"
+    yield directory
+    embedded_db.stop(directory)
+    shutil.rmtree(home, ignore_errors=True)

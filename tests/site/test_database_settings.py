@@ -9,11 +9,9 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import psycopg
-import pytest
 
 from web import embedded_db
 
@@ -58,14 +56,6 @@ def show_database(**environment: str) -> dict:
     )
     assert result.returncode == 0, result.stderr
     return json.loads(result.stdout.splitlines()[-1])
-
-
-@pytest.fixture
-def cluster(tmp_path: Path) -> Iterator[Path]:
-    """A directory for a cluster of the test's own, whose server is stopped afterwards."""
-    directory = tmp_path / "postgres"
-    yield directory
-    embedded_db.stop(directory)
 
 
 def query(url: str, statement: str) -> list[tuple]:

@@ -41,8 +41,7 @@ def rated(database_url: str) -> bool:
         return connection.execute(query).fetchone()[0]
 
 
-def test_runstack_serves_pulls_rates_and_stops_on_ctrl_c(tmp_path: Path):
-    cluster = tmp_path / "postgres"
+def test_runstack_serves_pulls_rates_and_stops_on_ctrl_c(tmp_path: Path, cluster: Path):
     env = {
         key: value
         for key, value in os.environ.items()
