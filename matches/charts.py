@@ -324,7 +324,7 @@ def rating_chart(
     description = (
         f"From {rating_text(first.value, first.deviation)} on {first.at:%Y-%m-%d} "
         f"to {rating_text(last.value, last.deviation)} on {last.at:%Y-%m-%d}, "
-        f"{count} point{'' if count == 1 else 's'}, up to {end:%Y-%m-%d}"
+        f"{count_text(count, 'point')}, up to {end:%Y-%m-%d}"
         + (
             f"; peak {rating_text(peak.value, peak.deviation)} on {peak.at:%Y-%m-%d}, ringed."
             if peak_shown

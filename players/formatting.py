@@ -6,6 +6,12 @@ from __future__ import annotations
 import math
 
 
+def shown_value(value: float) -> int:
+    """A rating value as the site shows it, rounded to a whole number (ties to even, as
+    Python formats): what a label beside it, a tier, is decided on."""
+    return round(value)
+
+
 def uncertainty_text(deviation: float) -> str:
     """The shown ± (two deviations, 95%), rounded down: a rating is ranked below ±150, and
     a ranked ±149.8 shown as "±150" would read as contradicting that."""
@@ -16,7 +22,7 @@ def rating_text(value: float | None, deviation: float | None) -> str:
     """'1623 ±120': the value rounded and its ± (uncertainty_text); '' without a value."""
     if value is None or deviation is None:
         return ""
-    return f"{value:.0f} {uncertainty_text(deviation)}"
+    return f"{shown_value(value)} {uncertainty_text(deviation)}"
 
 
 def offset_text(value: float | None, half_width: float | None) -> str:
@@ -29,9 +35,19 @@ def offset_text(value: float | None, half_width: float | None) -> str:
     return f"{sign}{text} ±{half_width:.0f}"
 
 
+def count_number(count: int) -> str:
+    """'1,234': a count as pages show it, with thousands separators (the API keeps numbers)."""
+    return f"{count:,}"
+
+
 def count_text(count: int, noun: str) -> str:
     """'1 game', '1,234 games': a count with its noun, singular for one."""
-    return f"{count:,} {noun}{'' if count == 1 else 's'}"
+    return f"{count_number(count)} {noun}{'' if count == 1 else 's'}"
+
+
+def record_text(wins: int, losses: int) -> str:
+    """'1,204-987' (with an en dash): wins and losses with thousands separators."""
+    return f"{count_number(wins)}\u2013{count_number(losses)}"
 
 
 def signed_text(change: float | None, digits: int = 1) -> str:

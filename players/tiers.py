@@ -5,6 +5,9 @@ and `rank_tier` adapt it to settings.RATING_TIERS, the environment's "minimum:na
 items, ascending, e.g. ``["0:Bronze", "1400:Silver", "1600:Gold"]``; the first tier also
 takes every rating below its minimum. Empty means DEFAULT_TIERS, and ``["off"]`` shows
 no tiers.
+
+A tier is decided on the value as the site shows it (players.formatting.shown_value):
+1799.95 reads "1800", so it is the tier of 1800, never a tier below the number beside it.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
 
 from players import rules
+from players.formatting import shown_value
 
 Tiers = tuple[tuple[float, str], ...]
 
@@ -42,7 +46,7 @@ def ascending_tiers(tiers: Sequence[tuple[float, str]]) -> Tiers:
 
 
 def tier_for(rating: float, thresholds: Sequence[tuple[float, str]] = DEFAULT_TIERS) -> str:
-    """The name of the highest tier whose minimum rating is at most `rating`.
+    """The name of the highest tier whose minimum is at most `rating` as shown (rounded).
 
     `thresholds` are (minimum rating, name), ascending; the first tier also takes
     every rating below its minimum.
@@ -54,8 +58,8 @@ def tier_for(rating: float, thresholds: Sequence[tuple[float, str]] = DEFAULT_TI
 
 
 def _name_at(minimums: Sequence[float], names: Sequence[str], rating: float) -> str:
-    # bisect: the number of minimums at or below the rating.
-    return names[max(bisect.bisect_right(minimums, rating) - 1, 0)]
+    # bisect: the number of minimums at or below the number shown beside the tier.
+    return names[max(bisect.bisect_right(minimums, shown_value(rating)) - 1, 0)]
 
 
 def tier_ranges(tiers: Sequence[tuple[float, str]]) -> list[tuple[str, float | None, float | None]]:
@@ -105,13 +109,11 @@ def _parsed(items: tuple[str, ...]) -> tuple[tuple[float, ...], tuple[str, ...]]
 
 
 def rank_tier(value: float) -> str | None:
-    """The tier name to show beside a rating value, or None when tiers are off.
-
-    Decided on the value as pages show it (whole points, players.formatting.rating_text),
-    so that "1800" never reads beside the tier below 1800 (1799.95 is Platinum)."""
+    """The tier name to show beside a rating value (the tier of the value as shown), or
+    None when tiers are off."""
     # Parsed once per setting: lists call this for each of a hundred rows.
     minimums, names = _parsed(tuple(settings.RATING_TIERS))
-    return _name_at(minimums, names, float(f"{value:.0f}")) if names else None
+    return _name_at(minimums, names, value) if names else None
 
 
 def settled_tier(value: float, deviation: float) -> str | None:

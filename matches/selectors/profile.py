@@ -6,23 +6,58 @@ size of the data."""
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from datetime import datetime
 
 from django.utils import timezone
 
 from matches.params import glicko_params
-from matches.ratings.glicko import deviation_before_decay
+from matches.ratings.settling import deviation_after_last_game, games_to_settle
 from matches.selectors.calibration import current_calibration
 from matches.selectors.history_points import DEFAULT_HISTORY_RANGE, HistoryPoint, chart_history
 from matches.selectors.match_history import GameCursor, MatchSetPage, match_sets
 from matches.selectors.matchups import PlayerMatchups, player_matchups
 from matches.selectors.opponents import FairOpponent, profile_fair_opponents
-from players.formatting import uncertainty_text
+from players import rules
 from players.models import Rating
-from players.selectors.rankings import RatingRanks, rating_ranks, unranked_reason
+from players.selectors.rankings import UNSETTLED, RatingRanks, rating_ranks, unranked_reason
 from players.selectors.ratings import RatingOverview, rating_overview
+from web.moment import one_moment
+
+
+@dataclass(frozen=True)
+class Unranked:
+    """Why a rating is not ranked: its player's flag ("hidden", "cheater"), or its ± too
+    wide, and then what brings it back: `games` more against settled players of its level.
+    `idle_since` is its last game when that game left it settled, so that only the decay
+    since has widened it; None when it is still settling (too few games), and `widest`
+    when the ± is at its cap, which hides which of the two it is."""
+
+    flag: str | None
+    games: int = 0
+    idle_since: datetime | None = None
+    widest: bool = False
+
+
+def unranked(rating: Rating) -> Unranked | None:
+    """Why `rating` (with its player loaded) is not ranked; None when it is."""
+    reason = unranked_reason(rating)
+    if reason != UNSETTLED:
+        return None if reason is None else Unranked(flag=reason)
+    params = glicko_params()
+    games = games_to_settle(rating.deviation, params)
+    if rating.last_played_at is None or rating.last_decay_at is None:
+        return Unranked(flag=None, games=games)
+    after = deviation_after_last_game(
+        rating.deviation,
+        rating.last_decay_at.timestamp(),
+        rating.last_played_at.timestamp(),
+        params,
+    )
+    if after is None:
+        return Unranked(flag=None, games=games, widest=True)
+    idle = rules.is_settled(after)
+    return Unranked(flag=None, games=games, idle_since=rating.last_played_at if idle else None)
 
 
 @dataclass(frozen=True)
@@ -34,8 +69,8 @@ class RatingProfile:
     matches: MatchSetPage
     opponents: list[FairOpponent]  # fair opponents, fairest first
     matchups: PlayerMatchups
-    ranks: RatingRanks | None  # None: unranked, for unranked_reason
-    unranked_reason: str | None
+    ranks: RatingRanks | None  # None: unranked, for `unranked`
+    unranked: Unranked | None
 
     @property
     def rating(self) -> Rating:
@@ -58,38 +93,21 @@ def rating_profile(
 ) -> RatingProfile | None:
     """Everything the profile page shows (None if the player or rating is unknown or hidden),
     its history range ending `now`; the fair opponents take one of its queries, the ranks
-    two, and the calibration both its history and its opponents go through one."""
-    overview = rating_overview(player_id, character_code)
-    if overview is None:
-        return None
-    rating = overview.rating
-    calibration = current_calibration()
-    return RatingProfile(
-        overview,
-        history_range,
-        *chart_history(rating, history_range, until=now or timezone.now()),
-        match_sets(rating, before=before, after=after, calibration=calibration),
-        profile_fair_opponents(rating, calibration=calibration),
-        player_matchups(overview.matchups),
-        rating_ranks(rating),
-        why_unranked(rating),
-    )
-
-
-def why_unranked(rating: Rating) -> str | None:
-    """`unranked_reason`, telling an idle rating from a new one: a rating that was settled
-    after its last game and is too wide only because its ± grew while idle says so."""
-    reason = unranked_reason(rating)
-    player, played, decayed = rating.player, rating.last_played_at, rating.last_decay_at
-    if reason is None or player.hidden or player.cheater or played is None or decayed is None:
-        return reason
-    params = glicko_params()
-    periods = math.floor((decayed - played).total_seconds() / params.decay_period_seconds)
-    after_last_game = deviation_before_decay(rating.deviation, periods, params)
-    if periods <= 0 or after_last_game is None or after_last_game >= params.low_deviation:
-        return reason
-    return (
-        f"idle since {played:%-d %b %Y}: its ± grew from {uncertainty_text(after_last_game)} "
-        f"to {uncertainty_text(rating.deviation)} without games, and playing brings it "
-        "down again"
-    )
+    two, and the calibration both its history and its opponents go through one. All of
+    them read at one moment (web.moment)."""
+    with one_moment():
+        overview = rating_overview(player_id, character_code)
+        if overview is None:
+            return None
+        rating = overview.rating
+        calibration = current_calibration()
+        return RatingProfile(
+            overview,
+            history_range,
+            *chart_history(rating, history_range, until=now or timezone.now()),
+            match_sets(rating, before=before, after=after, calibration=calibration),
+            profile_fair_opponents(rating, calibration=calibration),
+            player_matchups(overview.matchups),
+            rating_ranks(rating),
+            unranked(rating),
+        )

@@ -32,6 +32,7 @@ from matches.services.site_statistic import store_statistic
 from players import rules
 from players.models import Character, Player, Rating
 from players.selectors.rankings import ranked_count, ranked_ratings
+from web.moment import one_moment
 
 RATING_BIN_WIDTH = 50
 GAMES_PER_DAY_WINDOW = timedelta(days=90)
@@ -250,14 +251,20 @@ def _popularity(now: datetime) -> dict[str, Any]:
 
 
 def recompute_site_statistics(now: datetime) -> None:
-    """Recompute and store every site statistic as of `now`, in one transaction. The
-    caller bumps the cache generation."""
-    with transaction.atomic():
+    """Recompute every site statistic as of `now`, all read at one moment (so that the
+    ranked total, the distribution and the percentiles count the same ratings), and store
+    them in one transaction. The caller bumps the cache generation."""
+    with one_moment():
         games_by_day = _visible_games_by_day(now)
-        store_statistic("totals", _totals(now, games_by_day))
-        store_statistic("games_per_day", _games_per_day(now, games_by_day))
-        store_statistic("rating_distribution", _rating_distribution())
-        store_statistic("floor_distribution", _floor_distribution())
-        store_statistic("popularity", _popularity(now))
-        store_statistic("percentiles", _percentiles())
-        store_statistic("activity", _activity(now))
+        statistics = {
+            "totals": _totals(now, games_by_day),
+            "games_per_day": _games_per_day(now, games_by_day),
+            "rating_distribution": _rating_distribution(),
+            "floor_distribution": _floor_distribution(),
+            "popularity": _popularity(now),
+            "percentiles": _percentiles(),
+            "activity": _activity(now),
+        }
+    with transaction.atomic():
+        for key, data in statistics.items():
+            store_statistic(key, data)

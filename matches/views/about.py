@@ -8,6 +8,7 @@ from django.shortcuts import render
 from matches.params import glicko_params
 from matches.ratings.glicko import decayed_deviation, win_probability
 from matches.selectors.calibration import current_calibration
+from players.formatting import uncertainty_text
 from players.tiers import rating_tiers, tier_ranges
 from players.views.rankings import settled_plus_minus_limit
 
@@ -27,10 +28,11 @@ def about(request: HttpRequest) -> HttpResponse:
         {
             "params": params,
             "settled_plus_minus_limit": settled_plus_minus_limit(),
-            "idle_30_days": 2 * decayed_deviation(50.0, 30 * periods_per_day, params),
-            "idle_1_year": 2 * decayed_deviation(50.0, 365 * periods_per_day, params),
-            "initial_uncertainty": 2 * params.initial_deviation,
-            "minimum_uncertainty": 2 * params.minimum_deviation,
+            # Each ± as every page writes one (uncertainty_text).
+            "idle_30_days": uncertainty_text(decayed_deviation(50.0, 30 * periods_per_day, params)),
+            "idle_1_year": uncertainty_text(decayed_deviation(50.0, 365 * periods_per_day, params)),
+            "initial_uncertainty": uncertainty_text(params.initial_deviation),
+            "minimum_uncertainty": uncertainty_text(params.minimum_deviation),
             "counting_low": 100 * shown(params.counting_margin),
             "counting_high": 100 * shown(1 - params.counting_margin),
             "counting_uncertainty": 2 * params.counting_rms_deviation,

@@ -19,8 +19,19 @@ from matches.selectors.history_points import HISTORY_RANGES
 from matches.selectors.match_history import GameSet, RatedGame
 from matches.selectors.matchups import MatchupEstimate
 from matches.selectors.opponents import FairOpponent
-from matches.selectors.profile import RatingProfile
-from players.formatting import change_class, offset_text, percent, rating_text, signed_text
+from matches.selectors.profile import RatingProfile, Unranked
+from players.formatting import (
+    change_class,
+    count_number,
+    count_text,
+    offset_text,
+    percent,
+    rating_text,
+    record_text,
+    shown_value,
+    signed_text,
+    uncertainty_text,
+)
 from players.templatetags.ratings import floor_name, top_percent, win_rate
 from players.tiers import settled_tier
 from players.views.rankings import profile_url_maker, settled_plus_minus_limit
@@ -107,6 +118,7 @@ class MatchupTexts(NamedTuple):
     label: str
     uncertain: bool
     games: int
+    games_text: str
     wins: int
     record: str
     expected_sort: float
@@ -160,8 +172,7 @@ class ProfileBody(NamedTuple):
     unranked_reason: str | None
     calculator_url: str
     about_url: str
-    wins: int
-    losses: int
+    record: str
     win_rate: str
     last_played: Moment | None
     peak: str | None
@@ -206,10 +217,10 @@ def profile_body(found: RatingProfile, chart: SafeString) -> ProfileBody:
             CharacterTab(
                 url=url(player.id, r.character.code),
                 title=f"{r.character.name}: {rating_text(r.value, r.deviation)}, "
-                f"{r.wins}\u2013{r.losses}",
+                f"{record_text(r.wins, r.losses)}",
                 current=r.id == rating.id,
                 code=r.character.code,
-                value=floatformat(r.value, 0),
+                value=str(shown_value(r.value)),
             )
             for r in overview.ratings
         ],
@@ -218,17 +229,16 @@ def profile_body(found: RatingProfile, chart: SafeString) -> ProfileBody:
         ranks=None
         if ranks is None
         else RankTexts(
-            overall=f"{ranks.overall:,}",
-            character=f"{ranks.character:,}",
+            overall=count_number(ranks.overall),
+            character=count_number(ranks.character),
             top_percent=top_percent(ranks.top_percent),
             more_ranked=ranks.more_ranked,
-            ranked=f"{ranks.ranked:,}",
+            ranked=count_number(ranks.ranked),
         ),
-        unranked_reason=found.unranked_reason,
+        unranked_reason=None if found.unranked is None else _unranked_text(found),
         calculator_url=reverse("calculator"),
         about_url=reverse("about"),
-        wins=rating.wins,
-        losses=rating.losses,
+        record=record_text(rating.wins, rating.losses),
         win_rate=win_rate(rating),
         last_played=None if rating.last_played_at is None else _moment(rating.last_played_at),
         peak=(
@@ -269,6 +279,34 @@ def profile_body(found: RatingProfile, chart: SafeString) -> ProfileBody:
     )
 
 
+def _unranked_text(found: RatingProfile) -> str:
+    """Why the rating is not ranked, in words that stay true: its flag, or why its ± is
+    wide (idle since its last game, or too few games) and how many games bring it in."""
+    why: Unranked = found.unranked
+    if why.flag is not None:
+        return why.flag
+    rating = found.rating
+    games = "one game" if why.games == 1 else count_text(why.games, "game")
+    against = "a settled player" if why.games == 1 else "settled players"
+    rank = "ranks" if why.games == 1 else "rank"
+    back = f"{games} against {against} of your level {rank} you"
+    if why.idle_since is not None:
+        return f"idle since {_day_text(why.idle_since)}: {back} again"
+    plus_minus = uncertainty_text(rating.deviation)
+    if why.widest:
+        return f"± at its widest ({plus_minus}): {back}"
+    played = count_text(rating.wins + rating.losses, "game")
+    limit = floatformat(settled_plus_minus_limit(), 0)
+    return f"too few games yet: {plus_minus} after {played}, ranks need ± below {limit}: {back}"
+
+
+def _day_text(moment: datetime) -> str:
+    """'Nov 3', with the year when it is not this year's (local time)."""
+    local, today = timezone.template_localtime(moment), timezone.localdate()
+    day = f"{local:%b} {local.day}"
+    return day if local.year == today.year else f"{day}, {local.year}"
+
+
 def _moment(moment: datetime | None) -> Moment:
     local = timezone.template_localtime(moment)
     return Moment(iso=date(local, "c"), day=date(local, "Y-m-d"))
@@ -290,9 +328,19 @@ def _best_win(found: RatingProfile, url: ProfileUrl) -> BestWin | None:
     )
 
 
+def _change_texts(change: float | None, counted: bool = True) -> tuple[str | None, str]:
+    """A game's or a set's change as shown (None: pending) and its colour, which follows
+    the shown text; a game that did not count has none."""
+    if change is None:
+        return None, ""
+    text = signed_text(change)
+    return text, change_class(text) if counted else ""
+
+
 def _game_row(game: RatedGame, zone: tzinfo) -> GameRow:
     """One game's row, standing alone (its number in a set of several given by the caller)."""
     played_at = timezone.localtime(game.played_at, zone)
+    change, css = _change_texts(game.change, game.counted)
     return GameRow(
         number=0,
         summary=None,
@@ -304,8 +352,8 @@ def _game_row(game: RatedGame, zone: tzinfo) -> GameRow:
         opponent_uncertain=game.opponent_uncertain,
         win_probability=percent(game.win_probability, 0),
         won=game.won,
-        change=None if game.change is None else signed_text(game.change),
-        change_class=change_class(signed_text(game.change)) if game.counted else "",
+        change=change,
+        change_class=css,
         uncounted_reason=game.uncounted_reason if game.uncounted else "",
     )
 
@@ -320,11 +368,12 @@ def _history_sets(sets: list[GameSet], url: ProfileUrl) -> list[SetRows]:
         games = [_game_row(game, zone) for game in game_set.games_oldest_first]
         rows = games
         if len(games) > 1:
+            change, css = _change_texts(game_set.change)
             summary = SetSummary(
                 win_probability=games[0].win_probability,
-                record=f"{game_set.wins}\u2013{game_set.losses}",
-                change=None if game_set.change is None else signed_text(game_set.change),
-                change_class=change_class(signed_text(game_set.change)),
+                record=record_text(game_set.wins, game_set.losses),
+                change=change,
+                change_class=css,
                 uncounted=game_set.uncounted,
                 games=len(games),
             )
@@ -360,8 +409,9 @@ def _matchup_rows(rows: Iterable[tuple[str, MatchupEstimate]]) -> list[MatchupTe
                 label=label,
                 uncertain=estimate.uncertain,
                 games=estimate.games,
+                games_text=count_number(estimate.games),
                 wins=estimate.wins,
-                record=f"{estimate.wins}\u2013{estimate.losses}",
+                record=record_text(estimate.wins, estimate.losses),
                 expected_sort=estimate.expected_wins,
                 expected=f"{estimate.expected_wins:.1f}",
                 css=css,

@@ -70,7 +70,8 @@ class TierField(serializers.Field):
         self.prefix = prefix
         kwargs.setdefault(
             "help_text",
-            "The rating's rank tier, a name to show beside it. By default "
+            "The rating's rank tier, a name to show beside it, decided on the value as "
+            "`display` shows it (rounded: 1799.95 shows as 1800, the tier of 1800). By default "
             f"{_default_tiers()}; a site may configure its own tiers, or none. Null when "
             "the site shows no tiers, and while the deviation is too wide for the rating "
             "to be ranked (the site's pages show no tier beside such a rating either).",

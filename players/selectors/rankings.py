@@ -194,19 +194,20 @@ def rating_ranks(rating: Rating) -> RatingRanks | None:
     )
 
 
+UNSETTLED = "unsettled"  # unranked_reason of a rating whose ± is too wide
+
+
 def unranked_reason(rating: Rating) -> str | None:
-    """Why a rating is not ranked (None when it is): "hidden", "cheater", or its ± (two
-    deviations) being too wide. Reads the rating's loaded player."""
+    """Why a rating is not ranked (None when it is): "hidden", "cheater", or "unsettled"
+    (its ± too wide; matches.selectors.profile tells idle from too few games). Reads the
+    rating's loaded player."""
     player = rating.player
     if player.hidden:
         return "hidden"
     if player.cheater:
         return "cheater"
     if not rules.is_settled(rating.deviation):
-        return (
-            f"± too wide: {uncertainty_text(rating.deviation)}, ranks need ± below "
-            f"{2 * rules.low_deviation():.0f}"
-        )
+        return UNSETTLED
     return None
 
 

@@ -11,7 +11,7 @@ from django.shortcuts import render
 from django.urls import reverse
 
 from players import rules
-from players.formatting import rating_text
+from players.formatting import count_number, rating_text, record_text
 from players.models import Player
 from players.selectors.rankings import ACTIVE_DAYS, ranking_page
 from players.tiers import rank_tier
@@ -28,6 +28,7 @@ class RankingRow(NamedTuple):
     """A row of `players/ranking_rows.html`: texts (numbers already formatted) and flags."""
 
     rank: str
+    rank_sort: str  # the rank as a plain number, for sorting
     url: str
     name: str
     supporter: bool
@@ -130,7 +131,8 @@ def top(request: HttpRequest, code: str | None = None) -> HttpResponse:
     # The row's texts made here, so that the partial only places them.
     rows = [
         RankingRow(
-            rank=str(row.rank),
+            rank=count_number(row.rank),
+            rank_sort=str(row.rank),
             url=url(row.player_id, character.code),
             name=row.name,
             supporter=row.supporter,
@@ -141,7 +143,7 @@ def top(request: HttpRequest, code: str | None = None) -> HttpResponse:
             rating=rating_text(row.value, row.deviation),
             tier=rank_tier(row.value),
             wins=str(row.wins),
-            record=f"{row.wins}\u2013{row.losses}",
+            record=record_text(row.wins, row.losses),
         )
         for row in page.rows
         for character in (row.character,)

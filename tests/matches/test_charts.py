@@ -200,7 +200,7 @@ def test_rating_chart_of_a_long_history_draws_a_bounded_line_and_counts_every_po
     svg = rating_chart("long", points, title="t")
     line = re.search(r'class="chart-line" points="([^"]*)"', svg).group(1)
     assert len(line.split()) <= MAX_CHART_POINTS
-    assert "3000 points" in svg
+    assert "3,000 points" in svg
 
 
 def test_dot_titles_write_moments_to_the_minute_as_strftime_does():

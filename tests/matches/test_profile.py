@@ -20,7 +20,7 @@ from matches.ratings.matchup_offset import OffsetEvidence, one_step_offset
 from matches.selectors import history_points
 from matches.selectors.history_points import chart_history, rating_history
 from matches.selectors.match_history import GameCursor, match_sets
-from matches.selectors.profile import rating_profile, why_unranked
+from matches.selectors.profile import Unranked, rating_profile, unranked
 from players.formatting import offset_text, rating_text
 from players.models import Character, Player, PlayerName, Rating
 from players.selectors.rankings import RANKED_COUNTED_PER_RANK, ranked_ratings
@@ -303,7 +303,9 @@ def test_ranked_profile_shows_ranks_percentile_peak_and_best_win(
     footer = body[body.index("<tfoot>") : body.index("</tfoot>")]
     offset = one_step_offset(overall, 100.0)
     assert '<th scope="row">Overall</th>' in footer
-    assert f'<td class="num hide-narrow">{overall.games}</td>' in footer
+    assert (
+        f'<td class="num hide-narrow" data-sort="{overall.games}">{overall.games:,}</td>' in footer
+    )
     assert f">{overall.wins}\u2013{overall.games - overall.wins}<" in footer
     assert f">{overall.expected_wins:.1f}<" in footer
     assert f">{offset_text(offset.value, offset.half_width())}</td>" in footer
@@ -466,7 +468,7 @@ def test_profile_head_and_cards_read_as_the_django_filters_wrote_them(client, db
     assert f'last seen <time datetime="{me.last_seen.isoformat()}">{day}</time>' in html
     assert (
         f'<a href="/player/{me.id}/SO" title="Sol: {rating_text(1622.5, 80.0)}, 30\u20135"'
-        ' aria-current="page">SO <span class="muted">1623</span></a>'
+        ' aria-current="page">SO <span class="muted">1622</span></a>'  # 1622.5, as its title
     ) in html
     assert f'<a href="/player/{me.id}/KY" title="Ky: ' in html
     assert 'KY <span class="muted">1402</span>' in html
@@ -475,7 +477,7 @@ def test_profile_head_and_cards_read_as_the_django_filters_wrote_them(client, db
     assert f'<p>a hidden player\n      (Ky) · <time datetime="{BASE_TIME.isoformat()}">' in html
     then = f"{BASE_TIME - timedelta(days=9):%Y-%m-%d}"
     assert f'<bdi>Then</bdi> <span class="muted">{then} \u2013 {day}</span>' in html
-    assert "Unranked: ± too wide: ±160, ranks need ± below 150." in html
+    assert "Unranked: too few games yet: ±160 after" in html
     assert "No counted games yet." in html
 
 
@@ -507,18 +509,19 @@ def test_an_idle_rating_says_it_is_idle_and_a_new_one_that_it_is_too_wide(client
         last_played_at=BASE_TIME,
         last_decay_at=BASE_TIME + timedelta(hours=300),
     )
-    assert why_unranked(idle) == (
-        f"idle since {BASE_TIME:%-d %b %Y}: its ± grew from ±146 to "
-        f"±{math.floor(2 * idle_deviation)} without games, and playing brings it down again"
-    )
+    assert unranked(idle) == Unranked(flag=None, games=2, idle_since=BASE_TIME)
     html = client.get(f"/player/{idle.player_id}/SO").content.decode()
-    assert f"Unranked: idle since {BASE_TIME:%-d %b %Y}" in html
-    # Too wide after its last game already: the plain reason.
+    assert f"Unranked: idle since {BASE_TIME:%b} {BASE_TIME.day}" in html
+    # Too wide after its last game already: too few games.
     new = RatingFactory(deviation=100.0, wins=1, losses=0)
-    assert why_unranked(new) == "± too wide: ±200, ranks need ± below 150"
+    assert unranked(new) == Unranked(flag=None, games=10)
+    html = client.get(f"/player/{new.player_id}/SO").content.decode()
+    assert (
+        "Unranked: too few games yet: ±200 after 1 game, ranks need ± below 150: 10 games" in html
+    )
     # Never settled, then idle: still too few games, not idleness.
     wide = RatingFactory(
         deviation=math.sqrt(90.0**2 + 300 * glicko_params().decay_constant ** 2),
         last_decay_at=BASE_TIME + timedelta(hours=300),
     )
-    assert why_unranked(wide).startswith("± too wide")
+    assert unranked(wide).idle_since is None

@@ -290,7 +290,10 @@ def test_profile_says_a_wide_rating_is_unranked_with_its_width(client):
     rating = RatingFactory(deviation=80.4)
     html = client.get(f"/player/{rating.player_id}/SO").content.decode()
     # ±160.8 is shown rounded down, as every ± is: ±160.
-    assert "Unranked: ± too wide: ±160, ranks need ± below 150." in html
+    assert (
+        "Unranked: too few games yet: ±160 after 20 games, ranks need ± below 150: 3 games "
+        "against settled players of your level rank you."
+    ) in html
 
 
 def test_empty_site_says_there_are_no_games(client, db):

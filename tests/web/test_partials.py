@@ -16,6 +16,7 @@ from web.partials import render_partial
 
 ROW = RankingRow(
     rank="1",
+    rank_sort="1",
     url="/player/1/SO",
     name="<b>Sol</b>",
     supporter=False,
