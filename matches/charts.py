@@ -226,6 +226,36 @@ def _minute_text(moment: datetime) -> str:
     return moment.isoformat(" ", "minutes")[:16]
 
 
+def chart_span(
+    points: Sequence[RatingPoint], *, start: datetime | None, end: datetime | None
+) -> tuple[datetime, datetime]:
+    """The moments a rating chart of `points` (not empty, oldest first) runs between:
+    start..end (by default the first and last point) widened to hold every point and to
+    an hour at least."""
+    first, last = points[0].at, points[-1].at
+    start = min(start or first, first)
+    end = max(end or last, last)
+    if end - start < timedelta(hours=1):
+        start, end = start - timedelta(minutes=30), end + timedelta(minutes=30)
+    # A point on the left edge would show half its dot and band: leave it a margin.
+    return min(start, first - (end - start) / 40), end
+
+
+def peak_ringed(
+    points: Sequence[RatingPoint],
+    peak: RatingPoint | None,
+    *,
+    start: datetime | None = None,
+    end: datetime | None = None,
+) -> bool:
+    """Whether `rating_chart` with these arguments rings `peak`: it draws a line and the
+    peak falls inside its time range (a caption must not point at a ring not drawn)."""
+    if not points or peak is None:
+        return False
+    start, end = chart_span(points, start=start, end=end)
+    return start <= peak.at <= end
+
+
 def rating_chart(
     chart_id: str,
     points: Sequence[RatingPoint],
@@ -246,14 +276,9 @@ def rating_chart(
         points = points[-1:]  # the rating before a lone game would sit on the same spot
     count = len(points)
     points = downsample(points)
-    start = min(start or points[0].at, points[0].at)
-    end = max(end or points[-1].at, points[-1].at)
-    if end - start < timedelta(hours=1):
-        start, end = start - timedelta(minutes=30), end + timedelta(minutes=30)
-    # A point on the left edge would show half its dot and band: leave it a margin.
-    start = min(start, points[0].at - (end - start) / 40)
+    peak_shown = peak_ringed(points, peak, start=start, end=end)
+    start, end = chart_span(points, start=start, end=end)
     span = end - start
-    peak_shown = peak is not None and start <= peak.at <= end
     marked = [*points, peak] if peak_shown else points
     low = min(p.value - min(2 * p.deviation, MAX_BAND_SHOWN) for p in marked)
     high = max(p.value + min(2 * p.deviation, MAX_BAND_SHOWN) for p in marked)

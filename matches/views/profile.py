@@ -43,16 +43,21 @@ def profile(request: HttpRequest, player_id: str, code: str) -> HttpResponse:
         raise Http404("We know no rated games of this player with this character.")
     span = HISTORY_RANGES[history_range]
     rating = found.rating
+    peak = (
+        None
+        if rating.peak_value is None
+        else charts.ChartPoint(rating.peak_at, rating.peak_value, rating.peak_deviation)
+    )
+    start = now - span if span else None
     chart = charts.rating_chart(
         "rating-history",
         found.history,
         title=f"Rating history ({history_range})",
-        start=now - span if span else None,
+        start=start,
         end=now,
-        peak=None
-        if rating.peak_value is None
-        else charts.ChartPoint(rating.peak_at, rating.peak_value, rating.peak_deviation),
+        peak=peak,
     )
+    ringed = charts.peak_ringed(found.history, peak, start=start, end=now)
     return render(
         request,
         "matches/profile.html",
@@ -60,7 +65,8 @@ def profile(request: HttpRequest, player_id: str, code: str) -> HttpResponse:
             "name": found.rating.player.name,
             "character": found.rating.character.name,
             "body": render_partial(
-                "matches/profile_body.html", profile_body(found, chart)._asdict()
+                "matches/profile_body.html",
+                profile_body(found, chart, peak_ringed=ringed)._asdict(),
             ),
         },
     )

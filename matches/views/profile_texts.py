@@ -177,6 +177,8 @@ class ProfileBody(NamedTuple):
     last_played: Moment | None
     peak: str | None
     peak_at: Moment
+    # The chart rings the peak: it falls inside the chart's range.
+    peak_ringed: bool
     # The chart's line shows a higher value than the peak card: only ever while unsettled.
     chart_above_peak: bool
     best_win: BestWin | None
@@ -197,9 +199,9 @@ class ProfileBody(NamedTuple):
     past_names: list[PastName]
 
 
-def profile_body(found: RatingProfile, chart: SafeString) -> ProfileBody:
-    """A profile's body and its rating chart (the profile URL reversed once for all its
-    links)."""
+def profile_body(found: RatingProfile, chart: SafeString, *, peak_ringed: bool) -> ProfileBody:
+    """A profile's body and its rating chart, which rings the peak or not (the profile URL
+    reversed once for all its links)."""
     rating, overview, url = found.rating, found.overview, profile_url_maker()
     player, character = rating.player, rating.character
     ranks = found.ranks
@@ -247,6 +249,7 @@ def profile_body(found: RatingProfile, chart: SafeString) -> ProfileBody:
             else rating_text(rating.peak_value, rating.peak_deviation)
         ),
         peak_at=_moment(rating.peak_at),
+        peak_ringed=peak_ringed,
         chart_above_peak=rating.peak_value is not None
         and any(round(point.value) > round(rating.peak_value) for point in found.history),
         best_win=_best_win(found, url),

@@ -6,6 +6,9 @@ import re
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
+from hypothesis import given
+from hypothesis import strategies as st
+
 from matches.charts import (
     MAX_CHART_POINTS,
     MAX_DOTS,
@@ -17,6 +20,7 @@ from matches.charts import (
     calibration_chart,
     downsample,
     nice_ticks,
+    peak_ringed,
     rating_chart,
     time_ticks,
 )
@@ -228,3 +232,21 @@ def test_the_peak_is_ringed_with_the_text_the_card_shows_when_in_range():
     earlier = Point(START - timedelta(days=40), 1600, 70)
     later = rating_chart("h", points, title="t", start=START - timedelta(days=1), peak=earlier)
     assert "chart-peak" not in later and "ringed" not in later
+
+
+@given(
+    hours=st.lists(st.integers(0, 24 * 60), max_size=8).map(sorted),
+    peak_hour=st.integers(-24 * 40, 24 * 70),
+    start_hour=st.none() | st.integers(-24 * 40, 24 * 60),
+)
+def test_peak_ringed_says_whether_the_chart_rings_the_peak(hours, peak_hour, start_hour):
+    """The profile's caption says "The ring is the peak." by `peak_ringed`: never of a ring
+    the chart does not draw (a peak before the range, or no line at all)."""
+    points = [Point(START + timedelta(hours=h), 1500 + h % 7, 60) for h in hours]
+    peak = Point(START + timedelta(hours=peak_hour), 1510, 60)
+    start = None if start_hour is None else START + timedelta(hours=start_hour)
+    end = START + timedelta(days=61)
+    svg = rating_chart("h", points, title="t", start=start, end=end, peak=peak)
+    ringed = peak_ringed(points, peak, start=start, end=end)
+    assert ringed == ('class="chart-peak"' in svg)
+    assert peak_ringed(points, None, start=start, end=end) is False

@@ -500,6 +500,25 @@ def test_the_chart_rings_the_cards_peak_and_says_why_the_line_goes_higher(client
         assert (note in client.get(url).content.decode()) is noted
 
 
+def test_the_caption_names_the_ring_only_where_the_chart_draws_it(client, league, monkeypatch):
+    """A 30-day chart of a rating whose peak is older shows no ring, and says none."""
+    now = league.ended_at
+    monkeypatch.setattr(timezone, "now", lambda: now)
+    rating = next(
+        r
+        for r in ranked_ratings()
+        if r.peak_value is not None and chart_history(r, "30d", until=now)[0]
+    )
+    url = f"/player/{rating.player_id}/{rating.character.code}?range=30d"
+    last_point = chart_history(rating, "30d", until=now)[0][-1]
+    for peak_at, ringed in ((last_point.at, True), (now - timedelta(days=45), False)):
+        Rating.objects.filter(pk=rating.pk).update(peak_at=peak_at)
+        cache.clear()  # the page is cached by ratings generation, which a bare update keeps
+        html = client.get(url).content.decode()
+        assert ('class="chart-peak"' in html) is ringed
+        assert ("The ring is the peak." in html) is ringed
+
+
 def test_an_idle_rating_says_it_is_idle_and_a_new_one_that_it_is_too_wide(client, db):
     """An idle player was told "± too wide: ±158" instead of why and what brings it back."""
     # Settled at ±146 after its last game, then 300 idle hours: ±146 grows to ±158.
