@@ -244,7 +244,7 @@ def test_supporters_are_marked_in_rows(client):
 
 @pytest.mark.parametrize("flag", ["hidden", "cheater"])
 def test_a_flag_leaves_every_list_on_the_next_request(
-    client, league, settings, flag, queued_rebuilds, django_capture_on_commit_callbacks
+    client, league, settings, flag, queued_recomputes, django_capture_on_commit_callbacks
 ):
     settings.FAIR_OPPONENT_DAYS = 3650
     best, second = expected_order()[:2]
