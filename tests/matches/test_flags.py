@@ -4,18 +4,25 @@ never inside the operator's request."""
 
 from __future__ import annotations
 
-import pytest
+from datetime import timedelta
 
-from matches.models import CharacterMatchup, PlayerFlagChange
+import pytest
+from django.db import transaction
+from django.db.models import Count, Q
+from django.utils import timezone
+
+from matches.models import CharacterMatchup, Match, MatchRating, PlayerFlagChange
 from matches.services.character_matchups import rebuild_character_matchups
 from matches.services.flags import (
     QUEUED_RECOMPUTE_LOST_AFTER,
     RECOMPUTE_TASK,
     set_player_flags,
 )
+from matches.services.rating.recompute import recompute_all_ratings
 from matches.tasks import recompute_after_flag_changes as recompute_task
-from players.models import Player
+from players.models import Player, PlayerMatchup, Rating, RatingSnapshot
 from tests.factories import PlayerFactory
+from tests.fixtures.league import END, seed_league
 from tests.matches.test_character_matchups import counted_game
 from web.generation import current_generation
 
@@ -191,3 +198,162 @@ def test_flags_edited_together_in_the_admin_list_queue_one_recompute(
     assert Player.objects.filter(hidden=True).count() == 1
     assert PlayerFlagChange.objects.filter(recompute="queued").count() == 3
     assert len(queued_recomputes) == 1
+
+
+# --- The acceptance test: a cheater flag undoes the cheating, and lifting it restores all.
+
+LEAGUE_NOW = END + timedelta(days=2)  # every recompute decays ratings up to this moment
+
+
+def derived_state(*, without: str | None = None) -> dict[str, list[tuple]]:
+    """Every rating-derived row, keyed by what survives a recompute (player and character,
+    not row ids); `without`: leave out that player's ratings and games."""
+    ratings = Rating.objects.exclude(player_id=without)
+    rating_key = ("rating__player_id", "rating__character_id")
+    matches = MatchRating.objects.exclude(match__player_a_id=without).exclude(
+        match__player_b_id=without
+    )
+    return {
+        "ratings": sorted(
+            ratings.values_list(
+                "player_id",
+                "character_id",
+                "value",
+                "deviation",
+                "wins",
+                "losses",
+                "last_played_at",
+                "last_decay_at",
+                "peak_value",
+                "peak_deviation",
+                "peak_at",
+                "best_win_value",
+                "best_win_deviation",
+                "best_win_opponent_id",
+                "best_win_character_id",
+                "best_win_at",
+            )
+        ),
+        "player_matchups": sorted(
+            PlayerMatchup.objects.exclude(rating__player_id=without).values_list(
+                *rating_key,
+                "opponent_character_id",
+                "wins",
+                "losses",
+                "expected_wins",
+                "information",
+            )
+        ),
+        "snapshots": sorted(
+            RatingSnapshot.objects.exclude(rating__player_id=without).values_list(
+                *rating_key, "day", "value", "deviation"
+            )
+        ),
+        "character_matchups": sorted(
+            CharacterMatchup.objects.values_list(
+                "bracket",
+                "character_id",
+                "opponent_id",
+                "wins",
+                "losses",
+                "expected_wins",
+                "offset",
+                "standard_error",
+            )
+        ),
+        "games": sorted(
+            matches.values_list(
+                "match_id",
+                "counted",
+                "value_a",
+                "deviation_a",
+                "change_a",
+                "value_b",
+                "deviation_b",
+                "change_b",
+            )
+        ),
+    }
+
+
+def assert_same_but_rounding(state: dict[str, list[tuple]], expected: dict[str, list[tuple]]):
+    """Every row alike: counts, ids, times and which games counted exactly, numbers to the
+    last few bits. A game that does not count still decays its other side's ± to its
+    moment (docs/rating-model.md), so a game against a flagged player splits one decay
+    into two steps, which rounds differently from a game never played."""
+    assert state.keys() == expected.keys()
+    for table, rows in state.items():
+        assert len(rows) == len(expected[table]), table
+        for row, other in zip(rows, expected[table], strict=True):
+            exact = [field for field in row if not isinstance(field, float)]
+            assert exact == [field for field in other if not isinstance(field, float)], table
+            numbers = [field for field in row if isinstance(field, float)]
+            assert numbers == pytest.approx(
+                [field for field in other if isinstance(field, float)], rel=1e-12
+            ), table
+
+
+class Rollback(Exception):
+    pass
+
+
+def state_had_they_never_played(player_id: str) -> dict[str, list[tuple]]:
+    """The derived rows of a recompute of this database with `player_id`'s games deleted,
+    read and then rolled back."""
+    try:
+        with transaction.atomic():
+            Match.objects.filter(Q(player_a_id=player_id) | Q(player_b_id=player_id)).delete()
+            recompute_all_ratings(now=LEAGUE_NOW)
+            state = derived_state(without=player_id)
+            raise Rollback
+    except Rollback:
+        return state
+
+
+def admin_sets_cheater(client, player: Player, value: bool) -> None:
+    form = {
+        "name": player.name,
+        "platform": player.platform,
+        "floor": player.floor or "",
+        "names-TOTAL_FORMS": "0",
+        "names-INITIAL_FORMS": "0",
+        "_save": "Save",
+        **({"supporter": "on"} if player.supporter else {}),
+        **({"cheater": "on"} if value else {}),
+    }
+    response = client.post(f"/admin/players/player/{player.pk}/change/", form)
+    assert response.status_code == 302, response.content.decode()[:2000]
+
+
+def test_a_cheater_flag_counts_their_games_for_nobody_and_lifting_it_restores_everything(
+    admin_client, monkeypatch, queued_recomputes, django_capture_on_commit_callbacks
+):
+    seed_league(players=40, games=1500)
+    monkeypatch.setattr(timezone, "now", lambda: LEAGUE_NOW)
+    recompute_all_ratings()  # the league as a recompute leaves it, to compare recomputes with
+    original = derived_state()
+    # The player most often someone's best win: flagging them must change others' records.
+    cheat = Player.objects.get(
+        pk=Rating.objects.exclude(best_win_opponent=None)
+        .values("best_win_opponent_id")
+        .annotate(times=Count("id"))
+        .order_by("-times", "best_win_opponent_id")[0]["best_win_opponent_id"]
+    )
+    expected = state_had_they_never_played(cheat.pk)
+    assert derived_state() == original  # rolled back
+    assert expected != derived_state(without=cheat.pk)  # they moved others' ratings
+
+    with django_capture_on_commit_callbacks(execute=True):
+        admin_sets_cheater(admin_client, cheat, True)
+    assert len(queued_recomputes) == 1
+    assert derived_state() == original  # the request recomputes nothing
+    recompute_task()  # as the worker runs it
+    assert_same_but_rounding(derived_state(without=cheat.pk), expected)
+    assert not Rating.objects.filter(best_win_opponent=cheat).exists()
+    assert not PlayerMatchup.objects.filter(rating__player=cheat).exists()
+
+    with django_capture_on_commit_callbacks(execute=True):
+        admin_sets_cheater(admin_client, Player.objects.get(pk=cheat.pk), False)
+    assert len(queued_recomputes) == 2
+    recompute_task()
+    assert derived_state() == original
