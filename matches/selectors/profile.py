@@ -12,6 +12,7 @@ from datetime import datetime
 
 from django.utils import timezone
 
+from matches.models import PlayerFlagChange
 from matches.params import glicko_params
 from matches.ratings.glicko import deviation_before_decay
 from matches.selectors.calibration import current_calibration
@@ -36,6 +37,8 @@ class RatingProfile:
     matchups: PlayerMatchups
     ranks: RatingRanks | None  # None: unranked, for unranked_reason
     unranked_reason: str | None
+    # A cheater whose flag still waits for the recompute that takes their games out.
+    recompute_pending: bool = False
 
     @property
     def rating(self) -> Rating:
@@ -73,6 +76,17 @@ def rating_profile(
         player_matchups(overview.matchups),
         rating_ranks(rating),
         why_unranked(rating),
+        rating.player.cheater and flag_recompute_pending(player_id),
+    )
+
+
+def flag_recompute_pending(player_id: str) -> bool:
+    """Whether a hidden or cheater change of this player waits for its recompute
+    (matches.services.flags), queued or running."""
+    return (
+        PlayerFlagChange.objects.filter(player_id=player_id)
+        .exclude(recompute__in=(PlayerFlagChange.Recompute.NONE, PlayerFlagChange.Recompute.DONE))
+        .exists()
     )
 
 

@@ -357,3 +357,41 @@ def test_a_cheater_flag_counts_their_games_for_nobody_and_lifting_it_restores_ev
     assert len(queued_recomputes) == 2
     recompute_task()
     assert derived_state() == original
+
+
+def test_a_cheaters_page_and_api_show_only_the_banner_and_their_games(
+    client, cheat_and_others, queued_recomputes, django_capture_on_commit_callbacks
+):
+    cheat = cheat_and_others
+    recompute_all_ratings()  # the fixture's games rated, as a league's are
+    page, api = f"/player/{cheat.pk}/KY", f"/api/v1/players/{cheat.pk}/KY/"
+    before = client.get(page).content.decode()
+    assert "Rating summary" in before and "Marked as a cheater" not in before
+    assert client.get(api).json()["rating"] is not None
+
+    with django_capture_on_commit_callbacks(execute=True):
+        set_player_flags(cheat, cheater=True, by="test")
+    pending = client.get(page).content.decode()
+    assert "Marked as a cheater: their games count for nobody. Every rating is being " in pending
+    assert "until that is done, opponents keep what they won or lost against them" in pending
+
+    recompute_task()
+    html = client.get(page).content.decode()
+    assert (
+        "Marked as a cheater: their games count for nobody, and every rating has been "
+        "recomputed without them. They have no rating here and are not ranked." in html
+    )
+    head, games = html.split('class="profile-head"')[1].split('id="matches-heading"')
+    for shown in ("Rating summary", "Peak", "Best win", "Rating history", "\u00b1"):
+        assert shown not in head, shown
+    assert 'id="matchups-heading"' not in games
+    assert games.count('<tbody class="set">') == 1 and "6\u20130" in games  # their 6 wins
+    assert "\u2014" in games  # no rating of their own
+    rating = client.get(api).json()
+    for field in ("rating", "tier", "global_rank", "character_rank", "peak", "best_win"):
+        assert rating[field] is None, field
+    assert {r["rating"] for r in client.get(f"/api/v1/players/{cheat.pk}/").json()["ratings"]} == {
+        None
+    }
+    assert client.get(f"{api}history/?daily=1").json()["points"] == []
+    assert len(client.get(f"{api}matches/").json()["results"]) == 6
