@@ -149,7 +149,7 @@ class PlayerNameInline(admin.TabularInline):
 @admin.register(Player)
 class PlayerAdmin(admin.ModelAdmin):
     """Players, here rather than in players/admin.py because their flags are set through
-    matches.services.flags (recorded, the matchup rebuild queued, not run in the request)."""
+    matches.services.flags (recorded, the recompute queued, not run in the request)."""
 
     list_display = (
         "id",
@@ -191,8 +191,8 @@ class PlayerAdmin(admin.ModelAdmin):
 class PlayerFlagChangeAdmin(admin.ModelAdmin):
     """The record of flag changes: read only."""
 
-    list_display = ("at", "player", "flag", "value", "by", "matchups_pending")
-    list_filter = ("flag", "matchups_pending")
+    list_display = ("at", "player", "flag", "value", "by", "recompute")
+    list_filter = ("flag", "recompute")
     list_select_related = ("player",)
     search_fields = ("player__id", "player__name", "by")
     show_full_result_count = False

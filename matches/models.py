@@ -302,20 +302,29 @@ class PlayerFlagChange(models.Model):
     """A change of a player's flag made through matches.services.flags: which, to what, by
     whom, when.
 
-    `matchups_pending` marks a hidden or cheater change the character matchups may not
-    reflect yet: the rebuild it queued clears it when it starts."""
+    `recompute` follows a hidden or cheater change through the recompute it needs
+    (matches.services.flags): queued, started (taken by a running recompute), done; a
+    supporter change needs none."""
 
     class Flag(models.TextChoices):
         HIDDEN = "hidden"
         CHEATER = "cheater"
         SUPPORTER = "supporter"
 
+    class Recompute(models.TextChoices):
+        NONE = "", "not needed"
+        QUEUED = "queued"
+        STARTED = "started"
+        DONE = "done"
+
     player = models.ForeignKey(Player, on_delete=models.CASCADE, related_name="+")
     flag = models.CharField(max_length=16, choices=Flag.choices)
     value = models.BooleanField()
     by = models.CharField(max_length=150, help_text="The operator (a user name) or the tool.")
     at = models.DateTimeField()
-    matchups_pending = models.BooleanField(default=False)
+    recompute = models.CharField(
+        max_length=8, choices=Recompute.choices, blank=True, default=Recompute.NONE
+    )
 
     class Meta:
         ordering = ("-at", "-id")

@@ -5,8 +5,8 @@ Beat sends all four on the schedule in settings (CELERY_BEAT_SCHEDULE); a pull t
 stored new games also sends ``rate_matches`` once its transaction has committed, and
 follows a live feed with more pulls until the next beat (CELERY_PULL_FOLLOW_PAUSE), and a
 refresh sends ``refresh_lab`` while the lab has no report with games yet;
-``rebuild_character_matchups`` is queued by an operator's flag change
-(matches.services.flags).
+``recompute_after_flag_changes`` is queued by an operator's hidden or cheater flag
+change (matches.services.flags).
 Tasks are acknowledged late (settings), so a worker that dies mid-task has the task
 delivered again; every task is safe to run twice or side by side. Every task has a
 soft and a hard time limit (CELERY_TASK_ANNOTATIONS in settings), so a stuck one is
@@ -19,7 +19,7 @@ from celery import shared_task
 from django.conf import settings
 
 from matches.services.evaluation import refresh_lab as refresh_lab_service
-from matches.services.flags import rebuild_after_flag_changes
+from matches.services.flags import recompute_after_flag_changes as recompute_after_flags
 from matches.services.rating.incremental import ClaimLost, rate_pending_matches
 from matches.services.refresh import refresh_site as refresh_site_service
 from matches.sources.pulling import DATABASE_UNAVAILABLE, follow_enabled_sources
@@ -62,7 +62,8 @@ def refresh_lab() -> None:
 
 
 @shared_task(autoretry_for=DATABASE_UNAVAILABLE, **_RETRY)
-def rebuild_character_matchups() -> int:
-    """Rebuild the character matchups after hidden or cheater flags changed; returns the
-    rows written."""
-    return rebuild_after_flag_changes()
+def recompute_after_flag_changes() -> int:
+    """Recompute every rating after hidden or cheater flags changed; returns how many games
+    were rated (0 when another delivery of the task had already done it)."""
+    run = recompute_after_flags()
+    return 0 if run is None else run.rated

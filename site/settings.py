@@ -274,9 +274,9 @@ CELERY_TASK_ANNOTATIONS = {
     for name, soft in (
         ("pull_replays", env_float("CELERY_PULL_TIME_LIMIT", 900.0)),
         ("rate_matches", env_float("CELERY_RATE_TIME_LIMIT", 1800.0)),
+        # Rating too (every game, again), queued by a flag change (matches.services.flags).
+        ("recompute_after_flag_changes", env_float("CELERY_RATE_TIME_LIMIT", 1800.0)),
         ("refresh_statistics", env_float("CELERY_REFRESH_TIME_LIMIT", 1800.0)),
-        # A part of the refresh, queued alone by a flag change (matches.services.flags).
-        ("rebuild_character_matchups", env_float("CELERY_REFRESH_TIME_LIMIT", 1800.0)),
         ("refresh_lab", env_float("CELERY_LAB_TIME_LIMIT", 3000.0)),
     )
 }

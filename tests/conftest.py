@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, settings
 
-from matches.tasks import rebuild_character_matchups
+from matches.tasks import recompute_after_flag_changes
 from players.services import ensure_roster
 
 # The leagues the tests share, wherever they live: `league` for pages, `api` (on
@@ -67,11 +67,11 @@ def _static_files_without_collectstatic(settings) -> None:
 
 
 @pytest.fixture
-def queued_rebuilds(monkeypatch) -> list[None]:
-    """The matchup rebuilds flag changes queue (matches.services.flags), one entry per task,
-    recorded instead of sent to a broker; run one with `rebuild_character_matchups()`."""
+def queued_recomputes(monkeypatch) -> list[None]:
+    """The recomputes flag changes queue (matches.services.flags), one entry per task,
+    recorded instead of sent to a broker; run one with `recompute_after_flag_changes()`."""
     queued: list[None] = []
-    monkeypatch.setattr(rebuild_character_matchups, "delay", lambda: queued.append(None))
+    monkeypatch.setattr(recompute_after_flag_changes, "delay", lambda: queued.append(None))
     return queued
 
 

@@ -37,7 +37,8 @@ class RatingHistoryView(APIView):
         summary="A rating over time",
         description="Per game (the rating after each game over the last 7 or 30 days of play, "
         "at most 1000 games), or with `daily=1` one point per day played over the whole "
-        "history. Every game, with the rating before it and its change, is in `matches/`.",
+        "history. Every game, with the rating before it and its change, is in `matches/`. "
+        "None for a cheater.",
         parameters=[PLAYER_ID, CHARACTER, HistoryQuery],
         response=RatingHistorySerializer,
         example=examples.HISTORY,
@@ -47,7 +48,12 @@ class RatingHistoryView(APIView):
     def get(self, request: Request, player_id: str, character: str) -> Response:
         query = query_parameters(HistoryQuery, request)
         rating = rating_or_404(player_id, character)
-        points = rating_history(rating, "all" if query["daily"] else query["range"])
+        # A cheater's ratings are recomputed without their games: no line to draw.
+        points = (
+            []
+            if rating.player.cheater
+            else rating_history(rating, "all" if query["daily"] else query["range"])
+        )
         return Response(
             RatingHistorySerializer(
                 {"rating": rating, "daily": query["daily"], "points": points}

@@ -11,6 +11,7 @@ from datetime import datetime
 
 from django.utils import timezone
 
+from matches.models import PlayerFlagChange
 from matches.params import glicko_params
 from matches.ratings.settling import deviation_after_last_game, games_to_settle
 from matches.selectors.calibration import current_calibration
@@ -71,6 +72,8 @@ class RatingProfile:
     matchups: PlayerMatchups
     ranks: RatingRanks | None  # None: unranked, for `unranked`
     unranked: Unranked | None
+    # A cheater whose flag still waits for the recompute that takes their games out.
+    recompute_pending: bool = False
 
     @property
     def rating(self) -> Rating:
@@ -110,4 +113,15 @@ def rating_profile(
             player_matchups(overview.matchups),
             rating_ranks(rating),
             unranked(rating),
+            rating.player.cheater and flag_recompute_pending(player_id),
         )
+
+
+def flag_recompute_pending(player_id: str) -> bool:
+    """Whether a hidden or cheater change of this player waits for its recompute
+    (matches.services.flags), queued or running."""
+    return (
+        PlayerFlagChange.objects.filter(player_id=player_id)
+        .exclude(recompute__in=(PlayerFlagChange.Recompute.NONE, PlayerFlagChange.Recompute.DONE))
+        .exists()
+    )

@@ -163,7 +163,9 @@ class ProfileBody(NamedTuple):
     platform: str
     floor: str
     supporter: bool
+    # A cheater's page shows no rating, record or chart: only the banner and their games.
     cheater: bool
+    recompute_pending: bool
     last_seen: Moment
     tabs: list[CharacterTab]
     rating: str
@@ -214,15 +216,18 @@ def profile_body(found: RatingProfile, chart: SafeString, *, peak_ringed: bool) 
         floor=floor_name(player.floor) if player.floor else "",
         supporter=player.supporter,
         cheater=player.cheater,
+        recompute_pending=found.recompute_pending,
         last_seen=_moment(player.last_seen),
         tabs=[
             CharacterTab(
                 url=url(player.id, r.character.code),
-                title=f"{r.character.name}: {rating_text(r.value, r.deviation)}, "
+                title=r.character.name
+                if player.cheater
+                else f"{r.character.name}: {rating_text(r.value, r.deviation)}, "
                 f"{record_text(r.wins, r.losses)}",
                 current=r.id == rating.id,
                 code=r.character.code,
-                value=str(shown_value(r.value)),
+                value="" if player.cheater else str(shown_value(r.value)),
             )
             for r in overview.ratings
         ],
@@ -264,7 +269,7 @@ def profile_body(found: RatingProfile, chart: SafeString, *, peak_ringed: bool) 
         chart=chart,
         opponents=_opponent_rows(found.opponents, url),
         opponent_days=settings.FAIR_OPPONENT_DAYS,
-        sets=_history_sets(found.matches.sets, url),
+        sets=_history_sets(found.matches.sets, url, own_rating=not player.cheater),
         previous_cursor=str(found.matches.previous_cursor or ""),
         next_cursor=str(found.matches.next_cursor or ""),
         matchups=_matchup_rows(
@@ -361,14 +366,17 @@ def _game_row(game: RatedGame, zone: tzinfo) -> GameRow:
     )
 
 
-def _history_sets(sets: list[GameSet], url: ProfileUrl) -> list[SetRows]:
+def _history_sets(sets: list[GameSet], url: ProfileUrl, *, own_rating: bool) -> list[SetRows]:
     """The match history's sets (a tbody each, `matches/history_sets.html`): a set of one
     game is its row; a longer one is a row of the set's (its first game's ratings and
-    odds) and one for each of its games."""
+    odds) and one for each of its games. Without `own_rating` (a cheater's page) the
+    player's own rating reads "—"."""
     zone = timezone.get_current_timezone()
     texts = []
     for game_set in sets:
         games = [_game_row(game, zone) for game in game_set.games_oldest_first]
+        if not own_rating:
+            games = [game._replace(value="\u2014", uncertain=False) for game in games]
         rows = games
         if len(games) > 1:
             change, css = _change_texts(game_set.change)

@@ -41,7 +41,10 @@ class RatingSummarySerializer(serializers.Serializer):
     """One of a player's ratings, in lists."""
 
     character = CharacterSerializer(help_text="The character this rating is for.")
-    rating = RatingField(help_text="The current rating.")
+    rating = RatingField(
+        allow_null=True,
+        help_text="The current rating; null for a cheater, whose games count for nobody.",
+    )
     tier = TierField()
     wins = serializers.IntegerField(help_text="Counted games won.")
     losses = serializers.IntegerField(help_text="Counted games lost.")
@@ -167,6 +170,19 @@ class PlayerDetailSerializer(serializers.Serializer):
     ratings = RatingSummarySerializer(many=True, help_text="Every rating, most played first.")
     past_names = PastNameSerializer(many=True, help_text="Earlier names, latest first.")
 
+    def to_representation(self, detail: Any) -> dict[str, Any]:
+        data = super().to_representation(detail)
+        if detail.player.cheater:
+            data["ratings"] = [_without_rating(rating) for rating in data["ratings"]]
+        return data
+
+
+def _without_rating(data: dict[str, Any]) -> dict[str, Any]:
+    """A cheater's rating as the API shows it: no value, tier, rank, peak or best win (their
+    ratings are recomputed without their games; only the games are theirs to show)."""
+    hidden = ("rating", "tier", "global_rank", "character_rank", "peak", "best_win")
+    return {key: None if key in hidden else value for key, value in data.items()}
+
 
 class PeakSerializer(serializers.Serializer):
     rating = RatingField(prefix="peak_", help_text="The highest rating reached (deviation < 75).")
@@ -207,10 +223,12 @@ class RatingDetailSerializer(RatingSummarySerializer):
         help_text="The position in this character's rankings now; null when unranked.",
     )
     peak = serializers.SerializerMethodField(
-        help_text="The highest rating reached while the deviation was below 75; null if never."
+        help_text="The highest rating reached while the deviation was below 75; null if never, "
+        "and for a cheater."
     )
     best_win = serializers.SerializerMethodField(
-        help_text="The highest-rated opponent beaten (their deviation below 75); null if none."
+        help_text="The highest-rated opponent beaten (their deviation below 75); null if none, "
+        "and for a cheater."
     )
 
     @extend_schema_field(PeakSerializer(allow_null=True))
@@ -220,6 +238,10 @@ class RatingDetailSerializer(RatingSummarySerializer):
     @extend_schema_field(BestWinSerializer(allow_null=True))
     def get_best_win(self, rating: Rating) -> dict[str, Any] | None:
         return None if rating.best_win_value is None else BestWinSerializer(rating).data
+
+    def to_representation(self, rating: Rating) -> dict[str, Any]:
+        data = super().to_representation(rating)
+        return _without_rating(data) if rating.player.cheater else data
 
 
 class RankingRowSerializer(serializers.Serializer):

@@ -92,7 +92,7 @@ def test_page_with_numbers(client, db):
     assert "This game would not move either rating, whoever wins" in lopsided
 
 
-def test_page_with_players(client, queued_rebuilds, django_capture_on_commit_callbacks):
+def test_page_with_players(client, queued_recomputes, django_capture_on_commit_callbacks):
     a, b = "100000000000000001", "100000000000000002"
     rate_replays([replay(1, a, b)])
     mine = Rating.objects.get(player_id=a)

@@ -244,7 +244,7 @@ def test_supporters_are_marked_in_rows(client):
 
 @pytest.mark.parametrize("flag", ["hidden", "cheater"])
 def test_a_flag_leaves_every_list_on_the_next_request(
-    client, league, settings, flag, queued_rebuilds, django_capture_on_commit_callbacks
+    client, league, settings, flag, queued_recomputes, django_capture_on_commit_callbacks
 ):
     settings.FAIR_OPPONENT_DAYS = 3650
     best, second = expected_order()[:2]
@@ -281,9 +281,13 @@ def test_a_flag_leaves_every_list_on_the_next_request(
     else:
         assert "flagged for cheating" in search and found[0]["cheater"] is True
         profile = client.get(f"/player/{best.player_id}/{character.code}").content.decode()
-        assert "Unranked: cheater." in profile
+        assert "They have no rating here and are not ranked." in profile
         rating = client.get(f"{V1}/players/{best.player_id}/{character.code}/").json()
-        assert (rating["global_rank"], rating["character_rank"]) == (None, None)
+        assert (rating["rating"], rating["global_rank"], rating["character_rank"]) == (
+            None,
+            None,
+            None,
+        )
 
 
 def test_profile_says_a_wide_rating_is_unranked_with_its_width(client):
