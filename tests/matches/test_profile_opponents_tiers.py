@@ -8,6 +8,7 @@ from html import unescape
 import pytest
 
 from matches.selectors.opponents import fair_opponents
+from matches.services.flags import set_player_flags
 from players.formatting import rating_text
 from players.models import Player, Rating
 from players.roster import ROSTER
@@ -95,14 +96,14 @@ def test_hidden_and_flagged_players_are_never_suggested(client, league, active):
 
 
 def test_a_flagged_player_gets_no_suggestions(
-    client, league, active, django_assert_max_num_queries
+    client, league, active, queued_recomputes, django_assert_max_num_queries
 ):
     rating = busiest()
-    Player.objects.filter(id=rating.player_id).update(cheater=True)
+    set_player_flags(Player.objects.get(id=rating.player_id), cheater=True, by="test")
     # Without the block the profile stays within the other pages' budget: no opponent queries.
     with django_assert_max_num_queries(QUERY_LIMIT):
         html = client.get(url_of(rating)).content.decode()
-    assert "flagged for cheating" in html
+    assert "Marked as a cheater: their games count for nobody. Every rating is being" in html
     assert 'id="opponents-heading"' not in html
 
 
