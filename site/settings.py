@@ -224,6 +224,8 @@ CELERY_BROKER_TRANSPORT_OPTIONS = (
 if CELERY_BROKER_URL.startswith("filesystem"):
     for _folder in ("broker", "broker-processed"):
         (VAR_DIR / _folder).mkdir(exist_ok=True)
+    # kombu's filesystem transport, publishing each message whole (web/broker.py).
+    CELERY_BROKER_TRANSPORT = "web.broker:Transport"
 CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER", False)
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
