@@ -94,12 +94,14 @@ class Broker:
         self.queue = f"test-{uuid.uuid4().hex[:12]}"
         self.var_dir = tmp_path / "var"
         self.var_dir.mkdir()
+        # The transport the URL names, except the site's own for the filesystem (settings).
+        self.transport: str | None = None
         if REDIS_TEST_URL:
             self.url, self.options = REDIS_TEST_URL, {"visibility_timeout": 3600}
         else:
             folder = self.var_dir / "broker"
             folder.mkdir()
-            self.url = "filesystem://"
+            self.url, self.transport = "filesystem://", "web.broker:Transport"
             self.options = {
                 "data_folder_in": str(folder),
                 "data_folder_out": str(folder),
@@ -125,10 +127,16 @@ def broker(tmp_path: Path) -> Iterator[Broker]:
     broker = Broker(tmp_path)
     saved = {
         key: app.conf[key]
-        for key in ("broker_url", "broker_transport_options", "task_default_queue")
+        for key in (
+            "broker_url",
+            "broker_transport",
+            "broker_transport_options",
+            "task_default_queue",
+        )
     }
     app.conf.update(
         broker_url=broker.url,
+        broker_transport=broker.transport,
         broker_transport_options=broker.options,
         task_default_queue=broker.queue,
     )
