@@ -19,6 +19,7 @@ from matches.services.flags import (
     set_player_flags,
 )
 from matches.services.rating.recompute import recompute_all_ratings
+from matches.services.rating.storage import MATCH_RATING_COLUMNS, RATING_STATE_COLUMNS
 from matches.tasks import recompute_after_flag_changes as recompute_task
 from players.models import Player, PlayerMatchup, Rating, RatingSnapshot
 from tests.factories import PlayerFactory
@@ -214,26 +215,7 @@ def derived_state(*, without: str | None = None) -> dict[str, list[tuple]]:
         match__player_b_id=without
     )
     return {
-        "ratings": sorted(
-            ratings.values_list(
-                "player_id",
-                "character_id",
-                "value",
-                "deviation",
-                "wins",
-                "losses",
-                "last_played_at",
-                "last_decay_at",
-                "peak_value",
-                "peak_deviation",
-                "peak_at",
-                "best_win_value",
-                "best_win_deviation",
-                "best_win_opponent_id",
-                "best_win_character_id",
-                "best_win_at",
-            )
-        ),
+        "ratings": sorted(ratings.values_list("player_id", "character_id", *RATING_STATE_COLUMNS)),
         "player_matchups": sorted(
             PlayerMatchup.objects.exclude(rating__player_id=without).values_list(
                 *rating_key,
@@ -261,18 +243,7 @@ def derived_state(*, without: str | None = None) -> dict[str, list[tuple]]:
                 "standard_error",
             )
         ),
-        "games": sorted(
-            matches.values_list(
-                "match_id",
-                "counted",
-                "value_a",
-                "deviation_a",
-                "change_a",
-                "value_b",
-                "deviation_b",
-                "change_b",
-            )
-        ),
+        "games": sorted(matches.values_list(*(c for c in MATCH_RATING_COLUMNS if c != "rated_at"))),
     }
 
 
