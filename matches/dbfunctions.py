@@ -9,9 +9,9 @@ on PostgreSQL).
 from __future__ import annotations
 
 from django.db.models import Expression, F, FloatField, Func, Value
-from django.db.models.functions import Cast, Sqrt
+from django.db.models.functions import Cast, Greatest, Least, Ln
 
-from matches.ratings import glicko, matchup_offset
+from matches.ratings import calibration, matchup_offset
 
 
 class EpochSeconds(Func):
@@ -29,21 +29,14 @@ def _expression(operand: str | Expression) -> Expression:
     return F(operand) if isinstance(operand, str) else operand
 
 
-def win_logit(
-    value_a: str | Expression,
-    deviation_a: str | Expression,
-    value_b: str | Expression,
-    deviation_b: str | Expression,
-) -> Expression:
-    """The log-odds of glicko.win_probability, P(A beats B), as an ORM expression over
-    fields (names) or expressions: Q · (r_a - r_b) · g(√(RD_a² + RD_b²))."""
-    value_a, deviation_a, value_b, deviation_b = map(
-        _expression, (value_a, deviation_a, value_b, deviation_b)
-    )
-    spread = Sqrt(
-        Value(1.0) + glicko.G_FACTOR * (deviation_a * deviation_a + deviation_b * deviation_b)
-    )
-    return Cast(glicko.Q * (value_a - value_b) / spread, FloatField())
+def chance_logit(chance: str | Expression) -> Expression:
+    """calibration.chance_logits of a probability field or expression, in the database:
+    ln(p / (1 - p)) within ±MAX_LOGIT (a certain 0 or 1 counts as that)."""
+    p = _expression(chance)
+    bound = Value(calibration.MAX_LOGIT)
+    tiny = Value(1e-300)
+    logit = Ln(Greatest(p, tiny)) - Ln(Greatest(Value(1.0) - p, tiny))
+    return Cast(Least(Greatest(logit, -bound), bound), FloatField())
 
 
 def expected_sql(difference: str) -> str:

@@ -149,7 +149,8 @@ class Match(models.Model):
 
 
 class MatchRating(models.Model):
-    """What rating made of a match: both sides' ratings before it, the changes, whether it counted.
+    """What rating made of a match: both sides' ratings before it, the chance shown, the
+    changes, whether it counted.
 
     Kept apart from Match because it is derived: rating writes it once per match with
     a plain bulk insert, and recompute_ratings empties and refills it, which costs a
@@ -173,6 +174,10 @@ class MatchRating(models.Model):
     value_b = models.FloatField()
     deviation_b = models.FloatField()
     change_b = models.FloatField()
+    chance_a = models.FloatField(
+        help_text="Side A's chance the site showed before the game (glicko.chance): under "
+        "one chance also the expected score both updates used"
+    )
 
     def __str__(self) -> str:
         return f"rating of match {self.match_id}"

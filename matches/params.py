@@ -21,6 +21,7 @@ def glicko_params() -> GlickoParams:
         maximum_deviation=settings.RATING_MAXIMUM_DEVIATION,
         low_deviation=rules.low_deviation(),
         update_damping=settings.RATING_UPDATE_DAMPING,
+        one_chance=settings.RATING_ONE_CHANCE,
         counting_margin=settings.RATING_COUNTING_MARGIN,
         counting_rms_deviation=settings.RATING_COUNTING_RMS_DEVIATION,
     )

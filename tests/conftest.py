@@ -67,6 +67,14 @@ def _static_files_without_collectstatic(settings) -> None:
 
 
 @pytest.fixture
+def reference_formulas(settings) -> None:
+    """The reference formulas exactly (docs/rating-model.md#reference-numbers): each side's
+    expected score from the opponent's deviation alone, no flattening, no matchup."""
+    settings.RATING_ONE_CHANCE = False
+    settings.RATING_UPDATE_DAMPING = 0.0
+
+
+@pytest.fixture
 def queued_recomputes(monkeypatch) -> list[None]:
     """The recomputes flag changes queue (matches.services.flags), one entry per task,
     recorded instead of sent to a broker; run one with `recompute_after_flag_changes()`."""

@@ -152,8 +152,10 @@ def store_calibration(
 
 def rate_match(match, value_a: float, value_b: float, *, counted: bool = True):
     """A stored rating result for `match`: side A rated `value_a` before it and B `value_b`,
-    both at deviation 60, changes 0 (what matchup and statistics aggregates read)."""
+    both at deviation 60, changes 0, the chance from the ratings alone (what matchup and
+    statistics aggregates read)."""
     from matches.models import MatchRating
+    from matches.ratings.glicko import win_probability
 
     return MatchRating.objects.create(
         match=match,
@@ -165,6 +167,7 @@ def rate_match(match, value_a: float, value_b: float, *, counted: bool = True):
         value_b=value_b,
         deviation_b=60.0,
         change_b=0.0,
+        chance_a=win_probability(value_a, 60.0, value_b, 60.0),
     )
 
 

@@ -22,7 +22,7 @@ import numpy as np
 from numba import njit
 
 from matches.ratings.glicko import _Q2, G_FACTOR, GlickoParams, Q
-from matches.ratings.ledger import RATING_FIELDS, SECONDS_PER_DAY
+from matches.ratings.ledger import RATING_FIELDS, SECONDS_PER_DAY, MatchupOffsets
 
 # Per-game result columns, as `GameResult` names them (before and after both sides).
 RESULT_COLUMNS = (
@@ -34,6 +34,7 @@ RESULT_COLUMNS = (
     "new_deviation_a",
     "new_value_b",
     "new_deviation_b",
+    "chance_a",
 )
 _NO_RATING = -1
 
@@ -44,18 +45,26 @@ def _g(deviation: float) -> float:
 
 
 @njit(cache=True, nogil=True)
-def _update(
+def _chance(va: float, da: float, vb: float, db: float, offset: float, p: np.ndarray) -> float:
+    # glicko.chance
+    combined = _g(math.sqrt(da * da + db * db))
+    if p[_ONE_CHANCE] == 0.0:
+        return 1.0 / (1.0 + 10.0 ** (-combined * (va - vb) / 400.0))
+    slope = combined * (1.0 - p[_DAMPING])
+    return 1.0 / (1.0 + 10.0 ** (-slope * (va - vb + offset) / 400.0))
+
+
+@njit(cache=True, nogil=True)
+def _update_from_expected(
     rating: float,
     deviation: float,
-    opponent_rating: float,
     opponent_deviation: float,
     score: float,
+    e: float,
     minimum_deviation: float,
-    damping: float,
 ) -> tuple[float, float]:
-    # glicko.update, term for term, so that both round alike.
+    # glicko.update_from_expected, term for term, so that both round alike.
     g_o = _g(opponent_deviation)
-    e = 1.0 / (1.0 + 10.0 ** (-g_o * (rating - opponent_rating) / 400.0 * (1.0 - damping)))
     denominator = 1.0 / (deviation * deviation) + _Q2 * g_o * g_o * e * (1.0 - e)
     new_deviation = math.sqrt(1.0 / denominator)
     if new_deviation < minimum_deviation:
@@ -64,10 +73,15 @@ def _update(
 
 
 @njit(cache=True, nogil=True)
-def _counts(va: float, da: float, vb: float, db: float, a_won: bool, p: np.ndarray) -> bool:
-    # glicko.game_counts
-    combined = math.sqrt(da * da + db * db)
-    p_a = 1.0 / (1.0 + 10.0 ** (-_g(combined) * (va - vb) / 400.0))
+def _expected_score(rating: float, opponent_rating: float, opponent_deviation: float, damping):
+    # glicko.expected_score
+    exponent = -_g(opponent_deviation) * (rating - opponent_rating) / 400.0 * (1.0 - damping)
+    return 1.0 / (1.0 + 10.0**exponent)
+
+
+@njit(cache=True, nogil=True)
+def _counts(va: float, da: float, vb: float, db: float, a_won: bool, p_a: float, p) -> bool:
+    # glicko.game_counts, with the chance of A already known
     p_winner = p_a if a_won else 1.0 - p_a
     margin = p[_COUNTING_MARGIN]
     if margin < p_winner < 1.0 - margin:
@@ -119,7 +133,8 @@ def decayed(
     _DAMPING,
     _COUNTING_MARGIN,
     _COUNTING_RMS,
-) = range(8)
+    _ONE_CHANCE,
+) = range(9)
 
 
 def _param_array(params: GlickoParams) -> np.ndarray:
@@ -133,15 +148,30 @@ def _param_array(params: GlickoParams) -> np.ndarray:
             params.update_damping,
             params.counting_margin,
             params.counting_rms_deviation,
+            float(params.one_chance),
         ]
     )
 
 
 @njit(cache=True, nogil=True)
 def _apply(
-    times, rating_a, rating_b, a_won, p, s, best_win, excluded, results, counted, snap, snap_slots
+    times,
+    rating_a,
+    rating_b,
+    a_won,
+    p,
+    s,
+    best_win,
+    excluded,
+    character,
+    offsets,
+    results,
+    counted,
+    snap,
+    snap_slots,
 ):
     """Rate games in order. `s` holds the float columns of the states (see `_STATE`),
+    `offsets[x, y]` what character x is worth against y (0 beyond its edges),
     `results` receives RESULT_COLUMNS per game. `snap` is the snapshot buffer (rating,
     day, value, deviation); `snap_slots[0]` its length, `snap_slots[1:]` each rating's
     last row (-1: none). Returns nothing: everything is written in place."""
@@ -153,12 +183,21 @@ def _apply(
         _decay_to(b, moment, deviation, s[_LAST_DECAY], p)
         va, da, vb, db = value[a], deviation[a], value[b], deviation[b]
         results[i, 0], results[i, 1], results[i, 2], results[i, 3] = va, da, vb, db
-        ok = not excluded[a] and not excluded[b] and _counts(va, da, vb, db, won, p)
+        ca, cb = character[a], character[b]
+        offset = offsets[ca, cb] if ca < offsets.shape[0] and cb < offsets.shape[1] else 0.0
+        chance_a = _chance(va, da, vb, db, offset, p)
+        results[i, 8] = chance_a
+        ok = not excluded[a] and not excluded[b] and _counts(va, da, vb, db, won, chance_a, p)
         counted[i] = ok
         if ok:
             score = 1.0 if won else 0.0
-            na, nda = _update(va, da, vb, db, score, p[_MINIMUM_DEVIATION], p[_DAMPING])
-            nb, ndb = _update(vb, db, va, da, 1.0 - score, p[_MINIMUM_DEVIATION], p[_DAMPING])
+            if p[_ONE_CHANCE] == 0.0:  # glicko.rate_game: the reference update
+                ea = _expected_score(va, vb, db, p[_DAMPING])
+                eb = _expected_score(vb, va, da, p[_DAMPING])
+            else:
+                ea, eb = chance_a, 1.0 - chance_a
+            na, nda = _update_from_expected(va, da, db, score, ea, p[_MINIMUM_DEVIATION])
+            nb, ndb = _update_from_expected(vb, db, da, 1.0 - score, eb, p[_MINIMUM_DEVIATION])
             value[a], deviation[a] = na, nda
             value[b], deviation[b] = nb, ndb
             winner, loser = (a, b) if won else (b, a)
@@ -238,6 +277,15 @@ class Snapshots(NamedTuple):
     deviation: np.ndarray
 
 
+def offset_matrix(offsets: MatchupOffsets) -> np.ndarray:
+    """`RatingLedger.offsets` as the matrix `ArrayLedger` reads: [x, y] for characters x, y."""
+    size = 1 + max((max(pair) for pair in offsets), default=-1)
+    matrix = np.zeros((size, size))
+    for (character, opponent), offset in offsets.items():
+        matrix[character, opponent] = offset
+    return matrix
+
+
 class ArrayLedger:
     """`RatingLedger` plus `MatchupLedger` over arrays: `apply` chunks of games in
     order, then read `column()`, `counted_games()`, `player_matchups()` and
@@ -247,9 +295,12 @@ class ArrayLedger:
     NaN for None; `best_win` is the rating number beaten, -1 for none.
     """
 
-    def __init__(self, params: GlickoParams) -> None:
+    def __init__(self, params: GlickoParams, offsets: np.ndarray | None = None) -> None:
+        """`offsets[x, y]`: what character id x is worth against y in rating points (one
+        chance only; `RatingLedger.offsets` as a matrix)."""
         self.params = params
         self._p = _param_array(params)
+        self._offsets = np.zeros((0, 0)) if offsets is None else np.asarray(offsets, np.float64)
         self.count = 0
         self._state = np.empty((len(_STATE), 0))
         self._best_win = np.empty(0, dtype=np.int64)
@@ -322,6 +373,8 @@ class ArrayLedger:
             self._state,
             self._best_win,
             self._excluded,
+            self._character,
+            self._offsets,
             results,
             counted,
             self._snap,

@@ -103,7 +103,8 @@ class GlickoState(NamedTuple):
 
 
 class ContinuousGlicko:
-    """The site's continuous Glicko-1 (glicko.py) as a lab system.
+    """The site's continuous Glicko-1 (glicko.py) as a lab system; its prediction is the
+    chance the site shows (`glicko.chance`: the lab knows no characters, so no matchup).
 
     Both sides are decayed to the game's time before predicting or updating, as the
     rating pipeline does.  With `apply_counting_rule` a game that the counting rule would
@@ -137,7 +138,7 @@ class ContinuousGlicko:
     def expected_score(self, a: GlickoState, b: GlickoState, at: float) -> float:
         a = self.decayed(a, at)
         b = self.decayed(b, at)
-        return glicko.win_probability(a.rating, a.deviation, b.rating, b.deviation)
+        return glicko.chance(a.rating, a.deviation, b.rating, b.deviation, self.params)
 
     def update(
         self, a: GlickoState, b: GlickoState, score_a: float, at: float
@@ -150,7 +151,7 @@ class ContinuousGlicko:
         """expected_score, then update, decaying each side once (the tuner's hot loop)."""
         a = self.decayed(a, at)
         b = self.decayed(b, at)
-        probability = glicko.win_probability(a.rating, a.deviation, b.rating, b.deviation)
+        probability = glicko.chance(a.rating, a.deviation, b.rating, b.deviation, self.params)
         return (probability, *self._rate(a, b, score_a))
 
     def _rate(

@@ -72,6 +72,13 @@ class LogitBin(NamedTuple):
     wins: float  # the predicted side's score, summed (a draw counts half)
 
 
+def chance_logits(probabilities: np.ndarray) -> np.ndarray:
+    """`logit` of many probabilities at once, a certain 0 or 1 counted as ±MAX_LOGIT."""
+    with np.errstate(divide="ignore"):
+        logits = np.log(probabilities) - np.log1p(-probabilities)
+    return np.clip(logits, -MAX_LOGIT, MAX_LOGIT)
+
+
 def logit_bins(logits: np.ndarray, scores: np.ndarray) -> list[LogitBin]:
     """Predictions at these logits, with the predicted side's scores, in LogitHistogram's
     bins; each bin's mean logit within ±MAX_LOGIT."""

@@ -28,9 +28,14 @@ class GlickoParams:
     decay_period_seconds: float = 3600.0
     maximum_deviation: float = 350.0
     low_deviation: float = 75.0
-    # Damping of the exponent inside E for updates only (the original site uses 0.1);
+    # Flattening of the expected score (the original site damps E by 0.1 for updates only).
     # 0 gives plain Glicko.
     update_damping: float = 0.0
+    # One chance (docs/rating-model.md#one-chance): the chance shown for a game is the
+    # update's expected score for both sides, with both deviations, the damping and the
+    # matchup offset inside it. False: the reference update, each side's E from the
+    # opponent's deviation alone, damping in the update only, no offset.
+    one_chance: bool = False
     # A game counts when the winner's expectation lies strictly inside this margin...
     counting_margin: float = 0.045
     # ...or when the root-mean-square of both deviations is at least this.
@@ -61,6 +66,24 @@ def win_probability(
     return 1.0 / (1.0 + 10.0 ** (-g(combined) * (rating_a - rating_b) / 400.0))
 
 
+def chance(
+    rating_a: float,
+    deviation_a: float,
+    rating_b: float,
+    deviation_b: float,
+    params: GlickoParams = DEFAULT_PARAMS,
+    offset: float = 0.0,
+) -> float:
+    """The chance of A beating B that the site shows: under one chance also the expected
+    score both updates use, `offset` being what A's character is worth against B's in
+    rating points; otherwise `win_probability` (the offset and damping left out)."""
+    if not params.one_chance:
+        return win_probability(rating_a, deviation_a, rating_b, deviation_b)
+    combined = math.sqrt(deviation_a * deviation_a + deviation_b * deviation_b)
+    slope = g(combined) * (1.0 - params.update_damping)
+    return 1.0 / (1.0 + 10.0 ** (-slope * (rating_a - rating_b + offset) / 400.0))
+
+
 def update(
     rating: float,
     deviation: float,
@@ -69,18 +92,28 @@ def update(
     score: float,
     params: GlickoParams = DEFAULT_PARAMS,
 ) -> tuple[float, float]:
-    """One side's (rating, deviation) after one game; score is 1 win, 0 loss, 0.5 draw."""
-    # g and E are written out here rather than called: this runs several times per game
-    # in every rating loop, and the calls cost more than the arithmetic.
+    """One side's (rating, deviation) after one game by the reference update (§4.2): E from
+    the opponent's deviation alone; score is 1 win, 0 loss, 0.5 draw."""
+    e = expected_score(rating, opponent_rating, opponent_deviation, params.update_damping)
+    return update_from_expected(rating, deviation, opponent_deviation, score, e, params)
+
+
+def update_from_expected(
+    rating: float,
+    deviation: float,
+    opponent_deviation: float,
+    score: float,
+    expected: float,
+    params: GlickoParams = DEFAULT_PARAMS,
+) -> tuple[float, float]:
+    """One side's (rating, deviation) after one game whose expected score was `expected`:
+    §4.2's step, d² and new deviation with E given."""
     g_o = 1.0 / math.sqrt(1.0 + G_FACTOR * opponent_deviation * opponent_deviation)
-    e = 1.0 / (
-        1.0 + 10.0 ** (-g_o * (rating - opponent_rating) / 400.0 * (1.0 - params.update_damping))
-    )
-    denominator = 1.0 / (deviation * deviation) + _Q2 * g_o * g_o * e * (1.0 - e)
+    denominator = 1.0 / (deviation * deviation) + _Q2 * g_o * g_o * expected * (1.0 - expected)
     new_deviation = math.sqrt(1.0 / denominator)
     if new_deviation < params.minimum_deviation:
         new_deviation = params.minimum_deviation
-    return rating + Q / denominator * g_o * (score - e), new_deviation
+    return rating + Q / denominator * g_o * (score - expected), new_deviation
 
 
 def rate_game(
@@ -90,10 +123,21 @@ def rate_game(
     deviation_b: float,
     score_a: float,
     params: GlickoParams = DEFAULT_PARAMS,
+    offset: float = 0.0,
 ) -> tuple[float, float, float, float]:
-    """Both sides after one game, each updated from the other's pre-game rating."""
-    new_a = update(rating_a, deviation_a, rating_b, deviation_b, score_a, params)
-    new_b = update(rating_b, deviation_b, rating_a, deviation_a, 1.0 - score_a, params)
+    """Both sides after one game, each updated from the other's pre-game rating: under one
+    chance both from `chance` (A expects it, B one minus it), else by the reference update."""
+    if params.one_chance:
+        expected_a = chance(rating_a, deviation_a, rating_b, deviation_b, params, offset)
+        new_a = update_from_expected(
+            rating_a, deviation_a, deviation_b, score_a, expected_a, params
+        )
+        new_b = update_from_expected(
+            rating_b, deviation_b, deviation_a, 1.0 - score_a, 1.0 - expected_a, params
+        )
+    else:
+        new_a = update(rating_a, deviation_a, rating_b, deviation_b, score_a, params)
+        new_b = update(rating_b, deviation_b, rating_a, deviation_a, 1.0 - score_a, params)
     return new_a[0], new_a[1], new_b[0], new_b[1]
 
 
@@ -148,6 +192,7 @@ def game_counts(
     deviation_b: float,
     a_won: bool,
     params: GlickoParams = DEFAULT_PARAMS,
+    offset: float = 0.0,
 ) -> bool:
     """Whether a game between two eligible players moves ratings
     (docs/rating-model.md#which-games-count).
@@ -155,7 +200,7 @@ def game_counts(
     Lopsided games between established players teach the system nothing and
     invite farming, so they are stored but do not count.
     """
-    p_a = win_probability(rating_a, deviation_a, rating_b, deviation_b)
+    p_a = chance(rating_a, deviation_a, rating_b, deviation_b, params, offset)
     p_winner = p_a if a_won else 1.0 - p_a
     margin = params.counting_margin
     if margin < p_winner < 1.0 - margin:

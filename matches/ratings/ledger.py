@@ -9,10 +9,11 @@ one pair of ledgers for the whole history, each on its own core.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
-from matches.ratings.glicko import GlickoParams, decay, game_counts, rate_game
+from matches.ratings.glicko import GlickoParams, chance, decay, game_counts, rate_game
 from matches.ratings.matchup_offset import expected
 
 SECONDS_PER_DAY = 86400
@@ -20,6 +21,9 @@ SECONDS_PER_DAY = 86400
 PlayerId = str
 CharacterId = int
 RatingKey = tuple[PlayerId, CharacterId]
+# What character X is worth against character Y in rating points, per (X, Y); a pair
+# missing (a mirror, or no estimate) is worth 0.
+MatchupOffsets = Mapping[tuple[CharacterId, CharacterId], float]
 
 
 # A rating's state, in the order storage reads and writes it (the Rating model's columns,
@@ -124,7 +128,8 @@ class Game(NamedTuple):
 
 
 class GameResult(NamedTuple):
-    """What one game did to both sides: ratings before and after, and whether it counted.
+    """What one game did to both sides: ratings before and after, whether it counted, and
+    the chance of side A the site showed before it (`glicko.chance`).
 
     A game that did not count leaves both sides as they were (after decay)."""
 
@@ -138,6 +143,7 @@ class GameResult(NamedTuple):
     new_value_b: float
     new_deviation_b: float
     counted: bool
+    chance_a: float
 
     @property
     def change_a(self) -> float:
@@ -161,6 +167,8 @@ class RatingLedger:
     params: GlickoParams
     # Players who never move anyone's rating: hidden (opted out) or cheaters.
     excluded_players: frozenset[PlayerId] = frozenset()
+    # The matchup offsets in force (one chance only); empty: ratings alone.
+    offsets: MatchupOffsets = field(default_factory=dict)
     ratings: dict[RatingKey, RatingState] = field(default_factory=dict)
     touched_ratings: set[RatingKey] = field(default_factory=set)
 
@@ -184,11 +192,13 @@ class RatingLedger:
         self.touched_ratings.add(key_a)
         self.touched_ratings.add(key_b)
         value_a, deviation_a, value_b, deviation_b = a.value, a.deviation, b.value, b.deviation
+        offset = self.offsets.get((game.character_a, game.character_b), 0.0)
+        chance_a = chance(value_a, deviation_a, value_b, deviation_b, params, offset)
 
         counted = (
             game.player_a not in self.excluded_players
             and game.player_b not in self.excluded_players
-            and game_counts(value_a, deviation_a, value_b, deviation_b, game.a_won, params)
+            and game_counts(value_a, deviation_a, value_b, deviation_b, game.a_won, params, offset)
         )
         if not counted:
             return GameResult(
@@ -202,10 +212,11 @@ class RatingLedger:
                 value_b,
                 deviation_b,
                 False,
+                chance_a,
             )
 
         a.value, a.deviation, b.value, b.deviation = rate_game(
-            value_a, deviation_a, value_b, deviation_b, 1.0 if game.a_won else 0.0, params
+            value_a, deviation_a, value_b, deviation_b, 1.0 if game.a_won else 0.0, params, offset
         )
         winner, loser = (a, b) if game.a_won else (b, a)
         winner.wins += 1
@@ -247,6 +258,7 @@ class RatingLedger:
             b.value,
             b.deviation,
             True,
+            chance_a,
         )
 
 

@@ -20,7 +20,7 @@ Pure Python, no Django.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import NamedTuple
 
 K = math.log(10) / 400  # d/dm of the logit of P per rating point
@@ -149,3 +149,29 @@ def fit_offset(
             break
     _, curvature = slope_and_curvature(m)
     return Offset(m, 1.0 / math.sqrt(curvature))
+
+
+def shrunk_offsets(table: Mapping[tuple[int, int], Offset]) -> dict[tuple[int, int], float]:
+    """Each cell's offset shrunk toward 0 by its uncertainty: its posterior mean
+    m·τ²/(τ² + se²) under the table's own prior N(0, τ²). τ² is estimated from the table
+    (empirical Bayes: the offsets' spread beyond what their standard errors explain, each
+    cell weighted by its precision, so a few noisy cells cannot hide the clear ones). A
+    table whose offsets are all noise shrinks to zeros. Mirrors are left out."""
+    cells = [(pair, o) for pair, o in table.items() if pair[0] != pair[1]]
+    if not cells:
+        return {}
+    prior = sum(o.value * o.value for _, o in cells) / len(cells)
+    for _ in range(_PRIOR_STEPS):
+        weights = [1.0 / (prior + o.standard_error**2) ** 2 for _, o in cells]
+        excess = sum(
+            w * (o.value**2 - o.standard_error**2) for w, (_, o) in zip(weights, cells, strict=True)
+        )
+        prior = max(excess / sum(weights), 0.0)
+    return {
+        pair: o.value * prior / (prior + o.standard_error**2) if prior > 0 else 0.0
+        for pair, o in cells
+    }
+
+
+# Fixed-point steps for the table's prior variance: each is a few hundred multiplications.
+_PRIOR_STEPS = 50

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from matches.params import glicko_params
-from matches.ratings.glicko import game_counts, rate_game, win_probability
-from matches.selectors.calibration import NO_CALIBRATION, Calibration, current_calibration
+from matches.ratings.glicko import game_counts, rate_game
+from matches.selectors.calibration import Calibration, current_calibration
+from matches.selectors.chances import GameChance, chance_model
 from players.formatting import percent, rating_text, signed_text
 from players.models import Rating
 from players.selectors.ratings import player_detail
@@ -41,6 +41,11 @@ class Contender:
         return rating_text(self.value, self.deviation)
 
     @property
+    def character_id(self) -> int | None:
+        """The character played (None for typed-in numbers: no matchup is known)."""
+        return None if self.rating is None else self.rating.character_id
+
+    @property
     def eligible(self) -> bool:
         """Cheaters' games never move ratings."""
         return self.rating is None or not self.rating.player.cheater
@@ -65,19 +70,33 @@ class Outcome:
 @dataclass(frozen=True)
 class SideForecast:
     contender: Contender
-    model_win_probability: float  # P(this side wins) by the rating model alone
+    chance: GameChance  # this side's, as side A
     after_win: Outcome
     after_loss: Outcome
-    calibration: Calibration = NO_CALIBRATION
 
     @property
     def win_probability(self) -> float:
-        """P(this side wins) as the site shows it (calibrated)."""
-        return self.calibration.shown(self.model_win_probability)
+        """P(this side wins) as the site shows it: the expected score the update uses."""
+        return self.chance.chance
+
+    @property
+    def model_win_probability(self) -> float:
+        """P(this side wins) from the ratings alone (§4.2's formula)."""
+        return self.chance.ratings
 
     @property
     def win_probability_text(self) -> str:
         return percent(self.win_probability)
+
+    @property
+    def ratings_probability_text(self) -> str:
+        return percent(self.model_win_probability)
+
+    @property
+    def matchup_text(self) -> str:
+        """What this side's character is worth against the other's: '+35 points' (a loss
+        with a true minus sign)."""
+        return f"{signed_text(self.chance.offset, 0)} points"
 
 
 @dataclass(frozen=True)
@@ -87,34 +106,66 @@ class Forecast:
     # False: the game would be stored but move no rating (a flagged player, or a lopsided
     # game between established players: then neither result counts, upset or not).
     counts: bool
+    # How often the site's recent chances like A's came true (the lab's calibration).
+    calibration: Calibration
 
     @property
     def sides(self) -> tuple[SideForecast, SideForecast]:
         return self.a, self.b
 
+    @property
+    def calibrated_text(self) -> str:
+        """The second number, labelled: how often chances like A's came true lately."""
+        if self.calibration.fitted_at is None:
+            return ""
+        calibrated = percent(self.calibration.shown(self.a.win_probability))
+        return (
+            f"On the site's latest {self.calibration.games:,} games, chances like A's "
+            f"{self.a.win_probability_text} came true about {calibrated} of the time."
+        )
+
+    @property
+    def parts_text(self) -> str:
+        """How A's chance is made, when a matchup enters it: "A's chance: ratings alone 48.0%;
+        Zato-1 against Jack-O': (minus) 35 points; together 43.0%." Empty otherwise."""
+        a = self.a
+        if a.chance.offset == 0.0 or a.contender.rating is None or self.b.contender.rating is None:
+            return ""
+        character, opponent = a.contender.rating.character, self.b.contender.rating.character
+        return (
+            f"A's chance: ratings alone {a.ratings_probability_text}; {character.name} against "
+            f"{opponent.name}: {a.matchup_text}; together {a.win_probability_text}."
+        )
+
 
 def win_forecast(a: Contender, b: Contender) -> Forecast:
-    """P(A wins) and both sides' ratings after either result, by the site's own rules."""
-    params = glicko_params()
-    probability = win_probability(a.value, a.deviation, b.value, b.deviation)
+    """P(A wins) and both sides' ratings after either result, by the site's own rules: the
+    chance shown is the expected score the update uses (docs/rating-model.md#one-chance)."""
+    model = chance_model()
+    params = model.params
+    chance_a = model.game(
+        a.value, a.deviation, b.value, b.deviation, a.character_id, b.character_id
+    )
+    offset = chance_a.offset
     counts = (
         a.eligible
         and b.eligible
-        and game_counts(a.value, a.deviation, b.value, b.deviation, True, params)
+        and game_counts(a.value, a.deviation, b.value, b.deviation, True, params, offset)
     )
     after: dict[bool, tuple[Outcome, Outcome]] = {}
     for a_won in (True, False):
         va, da, vb, db = (
-            rate_game(a.value, a.deviation, b.value, b.deviation, float(a_won), params)
+            rate_game(a.value, a.deviation, b.value, b.deviation, float(a_won), params, offset)
             if counts
             else (a.value, a.deviation, b.value, b.deviation)
         )
         after[a_won] = (Outcome(va, da, va - a.value), Outcome(vb, db, vb - b.value))
-    calibration = current_calibration()
+    chance_b = GameChance(1.0 - chance_a.ratings, -offset, 1.0 - chance_a.chance)
     return Forecast(
-        SideForecast(a, probability, after[True][0], after[False][0], calibration),
-        SideForecast(b, 1.0 - probability, after[False][1], after[True][1], calibration),
+        SideForecast(a, chance_a, after[True][0], after[False][0]),
+        SideForecast(b, chance_b, after[False][1], after[True][1]),
         counts,
+        current_calibration(),
     )
 
 

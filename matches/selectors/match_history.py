@@ -15,7 +15,6 @@ from django.db import connection
 
 from matches.models import Match
 from matches.ratings.glicko import win_probability
-from matches.selectors.calibration import NO_CALIBRATION, Calibration, current_calibration
 from players import rules
 from players.models import Character, Rating
 from players.selectors.ratings import roster_characters
@@ -66,24 +65,20 @@ class RatedGame:
     opponent_character: Character
     opponent_value: float | None
     opponent_deviation: float | None
+    # P(this side wins) as shown before the game and stored with it: the expected score
+    # its update used (docs/rating-model.md#one-chance). None until rated.
+    win_probability: float | None = None
     counted: bool = False
     flagged: bool = False  # a player of the game is flagged for cheating now
-    calibration: Calibration = NO_CALIBRATION  # what shown probabilities go through
 
     @property
     def model_win_probability(self) -> float | None:
-        """P(this side wins) by the model, from both sides' ratings before the game."""
+        """P(this side wins) from both sides' ratings before the game alone (§4.2)."""
         if self.value is None:
             return None
         return win_probability(
             self.value, self.deviation, self.opponent_value, self.opponent_deviation
         )
-
-    @property
-    def win_probability(self) -> float | None:
-        """P(this side wins) as the site shows it (calibrated)."""
-        raw = self.model_win_probability
-        return None if raw is None else self.calibration.shown(raw)
 
     @property
     def uncertain(self) -> bool:
@@ -111,9 +106,9 @@ def _unsettled(deviation: float | None) -> bool:
     return deviation is not None and not rules.is_settled(deviation)
 
 
-def _rated_game(row: tuple, rating: Rating, calibration: Calibration) -> RatedGame:
+def _rated_game(row: tuple, rating: Rating) -> RatedGame:
     match_id, played_at, floor, winner, counted, *opponent, character_id = row[:10]
-    value, deviation, change, opponent_value, opponent_deviation, my_winner = row[10:]
+    value, deviation, change, opponent_value, opponent_deviation, my_winner, chance = row[10:]
     return RatedGame(
         match_id,
         from_utc_wall_time(played_at),
@@ -126,9 +121,9 @@ def _rated_game(row: tuple, rating: Rating, calibration: Calibration) -> RatedGa
         roster_characters()[character_id],
         opponent_value,
         opponent_deviation,
+        chance,
         counted=bool(counted),
         flagged=bool(opponent[3]) or rating.player.cheater,
-        calibration=calibration,
     )
 
 
@@ -181,7 +176,8 @@ WITH page AS ({side_a} UNION ALL {side_b}
 SELECT m.id, {played_at}, m.floor, m.winner, r.counted,
     p.id, p.name, p.platform, p.cheater, {theirs[character]},
     {mine[value]}, {mine[deviation]}, {mine[change]}, {theirs[value]}, {theirs[deviation]},
-    CASE WHEN page.side = 'a' THEN '{winner_a}' ELSE '{winner_b}' END
+    CASE WHEN page.side = 'a' THEN '{winner_a}' ELSE '{winner_b}' END,
+    CASE WHEN page.side = 'a' THEN r.chance_a ELSE 1.0 - r.chance_a END
 FROM page JOIN matches_match m ON m.id = page.id
 LEFT OUTER JOIN matches_matchrating r ON r.match_id = m.id
 JOIN players_player p ON p.id = {theirs[player]}
@@ -217,7 +213,6 @@ def _rating_games(
     limit: int,
     *,
     newest_first: bool = True,
-    calibration: Calibration | None = None,
 ) -> list[RatedGame]:
     """The rating's visible games meeting all `conditions`, at most `limit`, newest first
     (or the oldest ones, oldest first); one query (`_PAGE_GAMES_SQL`): each side's page
@@ -246,8 +241,7 @@ def _rating_games(
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
         rows = cursor.fetchall()
-    calibration = calibration or current_calibration()
-    return [_rated_game(row, rating, calibration) for row in rows]
+    return [_rated_game(row, rating) for row in rows]
 
 
 def utc_wall_time(column: str) -> str:
@@ -345,22 +339,19 @@ def match_sets(
     before: GameCursor | None = None,
     after: GameCursor | None = None,
     games: int = GAMES_PER_PAGE,
-    calibration: Calibration | None = None,
 ) -> MatchSetPage:
     """A page of the rating's match history grouped in sets, newest first; one query (two
-    going back up past the newest page), and one more for the calibration its chances are
-    shown through unless given.
+    going back up past the newest page).
 
     The page holds about `games` games older than `before` (the newest games without a
     cursor) or, going back up, newer than `after`. It never cuts a set in two (unless
     one set alone is longer than a page); the next page (older) starts after its last
     game, the previous one (newer) before its first.
     """
-    calibration = calibration or current_calibration()
     if after is not None and before is None:
-        return _newer_sets(rating, after, games, calibration)
+        return _newer_sets(rating, after, games)
     conditions = [] if before is None else [_older_than(before)]
-    rows = _rating_games(rating, conditions, games + 1, calibration=calibration)
+    rows = _rating_games(rating, conditions, games + 1)
     sets = _group_sets(rows)
     newer = _cursor(rows[0]) if before is not None and rows else None
     if len(rows) <= games:
@@ -372,15 +363,11 @@ def match_sets(
     return MatchSetPage(sets, _cursor(sets[-1].games[-1]), newer)
 
 
-def _newer_sets(
-    rating: Rating, after: GameCursor, games: int, calibration: Calibration
-) -> MatchSetPage:
+def _newer_sets(rating: Rating, after: GameCursor, games: int) -> MatchSetPage:
     """The page of sets just newer than `after` (the mirror of a page older than a cursor)."""
-    rows = _rating_games(
-        rating, [_newer_than(after)], games + 1, newest_first=False, calibration=calibration
-    )
+    rows = _rating_games(rating, [_newer_than(after)], games + 1, newest_first=False)
     if not rows:  # nothing newer (any more): the newest page
-        return match_sets(rating, games=games, calibration=calibration)
+        return match_sets(rating, games=games)
     rows.reverse()
     sets = _group_sets(rows)
     if len(rows) > games:

@@ -27,9 +27,8 @@ from django.conf import settings
 from django.db import connection
 from django.utils import timezone
 
-from matches.ratings.glicko import win_probability
 from matches.ratings.matchmaking import fairest_opponents, match_quality_glicko
-from matches.selectors.calibration import Calibration, current_calibration
+from matches.selectors.chances import ChanceModel, chance_model
 from players import rules
 from players.models import Rating
 from players.roster import ROSTER
@@ -46,6 +45,7 @@ class _Rated(NamedTuple):
     player_id: str = ""
     name: str = ""
     character: str = ""
+    character_id: int | None = None
 
 
 # The CANDIDATES_PER_SIDE active ratings nearest in value above and below a value (two
@@ -54,7 +54,7 @@ class _Rated(NamedTuple):
 # id cost as much as the walks), ordered by value (ties go the same way every time).
 # Written out, as the ORM built this query for longer than PostgreSQL ran it.
 _NEAREST_SQL = """
-SELECT n.value, n.deviation, n.player_id, n.name, c.code
+SELECT n.value, n.deviation, n.player_id, n.name, c.code, c.id
 FROM ({above} UNION ALL {below}) n
 JOIN players_character c ON c.id = n.character_id
 ORDER BY n.value, n.id
@@ -82,11 +82,11 @@ def fair_opponents(
     limit: int = 10,
     *,
     now: datetime | None = None,
-    calibration: Calibration | None = None,
+    chances: ChanceModel | None = None,
 ) -> list[dict[str, Any]]:
     """The `limit` fairest opponents for a rating, fairest first; [] for an unknown or
     hidden rating.  Two queries whatever the size of the table, and one more for the
-    calibration its shown probabilities go through unless given."""
+    chance model unless given."""
     row = (
         Rating.objects.filter(
             ~rules.hidden("player__"), player_id=player_id, character_id=character_id
@@ -96,23 +96,24 @@ def fair_opponents(
     )
     if row is None:
         return []
-    return fair_opponents_at(player_id, *row, limit, now=now, calibration=calibration)
+    return fair_opponents_at(player_id, character_id, *row, limit, now=now, chances=chances)
 
 
 def fair_opponents_at(
     player_id: str,
+    character_id: int,
     value: float,
     deviation: float,
     limit: int = 10,
     *,
     now: datetime | None = None,
-    calibration: Calibration | None = None,
+    chances: ChanceModel | None = None,
 ) -> list[dict[str, Any]]:
     """`fair_opponents` for a rating already read (its player visible): one query, and
-    one more for the calibration unless given."""
+    one more for the chance model unless given."""
     if limit <= 0:
         return []
-    target = _Rated(value, deviation)
+    target = _Rated(value, deviation, player_id, character_id=character_id)
     since = (now or timezone.now()) - timedelta(days=settings.FAIR_OPPONENT_DAYS)
     with connection.cursor() as cursor:
         cursor.execute(
@@ -125,11 +126,16 @@ def fair_opponents_at(
             },
         )
         candidates = [_Rated(*values) for values in cursor.fetchall()]
-    calibration = calibration or current_calibration()
+    chances = chances or chance_model()
     suggestions = []
     for opponent in fairest_opponents(target, candidates, limit):
-        model = win_probability(
-            target.rating, target.deviation, opponent.rating, opponent.deviation
+        chance = chances.game(
+            target.rating,
+            target.deviation,
+            opponent.rating,
+            opponent.deviation,
+            character_id,
+            opponent.character_id,
         )
         suggestions.append(
             {
@@ -139,8 +145,8 @@ def fair_opponents_at(
                 "value": opponent.rating,
                 "deviation": opponent.deviation,
                 "tier": settled_tier(opponent.rating, opponent.deviation),
-                "model_win_probability": model,
-                "win_probability": calibration.shown(model),
+                "model_win_probability": chance.ratings,
+                "win_probability": chance.chance,
                 "quality": match_quality_glicko(target, opponent),
             }
         )
@@ -163,7 +169,7 @@ PROFILE_FAIR_OPPONENTS = 10
 
 
 def profile_fair_opponents(
-    rating: Rating, limit: int = PROFILE_FAIR_OPPONENTS, *, calibration: Calibration | None = None
+    rating: Rating, limit: int = PROFILE_FAIR_OPPONENTS, *, chances: ChanceModel | None = None
 ) -> list[FairOpponent]:
     """The fairest recently active opponents for `rating`, fairest first
     (`fair_opponents_at`: one query, never hidden players or cheaters).
@@ -182,6 +188,11 @@ def profile_fair_opponents(
             row["win_probability"],
         )
         for row in fair_opponents_at(
-            rating.player_id, rating.value, rating.deviation, limit, calibration=calibration
+            rating.player_id,
+            rating.character_id,
+            rating.value,
+            rating.deviation,
+            limit,
+            chances=chances,
         )
     ]

@@ -14,7 +14,6 @@ from django.utils import timezone
 from matches.models import PlayerFlagChange
 from matches.params import glicko_params
 from matches.ratings.settling import deviation_after_last_game, games_to_settle
-from matches.selectors.calibration import current_calibration
 from matches.selectors.history_points import DEFAULT_HISTORY_RANGE, HistoryPoint, chart_history
 from matches.selectors.match_history import GameCursor, MatchSetPage, match_sets
 from matches.selectors.matchups import PlayerMatchups, player_matchups
@@ -95,21 +94,19 @@ def rating_profile(
     now: datetime | None = None,
 ) -> RatingProfile | None:
     """Everything the profile page shows (None if the player or rating is unknown or hidden),
-    its history range ending `now`; the fair opponents take one of its queries, the ranks
-    two, and the calibration both its history and its opponents go through one. All of
-    them read at one moment (web.moment)."""
+    its history range ending `now`; the fair opponents take two of its queries (one for the
+    chance model), the ranks two. All of them read at one moment (web.moment)."""
     with one_moment():
         overview = rating_overview(player_id, character_code)
         if overview is None:
             return None
         rating = overview.rating
-        calibration = current_calibration()
         return RatingProfile(
             overview,
             history_range,
             *chart_history(rating, history_range, until=now or timezone.now()),
-            match_sets(rating, before=before, after=after, calibration=calibration),
-            profile_fair_opponents(rating, calibration=calibration),
+            match_sets(rating, before=before, after=after),
+            profile_fair_opponents(rating),
             player_matchups(overview.matchups),
             rating_ranks(rating),
             unranked(rating),

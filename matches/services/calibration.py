@@ -16,7 +16,7 @@ from django.db.models import Count, F, Q, Sum
 from django.db.models.functions import Round
 from django.utils import timezone
 
-from matches.dbfunctions import win_logit
+from matches.dbfunctions import chance_logit
 from matches.models import Match, MatchRating
 from matches.ratings.calibration import (
     BIN_WIDTH,
@@ -43,9 +43,7 @@ def recent_predictions() -> list[LogitBin]:
         return []
     first = MatchRating.objects.order_by("-match_id").values_list("match_id", flat=True)[window - 1]
     flagged = Player.objects.flagged().values("id")
-    logit = win_logit(
-        "rating__value_a", "rating__deviation_a", "rating__value_b", "rating__deviation_b"
-    )
+    logit = chance_logit("rating__chance_a")
     # The window on both tables' ids: PostgreSQL carries only equalities across a join,
     # and without its bound one side is read whole (ten million rows for a million).
     rows = (

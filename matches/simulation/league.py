@@ -165,7 +165,12 @@ class LeagueSimulator:
         *,
         rate: float = DEFAULT_RATE,
         position: int = 0,
+        matchup_deviation: float = MATCHUP_DEVIATION,
+        skill_drift: bool = True,
     ) -> None:
+        """`matchup_deviation` 0: a league without matchup effects; `skill_drift` False:
+        every player's skill stays fixed (the truth a rating system can reach)."""
+        self.skill_drift = skill_drift
         if players < 2:
             raise ValueError("a league needs at least two players")
         if not rate > 0:
@@ -185,7 +190,7 @@ class LeagueSimulator:
             itertools.accumulate((rank + 1) ** -POPULARITY_EXPONENT for rank in ranks)
         )
         self._strength = [rng.gauss(0, 40) for _ in _CODES]
-        self._matchups = self._make_matchups(random.Random(f"{seed}:matchups"))
+        self._matchups = self._make_matchups(random.Random(f"{seed}:matchups"), matchup_deviation)
         self._players = self._make_players(rng, players)
         self._index = {player.id: index for index, player in enumerate(self._players)}
         self._drift: list[list[float]] = [[0.0] * players]  # per week, per player
@@ -215,13 +220,13 @@ class LeagueSimulator:
     def _pick_character(self, rng: random.Random) -> int:
         return bisect.bisect(self._character_cum, rng.random() * self._character_cum[-1])
 
-    def _make_matchups(self, rng: random.Random) -> list[list[float]]:
+    def _make_matchups(self, rng: random.Random, deviation: float) -> list[list[float]]:
         """The hidden antisymmetric matrix m[x][y], centred on the popularity (see above)."""
         count = len(_CODES)
         raw = [[0.0] * count for _ in range(count)]
         for x in range(count):
             for y in range(x + 1, count):
-                raw[x][y] = rng.gauss(0, MATCHUP_DEVIATION)
+                raw[x][y] = rng.gauss(0, deviation)
                 raw[y][x] = -raw[x][y]
         cum = self._character_cum
         weights = [(b - a) / cum[-1] for a, b in itertools.pairwise([0.0, *cum])]
@@ -313,7 +318,7 @@ class LeagueSimulator:
     def _drift_at(self, week: int) -> list[float]:
         """Each player's skill drift during ``week`` (weeks before 0 count as 0)."""
         drift = self._drift
-        while len(drift) <= week:
+        while self.skill_drift and len(drift) <= week:
             # Each week's steps from their own generator: the same wherever play resumes.
             gauss = random.Random(f"{self.seed}:drift:{len(drift)}").gauss
             drift.append(
@@ -322,7 +327,7 @@ class LeagueSimulator:
                     for before, player in zip(drift[-1], self._players, strict=True)
                 ]
             )
-        return drift[max(week, 0)]
+        return drift[max(min(week, len(drift) - 1), 0)]
 
     def _load_week(self, week: int) -> None:
         """Weights for picking who plays this week: zero before arriving and on a break."""

@@ -6,8 +6,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
 from matches.params import glicko_params
-from matches.ratings.glicko import decayed_deviation, win_probability
-from matches.selectors.calibration import current_calibration
+from matches.ratings.glicko import chance, decayed_deviation
 from players.formatting import uncertainty_text
 from players.tiers import rating_tiers, tier_ranges
 from players.views.rankings import settled_plus_minus_limit
@@ -15,12 +14,9 @@ from players.views.rankings import settled_plus_minus_limit
 
 def about(request: HttpRequest) -> HttpResponse:
     """How the ratings work; every number on the page comes from the settings in force,
-    and each chance is shown through the calibration in force, as the calculator and the
-    match histories show chances: the rule that a lopsided game does not count is on the
-    rating model's chance (within the counting margin of 0 or 1), which a history shows
-    calibrated."""
+    each chance by the one model every page shows and every update uses
+    (docs/rating-model.md#one-chance)."""
     params = glicko_params()
-    shown = current_calibration().shown
     periods_per_day = round(86400 / params.decay_period_seconds)
     return render(
         request,
@@ -33,11 +29,12 @@ def about(request: HttpRequest) -> HttpResponse:
             "idle_1_year": uncertainty_text(decayed_deviation(50.0, 365 * periods_per_day, params)),
             "initial_uncertainty": uncertainty_text(params.initial_deviation),
             "minimum_uncertainty": uncertainty_text(params.minimum_deviation),
-            "counting_low": 100 * shown(params.counting_margin),
-            "counting_high": 100 * shown(1 - params.counting_margin),
+            "counting_low": 100 * params.counting_margin,
+            "counting_high": 100 * (1 - params.counting_margin),
             "counting_uncertainty": 2 * params.counting_rms_deviation,
-            "gap_200": 100 * shown(win_probability(1700, 50, 1500, 50)),
-            "gap_400": 100 * shown(win_probability(1900, 50, 1500, 50)),
+            "gap_200": 100 * chance(1700, 50, 1500, 50, params),
+            "gap_400": 100 * chance(1900, 50, 1500, 50, params),
+            "one_chance": params.one_chance,
             "tiers": tier_ranges(rating_tiers()),
         },
     )

@@ -102,6 +102,12 @@
           show(result.querySelector('[data-outcome="a"]'), "A", body.a);
           show(result.querySelector('[data-outcome="b"]'), "B", body.b);
           result.querySelector("[data-uncounted]").hidden = body.counts;
+          var parts = result.querySelector("[data-chance-parts]");
+          parts.textContent = body.chance_parts_display;
+          parts.hidden = !body.chance_parts_display;
+          var calibrated = result.querySelector("[data-calibrated]");
+          calibrated.textContent = body.calibrated_display;
+          calibrated.hidden = !body.calibrated_display;
           result.hidden = false;
           failed.hidden = true;
           result.setAttribute("aria-busy", "false");

@@ -14,7 +14,12 @@ from tests.fixtures.league import rate_replays
 from tests.matches.test_calculator import OUTCOME_CELLS
 from tests.ratings.reference import REFERENCE
 
-pytestmark = [pytest.mark.browser, pytest.mark.slow]
+# The typed-in games are §4.3's reference numbers: under the reference formulas.
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.slow,
+    pytest.mark.usefixtures("reference_formulas"),
+]
 
 A, B, C = "200000000000000001", "200000000000000002", "200000000000000003"
 PROBABILITY_API = "**/api/v1/probability/**"

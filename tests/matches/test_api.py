@@ -8,9 +8,10 @@ from datetime import timedelta
 import pytest
 
 from matches.models import CharacterMatchup, Match, SiteStatistic
-from matches.ratings.glicko import rate_game, win_probability
+from matches.ratings.glicko import chance, rate_game, win_probability
 from matches.ratings.matchup_offset import Offset, OffsetEvidence, one_step_offset
 from matches.selectors.calibration import current_calibration
+from matches.selectors.chances import chance_model
 from players.models import PlayerMatchup, Rating, RatingSnapshot
 from tests.factories import BASE_TIME
 from tests.fixtures.api_league import ALICE, BOB, GHOST, LAST_GAME_AT
@@ -91,9 +92,9 @@ def test_matches_page_through_every_visible_game(api):
             "deviation": result.deviation_b if on_a else result.deviation_a,
             "display": seen[0]["opponent_rating"]["display"],
         },
-        # The league's refresh fitted a calibration: shown through it, the model's beside.
+        # The chance stored with the game (its update's expected score), the ratings' beside.
         "win_probability": pytest.approx(
-            current_calibration().shown(win_probability(*mine, *theirs)), abs=1e-12
+            result.chance_a if on_a else 1.0 - result.chance_a, abs=1e-12
         ),
         "model_win_probability": pytest.approx(win_probability(*mine, *theirs), abs=1e-12),
     }
@@ -219,15 +220,21 @@ def test_matchup_matrix_rejects_unknown_bracket(api):
     assert list(response.json()["error"]["fields"]) == ["bracket"]
 
 
-def test_probability_of_two_typed_ratings(api):
+def test_probability_of_two_typed_ratings(api, reference_formulas):
     body = api.get(f"{V1}/probability/", {"a": "1700,80", "b": "1500,200"}).json()
 
     assert body["a"]["model_win_probability"] == pytest.approx(0.721200, abs=1e-6)
     assert body["b"]["model_win_probability"] == pytest.approx(1 - 0.721200, abs=1e-6)
+    # Under the reference formulas the chance shown is §4.2's P.
+    assert body["a"]["win_probability"] == pytest.approx(0.721200, abs=1e-6)
+    assert body["a"]["win_probability"] + body["b"]["win_probability"] == pytest.approx(1.0)
+    assert body["a"]["matchup_offset"] == 0.0 and body["chance_parts_display"] == ""
     calibration = current_calibration()  # fitted by the league's refresh
     assert calibration.temperature != 1.0
-    assert body["a"]["win_probability"] == pytest.approx(calibration.shown(0.7212), abs=1e-5)
-    assert body["a"]["win_probability"] + body["b"]["win_probability"] == pytest.approx(1.0)
+    assert body["calibrated_display"] == (
+        f"On the site's latest {calibration.games:,} games, chances like A's 72.1% came true "
+        f"about {100 * calibration.shown(0.7212):.1f}% of the time."
+    )
     assert body["a"]["player"] is None and body["a"]["character"] is None
     assert body["a"]["rating"] == {"value": 1700.0, "deviation": 80.0, "display": "1700 ±160"}
     # docs/rating-model.md#reference-numbers: A 1700/80 loses to B 1500/200
@@ -265,7 +272,13 @@ def test_probability_of_two_players_ratings(api):
     assert body["a"]["rating"]["value"] == alice.value
     model = win_probability(alice.value, alice.deviation, bob.value, bob.deviation)
     assert body["a"]["model_win_probability"] == pytest.approx(model)
-    assert body["a"]["win_probability"] == pytest.approx(current_calibration().shown(model))
+    # The one chance: the matchup of Sol against Ky from the table, in the chance and the points.
+    chances = chance_model()
+    offset = chances.offset(alice.character_id, bob.character_id)
+    assert body["a"]["matchup_offset"] == pytest.approx(offset)
+    assert body["b"]["matchup_offset"] == pytest.approx(-offset)
+    shown = chance(alice.value, alice.deviation, bob.value, bob.deviation, chances.params, offset)
+    assert body["a"]["win_probability"] == pytest.approx(shown)
 
 
 @pytest.mark.parametrize(

@@ -190,7 +190,7 @@ def test_player_matchup_sums_do_not_depend_on_the_order_of_games():
         a, b = rng.sample(players, 2)
         value_a, value_b = rng.uniform(1200, 1800), rng.uniform(1200, 1800)
         game = Game(n, n * 60.0, a, rng.randrange(3), b, rng.randrange(3), rng.random() < 0.5)
-        result = GameResult(n, value_a, 60, value_b, 60, value_a, 60, value_b, 60, n % 7 != 0)
+        result = GameResult(n, value_a, 60, value_b, 60, value_a, 60, value_b, 60, n % 7 != 0, 0.5)
         pairs.append((game, result))
 
     def sums(order: list[tuple[Game, GameResult]]) -> dict:

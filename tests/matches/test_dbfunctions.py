@@ -1,14 +1,14 @@
 import itertools
-import math
 from datetime import UTC, datetime
 
+import numpy as np
 import pytest
 from django.db import connection
 from django.db.models import FloatField, Value
 
-from matches.dbfunctions import EpochSeconds, expected_sql, win_logit
+from matches.dbfunctions import EpochSeconds, chance_logit, expected_sql
 from matches.models import Match
-from matches.ratings.glicko import win_probability
+from matches.ratings.calibration import MAX_LOGIT, chance_logits
 from matches.ratings.matchup_offset import expected
 from tests.factories import MatchFactory
 
@@ -34,34 +34,23 @@ def test_epoch_seconds_match_python(moment):
 
 
 VALUES = (0.0, 1234.5, 1500.0, 1987.25, 3100.0)
-DEVIATIONS = (25.0, 61.7, 200.0, 350.0)
-GRID = [
-    (value_a, deviation_a, value_b, deviation_b)
-    for value_a, value_b in itertools.product(VALUES, repeat=2)
-    for deviation_a, deviation_b in itertools.product(DEVIATIONS, repeat=2)
-]
+# Chances as the rating ledgers store them: certain ones included (a 3100 against a 0).
+CHANCES = (0.0, 1e-320, 1e-9, 0.25, 0.5, 0.7212, 1.0 - 1e-9, 1.0)
 
 
-def logit(p: float) -> float:
-    return math.log(p / (1.0 - p))
-
-
-def test_the_win_logit_is_the_pure_win_probabilitys():
+def test_the_chance_logit_is_the_pure_modules():
     MatchFactory()  # a row to compute on
     logits = (
         Match.objects.annotate(
-            **{
-                f"l{n}": win_logit(*(Value(number, FloatField()) for number in inputs))
-                for n, inputs in enumerate(GRID)
-            }
+            **{f"l{n}": chance_logit(Value(p, FloatField())) for n, p in enumerate(CHANCES)}
         )
-        .values(*(f"l{n}" for n in range(len(GRID))))
+        .values(*(f"l{n}" for n in range(len(CHANCES))))
         .get()
     )
-    for n, inputs in enumerate(GRID):
-        assert logits[f"l{n}"] == pytest.approx(
-            logit(win_probability(*inputs)), rel=1e-9, abs=1e-12
-        )
+    expected_logits = chance_logits(np.array(CHANCES))
+    assert expected_logits[0] == -MAX_LOGIT and expected_logits[-1] == MAX_LOGIT
+    for n, pure in enumerate(expected_logits):
+        assert logits[f"l{n}"] == pytest.approx(pure, rel=1e-9, abs=1e-12)
 
 
 def test_the_expected_score_is_the_pure_modules():

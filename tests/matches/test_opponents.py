@@ -6,7 +6,8 @@ from datetime import timedelta
 
 import pytest
 
-from matches.ratings.glicko import win_probability
+from matches.params import glicko_params
+from matches.ratings.glicko import chance, win_probability
 from matches.ratings.matchmaking import fairest_opponents
 from matches.selectors import opponents
 from matches.selectors.opponents import fair_opponents
@@ -53,7 +54,9 @@ def test_opponents_come_fairest_first_with_lower_deviation_breaking_ties(target)
         "model_win_probability": 0.5,
         "quality": 1.0,
     }
-    assert found[2]["win_probability"] == pytest.approx(win_probability(1500, 50, 1520, 50))
+    # The chance the site shows: the one-chance model (all on Sol: a mirror, no matchup).
+    assert found[2]["model_win_probability"] == pytest.approx(win_probability(1500, 50, 1520, 50))
+    assert found[2]["win_probability"] == pytest.approx(chance(1500, 50, 1520, 50, glicko_params()))
     assert found[2]["win_probability"] < 0.5 < found[3]["win_probability"]
     assert [o["quality"] for o in found] == sorted((o["quality"] for o in found), reverse=True)
     assert found[-1]["tier"] == "Gold"

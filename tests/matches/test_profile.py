@@ -14,7 +14,6 @@ from django.utils import timezone
 
 from matches.models import Match, MatchRating
 from matches.params import glicko_params
-from matches.ratings.calibration import calibrated
 from matches.ratings.glicko import update, win_probability
 from matches.ratings.matchup_offset import OffsetEvidence, one_step_offset
 from matches.selectors import history_points
@@ -25,11 +24,13 @@ from players.formatting import offset_text, rating_text
 from players.models import Character, Player, PlayerName, Rating
 from players.selectors.rankings import RANKED_COUNTED_PER_RANK, ranked_ratings
 from players.templatetags.ratings import top_percent
-from tests.factories import BASE_TIME, PlayerFactory, RatingFactory, replay, store_calibration
+from tests.factories import BASE_TIME, PlayerFactory, RatingFactory, replay
 from tests.fixtures.league import rate_replays
 from tests.fixtures.pages import PROFILE_QUERY_LIMIT
 
-pytestmark = pytest.mark.django_db
+# The history's numbers are checked against §4.2's formulas here; the one-chance model's
+# history has its own tests (tests/matches/test_one_chance.py).
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("reference_formulas")]
 
 A, B, C = "100000000000000001", "100000000000000002", "100000000000000003"
 
@@ -223,21 +224,6 @@ def test_history_rows_show_both_ratings_the_odds_and_marks(client, db):
     assert 'title="1 of 2 games did not count"' in html
     assert "Did not count: a lopsided game between established players" in html
     assert "Unsettled: their ± was 150 or more before this game" in html
-
-
-def test_every_shown_history_probability_goes_through_the_calibration(client, history):
-    store_calibration(3.0)  # a model so overconfident its chances are shown much nearer even
-    html = client.get(f"/player/{A}/SO").content.decode()
-    history_html = html.split('id="matches-heading"')[1].split("</table>")[0]
-    game = match_sets(sol()).sets[0].first
-    raw = win_probability(game.value, game.deviation, game.opponent_value, game.opponent_deviation)
-    assert game.model_win_probability == raw
-    assert game.win_probability == pytest.approx(calibrated(raw, 3.0))
-    assert abs(game.win_probability - 0.5) < abs(raw - 0.5) or raw == 0.5
-    # The first set's third game: 84% by the model, 63% once calibrated.
-    third = match_sets(sol()).sets[-1].games[0]  # games newest first
-    assert f"{third.model_win_probability:.0%}" == "84%"
-    assert ">84%<" not in history_html and ">63%<" in history_html
 
 
 def test_ranked_ratings_are_counted_up_to_a_bound_and_the_profile_says_so(

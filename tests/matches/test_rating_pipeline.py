@@ -31,7 +31,9 @@ from tests.factories import BASE_TIME, PlayerFactory, RatingFactory, random_leag
 from tests.matches.test_character_matchups import character_matchup_rows
 from tests.ratings.reference import COUNTED
 
-pytestmark = pytest.mark.django_db
+# The reference numbers hold under the reference formulas (the one-chance model has its
+# own tests: tests/matches/test_one_chance.py).
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("reference_formulas")]
 
 A, B, C = "100000000000000001", "100000000000000002", "100000000000000003"
 

@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from matches.ratings import array_ledger
-from matches.ratings.array_ledger import RESULT_COLUMNS, ArrayLedger
+from matches.ratings.array_ledger import RESULT_COLUMNS, ArrayLedger, offset_matrix
 from matches.ratings.glicko import GlickoParams, decay
 from matches.ratings.ledger import RATING_FIELDS, Game, MatchupLedger, RatingLedger
 
@@ -22,7 +22,12 @@ PARAMS = [
     GlickoParams(),
     GlickoParams(low_deviation=250.0, counting_rms_deviation=200.0, counting_margin=0.3),
     GlickoParams(update_damping=0.1, decay_period_seconds=600.0, minimum_deviation=150.0),
+    # One chance: flattened, with the matchup offsets below in both the chance and the update.
+    GlickoParams(one_chance=True, update_damping=0.2),
+    GlickoParams(one_chance=True, low_deviation=250.0, counting_margin=0.3),
 ]
+# What character x is worth against y (characters 1 to 3; 2 against 3 has no estimate).
+OFFSETS = {(1, 2): 35.0, (2, 1): -35.0, (1, 3): -80.0, (3, 1): 80.0}
 
 game_steps = st.tuples(
     st.sampled_from(PLAYERS),
@@ -47,7 +52,7 @@ def _replay(steps, excluded, params, chunk):
     for match_id, (pa, ca, pb, cb, a_won, gap) in enumerate(steps, start=1):
         moment += gap
         games.append(Game(match_id, moment, pa, ca, pb, cb, a_won))
-    ledger = RatingLedger(params=params, excluded_players=frozenset(excluded))
+    ledger = RatingLedger(params=params, excluded_players=frozenset(excluded), offsets=OFFSETS)
     matchups = MatchupLedger()
     results = []
     for game in games:
@@ -55,7 +60,7 @@ def _replay(steps, excluded, params, chunk):
         matchups.record(game, results[-1])
 
     numbers: dict = {}
-    array_ledger = ArrayLedger(params)
+    array_ledger = ArrayLedger(params, offset_matrix(OFFSETS))
     compiled_results, compiled_counted = [], []
     for start in range(0, len(games), chunk):
         part = games[start : start + chunk]

@@ -70,14 +70,21 @@ class ForecastSideSerializer(serializers.Serializer):
     )
     rating = RatingField(source="contender", help_text="The rating going into the game.")
     win_probability = serializers.FloatField(
-        help_text="P(this side wins), as the site shows it (calibrated)."
+        help_text="P(this side wins), as the site shows it: the expected score the rating "
+        "update uses, the matchup of the two characters included (docs: one chance)."
     )
     win_probability_display = serializers.CharField(
         source="win_probability_text",
         help_text="`win_probability` as the site shows it: a percentage, one decimal (`72.1%`).",
     )
     model_win_probability = serializers.FloatField(
-        help_text="P(this side wins) by the rating model alone."
+        help_text="P(this side wins) from the two ratings alone (the reference formula), "
+        "without the matchup or the flattening."
+    )
+    matchup_offset = serializers.FloatField(
+        source="chance.offset",
+        help_text="What this side's character is worth against the other's, in rating points "
+        "(0 for typed-in ratings, a mirror, or a pair without an estimate).",
     )
     after_win = OutcomeSerializer(help_text="This side's rating if it wins.")
     after_loss = OutcomeSerializer(help_text="This side's rating if it loses.")
@@ -86,6 +93,16 @@ class ForecastSideSerializer(serializers.Serializer):
 class ForecastSerializer(serializers.Serializer):
     a = ForecastSideSerializer(help_text="Side A.")
     b = ForecastSideSerializer(help_text="Side B.")
+    chance_parts_display = serializers.CharField(
+        source="parts_text",
+        help_text="How side A's chance is made when a matchup enters it, as the page says it "
+        "(empty otherwise).",
+    )
+    calibrated_display = serializers.CharField(
+        source="calibrated_text",
+        help_text="How often the site's latest chances like side A's came true, as the page "
+        "says it (empty before the first calibration fit).",
+    )
     counts = serializers.BooleanField(
         help_text="Whether the game would move ratings at all: not when a side is a cheater, "
         "nor for a lopsided game between established players (then neither result counts)."

@@ -113,13 +113,14 @@ class GameSerializer(serializers.Serializer):
     )
     win_probability = serializers.FloatField(
         allow_null=True,
-        help_text="P(this side wins) before the game, as the site shows it (calibrated); null "
+        help_text="P(this side wins) as shown before the game and stored with it: the expected "
+        "score its rating update used, the matchup included (`change` follows from it); null "
         "until rated.",
     )
     model_win_probability = serializers.FloatField(
         allow_null=True,
-        help_text="P(this side wins) by the rating model alone, from both ratings before the "
-        "game; null until rated.",
+        help_text="P(this side wins) from both ratings before the game alone (the reference "
+        "formula: no matchup, no flattening); null until rated.",
     )
 
     def get_counted(self, game: RatedGame) -> bool | None:
@@ -149,11 +150,11 @@ class FairOpponentSerializer(serializers.Serializer):
     rating = RatingField(help_text="Their current rating.")
     tier = TierField()
     win_probability = serializers.FloatField(
-        help_text="P(the requested rating beats this one), using both deviations, as the site "
-        "shows it (through the calibration the lab fits)."
+        help_text="P(the requested rating beats this one) as the site shows it: the expected "
+        "score a game between them would update with, the matchup included."
     )
     model_win_probability = serializers.FloatField(
-        help_text="The same by the rating model alone, before calibration."
+        help_text="The same from the two ratings alone (the reference formula)."
     )
     quality = serializers.FloatField(
         help_text="Match quality, 1 - 2 |P - 0.5|: 1 for a coin flip, towards 0 for a "

@@ -13,9 +13,9 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from matches.models import CharacterMatchup, MatchRating, PendingMatch
-from matches.params import glicko_params
-from matches.ratings.array_ledger import ArrayLedger
+from matches.ratings.array_ledger import ArrayLedger, offset_matrix
 from matches.ratings.calibration import LogitBin
+from matches.selectors.chances import ChanceModel, chance_model
 from matches.services import bulk
 from matches.services.calibration import refit_calibration
 from matches.services.character_matchups import rebuild_character_matchups
@@ -75,9 +75,11 @@ def recompute_all_ratings(
     until = (now or timezone.now()).timestamp()
     with paused_garbage_collection(), transaction.atomic():
         acquire_transaction_lock(RATING_WRITER_LOCK, wait=True)
+        # The matchup offsets in force, read before the table is emptied and refitted.
+        model = chance_model()
         _reset_derived_tables()
         excluded = Player.objects.flagged().values_list("id", flat=True)
-        run, predictions = _recompute_compiled(excluded, chunk_size, progress, until)
+        run, predictions = _recompute_compiled(model, excluded, chunk_size, progress, until)
     bulk.analyze(_DERIVED_MODELS)
     # The shown chances go through a calibration fitted on the old ratings' predictions.
     refit_calibration(predictions)
@@ -86,14 +88,18 @@ def recompute_all_ratings(
 
 
 def _recompute_compiled(
-    excluded: Iterable[str], chunk_size: int, progress: Callable[[int], None] | None, until: float
+    model: ChanceModel,
+    excluded: Iterable[str],
+    chunk_size: int,
+    progress: Callable[[int], None] | None,
+    until: float,
 ) -> tuple[RatingRun, list[LogitBin]]:
     """The compiled recompute, and the bins of the predictions the calibration is
     fitted on."""
     history = recompute_storage.read_history(
         readers=HISTORY_READERS if other_connections_see_this_transaction() else 1
     )
-    ledger = ArrayLedger(glicko_params())
+    ledger = ArrayLedger(model.params, offset_matrix(model.offsets))
     flagged = np.array([player.encode() for player in excluded], dtype=bytes)
     flagged_ratings = np.isin(history.player, flagged)
     ledger.add(flagged_ratings, history.character)

@@ -14,9 +14,8 @@ import psycopg
 from django.db import connection
 
 from matches.models import Match, MatchRating
-from matches.ratings import glicko
 from matches.ratings.array_ledger import ArrayLedger, PlayerMatchupSums
-from matches.ratings.calibration import LogitBin, logit_bins, recent_games
+from matches.ratings.calibration import LogitBin, chance_logits, logit_bins, recent_games
 from matches.ratings.ledger import RatingKey
 from matches.services import binary_copy, bulk
 from matches.services.character_matchups import aggregate_from_ledger
@@ -205,10 +204,8 @@ class RecentPredictions:
         """A chunk's games (History.games) and its results (ArrayLedger.apply)."""
         match_id, _, rating_a, rating_b, a_won = games
         kept = (match_id >= self.first) & ~self.excluded[rating_a] & ~self.excluded[rating_b]
-        value_a, deviation_a, value_b, deviation_b = results[kept, :4].T
-        # glicko.win_probability's logit, as recent_predictions computes it in SQL.
-        spread = np.sqrt(1.0 + glicko.G_FACTOR * (deviation_a**2 + deviation_b**2))
-        self.logits.append(glicko.Q * (value_a - value_b) / spread)
+        # The chance each game was shown, as a logit, as recent_predictions reads it.
+        self.logits.append(chance_logits(results[kept, 8]))
         self.scores.append(a_won[kept].astype(np.float64))
 
     def bins(self) -> list[LogitBin]:
@@ -242,6 +239,7 @@ def apply(
             results[:, 2],
             results[:, 3],
             results[:, 6] - results[:, 2],
+            results[:, 8],
         ],
     )
     return rows, int(counted.sum())

@@ -17,7 +17,6 @@ from django.db.models import Q, QuerySet
 
 from matches.dbfunctions import EpochSeconds
 from matches.models import Match
-from matches.params import glicko_params
 from matches.ratings.ledger import (
     RATING_FIELDS,
     Game,
@@ -28,6 +27,7 @@ from matches.ratings.ledger import (
     RatingLedger,
     RatingState,
 )
+from matches.selectors.chances import chance_model
 from matches.services import binary_copy, bulk
 from matches.services.rating.ledger_rows import (
     PLAYER_MATCHUP_COLUMNS,
@@ -147,7 +147,10 @@ def load_ledgers(games: list[Game]) -> tuple[RatingLedger, MatchupLedger]:
             "id", "player_id", "character_id", *RATING_STATE_COLUMNS
         ):
             ratings[(row[1], row[2])] = _rating_state(row[0], row[3:])
-    ledger = RatingLedger(params=glicko_params(), excluded_players=frozenset(excluded))
+    model = chance_model()
+    ledger = RatingLedger(
+        params=model.params, excluded_players=frozenset(excluded), offsets=model.offsets
+    )
     ledger.ratings = ratings
     matchups = MatchupLedger()
     by_id = {state.rating_id: key for key, state in ratings.items()}
@@ -228,6 +231,7 @@ MATCH_RATING_COLUMNS = (
     "value_b",
     "deviation_b",
     "change_b",
+    "chance_a",
 )
 
 
@@ -244,6 +248,7 @@ def result_rows(results: list[GameResult], rated_at: datetime) -> Iterator[tuple
             r.value_b,
             r.deviation_b,
             r.new_value_b - r.value_b,
+            r.chance_a,
         )
 
 
