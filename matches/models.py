@@ -240,6 +240,15 @@ class CharacterMatchup(models.Model):
         return f"{self.bracket}: {self.character_id} vs {self.opponent_id}"
 
 
+# A top-N bracket holds the games where both players are among the N highest ranked of
+# their character now; "all" holds every game.
+BRACKET_LIMITS: dict[str, int | None] = {
+    CharacterMatchup.Bracket.ALL: None,
+    CharacterMatchup.Bracket.TOP1000: 1000,
+    CharacterMatchup.Bracket.TOP100: 100,
+}
+
+
 class IngestRun(models.Model):
     """One pull from one source: what it fetched and how that went."""
 

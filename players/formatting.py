@@ -4,6 +4,8 @@ and the API (players.api.fields): plain functions, no Django."""
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
+from dataclasses import dataclass
 
 
 def shown_value(value: float) -> int:
@@ -79,8 +81,38 @@ def percent(share: float | None, digits: int = 1) -> str:
     return f"{percent_number(share, digits)}%" if share is not None else ""
 
 
-def heat(probability: float | None) -> str:
-    """The colour class of a win probability: heat-0 (0-5%) … heat-10 (95-100%)."""
-    if probability is None:
-        return "heat-none"
-    return f"heat-{round(probability * 10)}"
+HEAT_STEPS = 10
+
+
+def _shown_points(probability: float) -> int:
+    """Percentage points from 50 of a chance as pages show it (percent_number, no decimals)."""
+    return int(percent_number(probability, 0)) - 50
+
+
+@dataclass(frozen=True)
+class HeatScale:
+    """The colours of win chances, symmetric around 50%: the chance `reach` whole points
+    from 50 (either way) takes the strongest colour, and every shown percentage other
+    than 50 some colour, in HEAT_STEPS steps a side (classes `heat-lo-1` … `heat-lo-10`
+    below 50, `heat-even`, `heat-hi-1` … `heat-hi-10` above; static/css/site.css)."""
+
+    reach: int  # whole percentage points from 50
+
+    @classmethod
+    def spanning(cls, probabilities: Iterable[float]) -> HeatScale:
+        """The scale whose strongest colours are the farthest chances from 50% shown."""
+        return cls(max((abs(_shown_points(p)) for p in probabilities), default=0) or 1)
+
+    def css(self, probability: float) -> str:
+        """The colour class of a chance, by the whole percentage a page shows for it."""
+        points = _shown_points(probability)
+        step = min(HEAT_STEPS, math.ceil(abs(points) * HEAT_STEPS / self.reach))
+        if step == 0:
+            return "heat-even"
+        return f"heat-{'hi' if points > 0 else 'lo'}-{step}"
+
+    def legend(self) -> list[tuple[str, str]]:
+        """(colour class, percentage) for five marks from 50 - reach to 50 + reach."""
+        half = self.reach // 2
+        marks = [-self.reach, -half, 0, half, self.reach]
+        return [(self.css(0.5 + mark / 100), str(50 + mark)) for mark in marks]

@@ -52,7 +52,7 @@ urlpatterns = [
         page(profile.profile, reads=HISTORY_PAGE),
         name="profile",
     ),
-    path("matchups", page(matchups.matchups, reads=["bracket"]), name="matchups"),
+    path("matchups", page(matchups.matchups, reads=["bracket", "character"]), name="matchups"),
     path("calculator", page(calculator.calculator, reads=CALCULATOR_INPUTS), name="calculator"),
     path("stats", page(statistics.stats), name="stats"),
     path("lab", page(lab.lab), name="lab"),

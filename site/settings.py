@@ -208,7 +208,8 @@ RATING_BATCH_SIZE = env_int("RATING_BATCH_SIZE", 5000)
 # Matchup offsets (docs/rating-model.md#matchups): the prior's spread, and the interval half-width
 # (both in rating points) above which a matchup is shown greyed as uncertain.
 MATCHUP_PRIOR_DEVIATION = env_float("MATCHUP_PRIOR_DEVIATION", 100.0)
-MATCHUP_WIDE_INTERVAL = env_float("MATCHUP_WIDE_INTERVAL", 50.0)
+# 70 points: an even matchup's interval reaches ±10 percentage points (about 80 games).
+MATCHUP_WIDE_INTERVAL = env_float("MATCHUP_WIDE_INTERVAL", 70.0)
 REPLAY_MAX_CLOCK_SKEW_SECONDS = env_int("REPLAY_MAX_CLOCK_SKEW_SECONDS", 300)
 
 # --- Celery ---------------------------------------------------------------------------

@@ -6,9 +6,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from django.conf import settings
+from django.db.models import F, Sum
 
 from matches.models import CharacterMatchup
-from matches.ratings.matchup_offset import Offset, OffsetEvidence, one_step_offset
+from matches.ratings.matchup_offset import Offset, OffsetEvidence, expected, one_step_offset
 from players.models import Character, PlayerMatchup
 from players.selectors.ratings import characters
 
@@ -51,6 +52,12 @@ class MatchupEstimate:
     def uncertain(self) -> bool:
         """Too few games to say much: the interval is wider than MATCHUP_WIDE_INTERVAL."""
         return self.offset is not None and self.offset.half_width() > settings.MATCHUP_WIDE_INTERVAL
+
+
+def uncertain_half_width() -> float:
+    """MATCHUP_WIDE_INTERVAL as a chance: how far from 50% the interval of an even matchup
+    reaches (0.1 for 70 points) when it is just wide enough to be uncertain."""
+    return expected(settings.MATCHUP_WIDE_INTERVAL) - 0.5
 
 
 def estimate_of_sums(evidence: OffsetEvidence) -> MatchupEstimate:
@@ -140,6 +147,18 @@ def matchup_matrix(bracket: str = CharacterMatchup.Bracket.ALL) -> MatchupMatrix
     return MatchupMatrix(
         bracket, [MatchupRow(rows[i].character, [rows[i].cells[j] for j in order]) for i in order]
     )
+
+
+def bracket_games() -> dict[str, int]:
+    """The counted games between two different characters in each bracket (a mirror has
+    no offset to fit, so none is stored); one query."""
+    totals = dict(
+        CharacterMatchup.objects.values_list("bracket")
+        .annotate(games=Sum(F("wins") + F("losses")))
+        .values_list("bracket", "games")
+    )
+    # Both orientations of a pair are stored, each game once in each.
+    return {bracket: totals.get(bracket, 0) // 2 for bracket in CharacterMatchup.Bracket.values}
 
 
 @dataclass(frozen=True)

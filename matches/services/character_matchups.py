@@ -20,7 +20,7 @@ from django.conf import settings
 from django.db import connection, transaction
 
 from matches.dbfunctions import expected_sql
-from matches.models import CharacterMatchup, Match, MatchRating
+from matches.models import BRACKET_LIMITS, CharacterMatchup, Match, MatchRating
 from matches.ratings.matchup_offset import DifferenceBin, fit_offset
 from matches.services.locks import RATING_WRITER_LOCK, acquire_transaction_lock
 from players import rules
@@ -32,11 +32,6 @@ if TYPE_CHECKING:  # the compiler loads only where a recompute runs
 # Games whose rating differences fall within this many points share a bin: the fit
 # sees a few dozen bins per pair instead of every game, at no visible cost in accuracy.
 DIFFERENCE_BIN_POINTS = 8
-BRACKET_LIMITS: dict[str, int | None] = {
-    CharacterMatchup.Bracket.ALL: None,
-    CharacterMatchup.Bracket.TOP1000: 1000,
-    CharacterMatchup.Bracket.TOP100: 100,
-}
 # The top-N brackets' members, for the aggregate to join (a temporary table).
 _MEMBERS = "character_matchup_members"
 

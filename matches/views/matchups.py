@@ -1,4 +1,5 @@
-"""The character matchup matrix page (`/matchups`)."""
+"""The character matchup page (`/matchups`): the matrix of a bracket, or one character
+against every other (`?character=ZA`)."""
 
 from __future__ import annotations
 
@@ -7,10 +8,28 @@ from typing import NamedTuple
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 
-from matches.models import CharacterMatchup
-from matches.selectors.matchups import MatchupCell, MatchupRow, matchup_matrix
-from players.formatting import heat, percent, percent_number
+from matches.models import BRACKET_LIMITS, CharacterMatchup
+from matches.selectors.matchups import (
+    MatchupCell,
+    MatchupMatrix,
+    MatchupRow,
+    bracket_games,
+    matchup_matrix,
+    uncertain_half_width,
+)
+from players.formatting import (
+    HeatScale,
+    count_number,
+    count_text,
+    percent,
+    percent_number,
+    record_text,
+)
 from web.partials import render_partial
+
+# A bracket with at least this share of the games between characters differs little
+# from "all", and says so.
+NEARLY_EVERY_GAME = 0.9
 
 
 class CellText(NamedTuple):
@@ -18,34 +37,120 @@ class CellText(NamedTuple):
 
     css: str
     sort: str
-    title: str
+    title: str  # one fact a line: a tooltip on hover, the details a tap opens (matchups-1.0.js)
     label: str
 
 
-def cell_text(row: MatchupRow, cell: MatchupCell) -> CellText:
+class OpponentText(NamedTuple):
+    """One row of a character's view: its chance against one opponent, with the evidence."""
+
+    name: str
+    code: str
+    css: str
+    sort: str
+    chance: str
+    interval: str
+    games: str
+    games_sort: int
+    record: str
+    wins_sort: int
+    expected: str
+    expected_sort: str
+    uncertain: bool
+
+
+class BracketText(NamedTuple):
+    key: str
+    label: str
+    games: str
+
+
+def cell_text(row: MatchupRow, cell: MatchupCell, scale: HeatScale) -> CellText:
     """A matrix cell's texts."""
     pair = f"{row.character.name} vs {cell.opponent.name}"
     if cell.mirror:
-        return CellText(css="heat-5", sort="0.5", title=f"{pair}: 50% (a mirror)", label="50")
+        return CellText(css="heat-even", sort="0.5", title=f"{pair}\n50% (a mirror)", label="50")
     estimate = cell.estimate
     if estimate.offset is None:
-        return CellText(css="heat-none", sort="-1", title=f"{pair}: no games", label="·")
+        return CellText(css="heat-none", sort="-1", title=f"{pair}\nno games", label="·")
     low, high = estimate.interval
-    games = estimate.games
-    title = (
-        f"{pair}: {percent(estimate.probability)} at equal skill "
-        f"(95% interval {percent(low)}\u2013{percent(high)}); "
-        f"{games} game{'' if games == 1 else 's'}, {estimate.wins}\u2013{estimate.losses}, "
-        f"{estimate.expected_wins:.1f} wins expected from ratings alone"
-    )
+    lines = [
+        pair,
+        f"{percent(estimate.probability)} at equal skill",
+        f"95% interval {percent(low)}\u2013{percent(high)}",
+        f"{count_text(estimate.games, 'game')}, {record_text(estimate.wins, estimate.losses)}",
+        f"{estimate.expected_wins:.1f} wins expected from ratings alone",
+    ]
     if estimate.uncertain:
-        title += "; uncertain: too few games"
+        lines.append(f"Uncertain: the interval is wider than {_wide_interval_text()}")
     return CellText(
-        css="heat-none uncertain" if estimate.uncertain else heat(estimate.probability),
+        css=_cell_css(cell, scale),
         sort=str(estimate.probability),
-        title=title,
+        title="\n".join(lines),
         label=percent_number(estimate.probability, 0),
     )
+
+
+def opponent_text(cell: MatchupCell, scale: HeatScale) -> OpponentText:
+    """A character's row against one opponent (the mirror included, at its 50%)."""
+    estimate = cell.estimate
+    name, code = cell.opponent.name, cell.opponent.code
+    if estimate.offset is None:
+        return OpponentText(name, code, "heat-none", "-1", "·", "", "0", 0, "", 0, "", "-1", False)
+    low, high = estimate.interval
+    return OpponentText(
+        name=name,
+        code=code,
+        css="heat-even" if cell.mirror else _cell_css(cell, scale),
+        sort=str(estimate.probability),
+        chance=percent(estimate.probability, 0),
+        interval="a mirror"
+        if cell.mirror
+        else f"{percent_number(low, 0)}\u2013{percent_number(high, 0)}",
+        games=count_number(estimate.games),
+        games_sort=estimate.games,
+        record=record_text(estimate.wins, estimate.losses),
+        wins_sort=estimate.wins,
+        expected=f"{estimate.expected_wins:.1f}",
+        expected_sort=f"{estimate.expected_wins:.3f}",
+        uncertain=estimate.uncertain,
+    )
+
+
+def _cell_css(cell: MatchupCell, scale: HeatScale) -> str:
+    return "heat-none uncertain" if cell.estimate.uncertain else scale.css(cell.probability)
+
+
+def _wide_interval_text() -> str:
+    """The half-width past which a chance is uncertain, in percentage points at even odds."""
+    return f"±{percent_number(uncertain_half_width(), 0)} percentage points"
+
+
+def heat_scale(matrix: MatchupMatrix) -> HeatScale:
+    """Colours spanning the chances of the bracket's certain cells (the grey ones need none)."""
+    return HeatScale.spanning(
+        cell.probability
+        for row in matrix.rows
+        for cell in row.cells
+        if not cell.mirror and cell.probability is not None and not cell.estimate.uncertain
+    )
+
+
+def bracket_note(bracket: str, games: dict[str, int]) -> str:
+    """What a bracket holds, in words: '… both players in the top 100 of their character:
+    1,234 games (12% of all)', and when it holds nearly every game, that too."""
+    count = count_text(games[bracket], "game")
+    limit = BRACKET_LIMITS[bracket]
+    if limit is None:
+        return f"All: every counted game between two different characters, {count}."
+    share = games[bracket] / games[CharacterMatchup.Bracket.ALL] if games[bracket] else 0.0
+    note = (
+        f"Top {limit:,}: games where both players are now in the top {limit:,} of their "
+        f"character's rankings, {count} ({percent(share, 0)} of all)"
+    )
+    if share >= NEARLY_EVERY_GAME:
+        note += ": nearly every game, so it differs little from All"
+    return note + "."
 
 
 def matchups(request: HttpRequest) -> HttpResponse:
@@ -53,17 +158,34 @@ def matchups(request: HttpRequest) -> HttpResponse:
     if bracket not in CharacterMatchup.Bracket.values:
         raise Http404("Unknown bracket.")
     matrix = matchup_matrix(bracket)
-    rows = [
-        (
-            row,
-            render_partial(
-                "matches/matchup_cells.html", {"cells": [cell_text(row, c) for c in row.cells]}
-            ),
-        )
-        for row in matrix.rows
-    ]
-    return render(
-        request,
-        "matches/matchups.html",
-        {"matrix": matrix, "rows": rows, "brackets": CharacterMatchup.Bracket.choices},
-    )
+    games = bracket_games()
+    scale = heat_scale(matrix)
+    context = {
+        "matrix": matrix,
+        "brackets": [
+            BracketText(key, label, count_number(games[key]))
+            for key, label in CharacterMatchup.Bracket.choices
+        ],
+        "bracket_note": bracket_note(bracket, games),
+        "legend": scale.legend(),
+        "wide_interval": _wide_interval_text(),
+    }
+    code = request.GET.get("character")
+    if code is None:
+        context["rows"] = [
+            (
+                row,
+                render_partial(
+                    "matches/matchup_cells.html",
+                    {"cells": [cell_text(row, cell, scale) for cell in row.cells]},
+                ),
+            )
+            for row in matrix.rows
+        ]
+        return render(request, "matches/matchups.html", context)
+    focus = next((row for row in matrix.rows if row.character.code == code), None)
+    if focus is None:
+        raise Http404("Unknown character.")
+    context["focus"] = focus
+    context["opponents"] = [opponent_text(cell, scale) for cell in focus.cells]
+    return render(request, "matches/matchups.html", context)

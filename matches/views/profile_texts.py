@@ -198,6 +198,7 @@ class ProfileBody(NamedTuple):
     next_cursor: str
     matchups: list[MatchupTexts]
     matchup_overall: MatchupTexts
+    matchup_wide_interval: str  # the ± in points past which a matchup is greyed
     past_names: list[PastName]
 
 
@@ -269,6 +270,7 @@ def profile_body(found: RatingProfile, chart: SafeString, *, peak_ringed: bool) 
         chart=chart,
         opponents=_opponent_rows(found.opponents, url),
         opponent_days=settings.FAIR_OPPONENT_DAYS,
+        matchup_wide_interval=floatformat(settings.MATCHUP_WIDE_INTERVAL, 0),
         sets=_history_sets(found.matches.sets, url, own_rating=not player.cheater),
         previous_cursor=str(found.matches.previous_cursor or ""),
         next_cursor=str(found.matches.next_cursor or ""),
@@ -396,7 +398,8 @@ def _history_sets(sets: list[GameSet], url: ProfileUrl, *, own_rating: bool) -> 
         texts.append(
             SetRows(
                 iso=games[0].iso,
-                when=f"{first:%b} {first.day}, {games[0].time}",
+                # "Sep\u00a030," keeps to one line: a phone's column breaks only before the time.
+                when=f"{first:%b}\u00a0{first.day}, {games[0].time}",
                 url=url(game_set.opponent.id, game_set.opponent_character.code),
                 opponent=game_set.opponent.name,
                 character=game_set.opponent_character.name,

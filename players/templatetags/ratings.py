@@ -8,7 +8,6 @@ from typing import Any
 from django import template
 
 from players.formatting import (
-    heat,
     offset_text,
     percent,
     percent_number,
@@ -23,7 +22,6 @@ register = template.Library()
 register.filter("rating", rating_text)
 register.filter("percent_number", percent_number)
 register.filter("percent", percent)
-register.filter("heat", heat)
 # `{{ e.offset.value|offset:e.half_width }}` → '+35 ±40' (a matchup, in rating points).
 register.filter("offset", offset_text)
 # `{{ change|signed:1 }}` → '+12.5', or with a true minus sign; '0'.

@@ -172,7 +172,7 @@ def estimate_body(offset: Offset, wins: int, losses: int, expected_wins: float) 
         "probability": pytest.approx(offset.probability),
         "interval_low": pytest.approx(low),
         "interval_high": pytest.approx(high),
-        "uncertain": 1.959964 * offset.standard_error > 50,
+        "uncertain": 1.959964 * offset.standard_error > 70,  # MATCHUP_WIDE_INTERVAL
         "games": wins + losses,
         "wins": wins,
         "losses": losses,
