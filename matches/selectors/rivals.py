@@ -202,19 +202,24 @@ class Meeting:
 
 
 # The opponents of a rating's newest games, most met first: the games' ids read along the
-# side indexes (as a page of history is), then only those joined to the matches and the
-# opponents. Raw: the ORM cannot aggregate over a limited UNION.
+# side indexes (as a page of history is), then only those joined to the matches, counted
+# per opponent, and only the opponents joined to the players. Raw: the ORM cannot
+# aggregate over a limited UNION.
 _MEETINGS_SQL = """
-WITH recent AS ({newest})
-SELECT p.id, p.name, p.platform, count(*) AS games,
-    count(*) FILTER (WHERE m.winner = CASE WHEN recent.side = 'a' THEN '{winner_a}'
-        ELSE '{winner_b}' END) AS wins
-FROM recent JOIN matches_match m ON m.id = recent.id
-JOIN players_player p
-    ON p.id = CASE WHEN recent.side = 'a' THEN m.player_b_id ELSE m.player_a_id END
+WITH recent AS ({newest}),
+met AS (
+    SELECT CASE WHEN recent.side = 'a' THEN m.player_b_id ELSE m.player_a_id END AS opponent,
+        count(*) AS games,
+        count(*) FILTER (WHERE m.winner = CASE WHEN recent.side = 'a' THEN '{winner_a}'
+            ELSE '{winner_b}' END) AS wins,
+        max(recent.played_at) AS last_met
+    FROM recent JOIN matches_match m ON m.id = recent.id
+    GROUP BY 1
+)
+SELECT p.id, p.name, p.platform, met.games, met.wins
+FROM met JOIN players_player p ON p.id = met.opponent
 WHERE NOT ({flagged})
-GROUP BY p.id, p.name, p.platform
-ORDER BY games DESC, max(recent.played_at) DESC, p.id
+ORDER BY met.games DESC, met.last_met DESC, p.id
 LIMIT %(shown)s
 """
 
