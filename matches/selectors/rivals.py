@@ -113,8 +113,9 @@ def head_to_head(
     """The head-to-head of a player's rating against another player (None when either is
     hidden, a cheater or has no such rating, or both are one). The next game's chance is
     for the opponent's character `opponent_character_code` (one of theirs), else the one
-    they last played against this rating, else their most played; six queries (seven going
-    back up past the newest page of sets)."""
+    they last played against this rating, else their most played; seven queries (eight
+    going back up past the newest page of sets), the calculator's forecast reading the
+    calibration once more."""
     if player_id == opponent_id:
         return None
     ratings = player_ratings(player_id)
