@@ -435,14 +435,12 @@ def history_sets(sets: list[GameSet], url: ProfileUrl, *, own_rating: bool) -> l
 
 def _why_moved(game_set: GameSet) -> str:
     """'expected 1.2 wins, won 2: +14': the chances the set's rows show, summed, against
-    its wins, and what it moved the rating ("" while a game is pending)."""
+    its wins, and what it moved the rating ("" while a game is pending; the games that
+    did not count are marked beside it)."""
     if game_set.change is None or game_set.expected_wins is None:
         return ""
     expected = floatformat(game_set.expected_wins, 1)
-    why = f"expected {expected} wins, won {game_set.wins}: {signed_text(game_set.change)}"
-    if game_set.uncounted:
-        why += f" ({count_text(game_set.uncounted, 'game')} did not count)"
-    return why
+    return f"expected {expected} wins, won {game_set.wins}: {signed_text(game_set.change)}"
 
 
 def _matchup_rows(rows: Iterable[tuple[str, MatchupEstimate]]) -> list[MatchupTexts]:

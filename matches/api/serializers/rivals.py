@@ -64,8 +64,8 @@ class GameSetSerializer(serializers.Serializer):
     groups them."""
 
     opponent_character = CharacterSerializer(help_text="The opponent's character.")
-    wins = serializers.IntegerField()
-    losses = serializers.IntegerField()
+    wins = serializers.IntegerField(help_text="Games of the set this rating won.")
+    losses = serializers.IntegerField(help_text="Games of the set this rating lost.")
     change = serializers.FloatField(
         allow_null=True, help_text="The set's total rating change; null while a game is unrated."
     )
@@ -113,8 +113,8 @@ class HeadToHeadSerializer(serializers.Serializer):
 class MeetingSerializer(serializers.Serializer):
     player = PlayerSummarySerializer(source="*", help_text="The opponent.")
     games = serializers.IntegerField(help_text="Games against them among the window's.")
-    wins = serializers.IntegerField()
-    losses = serializers.IntegerField()
+    wins = serializers.IntegerField(help_text="Of those, won by this rating.")
+    losses = serializers.IntegerField(help_text="Of those, lost by this rating.")
     head_to_head = serializers.SerializerMethodField(
         help_text="The head-to-head against them (`/api/v1/players/<id>/<char>/vs/<id>/`)."
     )
