@@ -85,7 +85,7 @@ def test_the_record_counts_every_game_between_them_in_the_database(client, rival
         }, name
 
     page = client.get(HEAD_TO_HEAD).content.decode()
-    assert f"{wins.count()}\u2013{games.count() - wins.count()} <span" in page
+    assert f"<strong>{wins.count()}\u2013{games.count() - wins.count()}</strong>" in page
     assert f"in {games.count()} games" in page
     rows = re.findall(r'<th scope="row">([^<]+) vs ([^<]+)</th>', page)
     assert rows == [("Sol", "Ky"), ("Ky", "May")]
