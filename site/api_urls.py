@@ -14,10 +14,11 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitVie
 from rest_framework.serializers import Serializer
 from rest_framework.views import APIView
 
-from matches.api import calculator, lab, matchups, profile, statistics
+from matches.api import calculator, lab, matchups, profile, rivals, statistics
 from matches.api.serializers.calculator import ProbabilityQuery
 from matches.api.serializers.matchups import MatchupsQuery
 from matches.api.serializers.profile import HistoryQuery, MatchesQuery, OpponentsQuery
+from matches.api.serializers.rivals import HeadToHeadQuery, MeetingsQuery
 from players.api import characters, players, rankings, search
 from players.api.serializers import CharacterRankingQuery, RankingQuery, SearchQuery
 from web.api import conditional, endpoint_index, not_found
@@ -61,6 +62,13 @@ v1 = [
         profile.RatingOpponentsView,
         "rating-opponents",
         query=OpponentsQuery,
+    ),
+    endpoint(f"{RATING}rivals/", rivals.MeetingsView, "rating-rivals", query=MeetingsQuery),
+    endpoint(
+        f"{RATING}vs/<player_id:opponent_id>/",
+        rivals.HeadToHeadView,
+        "head-to-head",
+        query=HeadToHeadQuery,
     ),
     endpoint("rankings/", rankings.Rankings, "rankings", query=RankingQuery),
     endpoint(

@@ -10,7 +10,7 @@ from functools import partial
 
 from django.urls import path
 
-from matches.views import about, calculator, lab, matchups, profile, statistics
+from matches.views import about, calculator, lab, matchups, profile, rivals, statistics
 from matches.views.calculator import ContenderForm
 from players.views import rankings, search, supporters
 from web.caching import cached_page
@@ -40,6 +40,7 @@ CALCULATOR_INPUTS = [
     f"{side}-{field}" for side in ("a", "b") for field in ContenderForm.base_fields
 ]
 HISTORY_PAGE = ("range", "before", "after")
+RIVALS_PAGE = ("character", "before", "after")
 RANKING_PAGE = ("per", "active", "page")
 
 urlpatterns = [
@@ -51,6 +52,11 @@ urlpatterns = [
         "player/<player_id:player_id>/<character:code>",
         page(profile.profile, reads=HISTORY_PAGE),
         name="profile",
+    ),
+    path(
+        "player/<player_id:player_id>/<character:code>/vs/<player_id:opponent_id>",
+        page(rivals.rivals, reads=RIVALS_PAGE),
+        name="rivals",
     ),
     path("matchups", page(matchups.matchups, reads=["bracket", "character"]), name="matchups"),
     path("calculator", page(calculator.calculator, reads=CALCULATOR_INPUTS), name="calculator"),

@@ -376,3 +376,60 @@ LAB = {
         ),
     },
 }
+
+
+_RECORD = {
+    "games": 14,
+    "wins": 9,
+    "losses": 5,
+    "counted": {"wins": 8, "losses": 5},
+    "uncounted": {"wins": 1, "losses": 0},
+    "pending": {"wins": 0, "losses": 0},
+}
+
+HEAD_TO_HEAD = {
+    "player": PLAYER,
+    "character": SOL,
+    "opponent": OPPONENT,
+    "opponent_character": KY,
+    "record": _RECORD,
+    "by_characters": [
+        {
+            "character": SOL,
+            "opponent_character": KY,
+            "record": _RECORD,
+        }
+    ],
+    "next_game": {
+        **FORECAST,
+        "a": {**FORECAST["a"], "player": PLAYER, "character": SOL},
+        "b": {**FORECAST["b"], "player": OPPONENT, "character": KY},
+    },
+    "next": None,
+    "sets": [
+        {
+            "opponent_character": KY,
+            "wins": 1,
+            "losses": 0,
+            "change": 5.81,
+            "expected_wins": 0.5515,
+            "games": GAME_PAGE["results"],
+        }
+    ],
+}
+
+RIVALS = {
+    "player": PLAYER,
+    "character": SOL,
+    "window": 1000,
+    "opponents": [
+        {
+            "player": OPPONENT,
+            "games": 14,
+            "wins": 9,
+            "losses": 5,
+            "head_to_head": f"https://example.org/api/v1/players/{PLAYER_ID}/SO/vs/"
+            f"{OPPONENT['id']}/",
+        }
+    ],
+}

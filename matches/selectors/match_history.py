@@ -5,7 +5,7 @@ number of queries whatever the size of the data, on indexed columns only."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from functools import partial
@@ -157,6 +157,13 @@ def _newer_than(cursor: GameCursor) -> GameCondition:
     )
 
 
+def _against(opponent_id: str) -> GameCondition:
+    """Games against one opponent."""
+    return GameCondition(
+        "player_a_id = %(opponent)s OR player_b_id = %(opponent)s", {"opponent": opponent_id}
+    )
+
+
 def _cursor_params(cursor: GameCursor) -> dict[str, object]:
     at = connection.ops.adapt_datetimefield_value(cursor.played_at)
     return {"cursor_at": at, "cursor_id": cursor.match_id}
@@ -190,6 +197,19 @@ _SIDE_IDS_SQL = """SELECT id, played_at, '{mine}' AS side FROM (
         {conditions}
     ORDER BY played_at {order}, id {order} LIMIT %(limit)s
 ) side_{mine}"""
+
+
+def newest_games_sql() -> str:
+    """SQL of a rating's newest visible games, newest first, at most %(limit)s (its other
+    parameters: %(player)s, %(character)s): each game's id, played_at and the rating's
+    side ('a' or 'b'), read along the side indexes as a page of history is."""
+    ids = partial(
+        _SIDE_IDS_SQL.format, conditions="", order="DESC", hidden_ids=rules.hidden_ids_sql()
+    )
+    return (
+        f"{ids(mine='a')} UNION ALL {ids(mine='b')} "
+        "ORDER BY played_at DESC, id DESC LIMIT %(limit)s"
+    )
 
 
 def _side_column(column: str, mine: bool) -> str:
@@ -298,6 +318,12 @@ class GameSet:
         return sum(game.uncounted for game in self.games)
 
     @property
+    def expected_wins(self) -> float | None:
+        """The wins its games' shown chances add up to (None while a game is unrated)."""
+        chances = [game.win_probability for game in self.games]
+        return None if None in chances else sum(chances)
+
+    @property
     def win_probability(self) -> float | None:
         """The odds of the set: P(win) before its first game, as shown."""
         return self.first.win_probability
@@ -307,7 +333,14 @@ class GameSet:
         return self.games[::-1]
 
 
-def _group_sets(games: Iterable[RatedGame]) -> list[GameSet]:
+# Whether two games, newer then older, follow each other in the rating's history.
+Adjacent = Callable[[RatedGame, RatedGame], bool]
+
+
+def _group_sets(games: Iterable[RatedGame], adjacent: Adjacent | None = None) -> list[GameSet]:
+    """`games` (newest first) in sets: games in a row against the same opponent and
+    character. The games are the rating's whole history unless `adjacent` says which
+    of them follow each other there."""
     sets: list[GameSet] = []
     for game in games:
         previous = sets[-1].games[-1] if sets else None
@@ -315,11 +348,54 @@ def _group_sets(games: Iterable[RatedGame]) -> list[GameSet]:
             previous is not None
             and previous.opponent.id == game.opponent.id
             and previous.opponent_character.id == game.opponent_character.id
+            and (adjacent is None or adjacent(previous, game))
         ):
             sets[-1].games.append(game)
         else:
             sets.append(GameSet([game]))
     return sets
+
+
+# For each of some games of a rating, the id of the rating's visible game just before
+# it: each side's newest older game along the side's index (as a page reads them), the
+# newer of the two. Raw: the ORM cannot join a list of (moment, id) pairs LATERALly.
+_PREVIOUS_GAMES_SQL = """
+SELECT g.id, (SELECT prior.id FROM ({side_a} UNION ALL {side_b}) prior
+    ORDER BY prior.played_at DESC, prior.id DESC LIMIT 1)
+FROM unnest(%(ids)s::bigint[], %(moments)s::timestamptz[]) AS g(id, played_at)
+"""
+
+
+def _history_neighbours(rating: Rating, games: list[RatedGame]) -> Adjacent:
+    """Which of `games` (some of the rating's, newest first) follow each other in the
+    rating's whole history: one query, two index probes a game."""
+    ids = partial(
+        _SIDE_IDS_SQL.format,
+        conditions=" AND played_at <= g.played_at AND (played_at < g.played_at OR id < g.id)",
+        order="DESC",
+        hidden_ids=rules.hidden_ids_sql(),
+    )
+    params = {
+        "player": rating.player_id,
+        "character": rating.character_id,
+        "limit": 1,
+        "ids": [game.match_id for game in games],
+        "moments": [game.played_at for game in games],
+    }
+    with connection.cursor() as cursor:
+        cursor.execute(
+            _PREVIOUS_GAMES_SQL.format(side_a=ids(mine="a"), side_b=ids(mine="b")), params
+        )
+        previous = dict(cursor.fetchall())
+    return lambda newer, older: previous[newer.match_id] == older.match_id
+
+
+def _sets(rating: Rating, games: list[RatedGame], opponent_id: str | None) -> list[GameSet]:
+    """A page's games in sets, as the rating's whole history groups them (games against
+    one opponent only may have had others between them)."""
+    if opponent_id is None or not games:
+        return _group_sets(games)
+    return _group_sets(games, _history_neighbours(rating, games))
 
 
 @dataclass(frozen=True)
@@ -339,6 +415,7 @@ def match_sets(
     before: GameCursor | None = None,
     after: GameCursor | None = None,
     games: int = GAMES_PER_PAGE,
+    opponent_id: str | None = None,
 ) -> MatchSetPage:
     """A page of the rating's match history grouped in sets, newest first; one query (two
     going back up past the newest page).
@@ -347,12 +424,16 @@ def match_sets(
     cursor) or, going back up, newer than `after`. It never cuts a set in two (unless
     one set alone is longer than a page); the next page (older) starts after its last
     game, the previous one (newer) before its first.
+
+    With `opponent_id`, only the games against that player: the sets the whole history
+    has against them (one more query finds which games follow each other there).
     """
+    against = [] if opponent_id is None else [_against(opponent_id)]
     if after is not None and before is None:
-        return _newer_sets(rating, after, games)
-    conditions = [] if before is None else [_older_than(before)]
+        return _newer_sets(rating, after, games, opponent_id)
+    conditions = [*against] if before is None else [_older_than(before), *against]
     rows = _rating_games(rating, conditions, games + 1)
-    sets = _group_sets(rows)
+    sets = _sets(rating, rows, opponent_id)
     newer = _cursor(rows[0]) if before is not None and rows else None
     if len(rows) <= games:
         return MatchSetPage(sets, None, newer)
@@ -363,13 +444,16 @@ def match_sets(
     return MatchSetPage(sets, _cursor(sets[-1].games[-1]), newer)
 
 
-def _newer_sets(rating: Rating, after: GameCursor, games: int) -> MatchSetPage:
+def _newer_sets(
+    rating: Rating, after: GameCursor, games: int, opponent_id: str | None
+) -> MatchSetPage:
     """The page of sets just newer than `after` (the mirror of a page older than a cursor)."""
-    rows = _rating_games(rating, [_newer_than(after)], games + 1, newest_first=False)
+    conditions = [_newer_than(after)] + ([] if opponent_id is None else [_against(opponent_id)])
+    rows = _rating_games(rating, conditions, games + 1, newest_first=False)
     if not rows:  # nothing newer (any more): the newest page
-        return match_sets(rating, games=games)
+        return match_sets(rating, games=games, opponent_id=opponent_id)
     rows.reverse()
-    sets = _group_sets(rows)
+    sets = _sets(rating, rows, opponent_id)
     if len(rows) > games:
         if len(sets) > 1:
             sets.pop(0)  # holds the extra game: it may go on past this page
@@ -401,12 +485,7 @@ def rating_games(
         return GamePage([], None)  # nobody plays themself
     conditions = [] if before is None else [_older_than(before)]
     if opponent_id is not None:
-        conditions.append(
-            GameCondition(
-                "player_a_id = %(opponent)s OR player_b_id = %(opponent)s",
-                {"opponent": opponent_id},
-            )
-        )
+        conditions.append(_against(opponent_id))
     if since is not None:
         since_param = connection.ops.adapt_datetimefield_value(since)
         conditions.append(GameCondition("played_at >= %(since)s", {"since": since_param}))

@@ -1,12 +1,13 @@
 """A rating's profile (docs/pages-and-api.md#pages, `/player/<id>/<char>`): everything the
 page shows, read together: the rating card, its chart (matches.selectors.history_points),
 a page of its games in sets (matches.selectors.match_history), fair opponents
-(matches.selectors.opponents), matchups and ranks. A fixed number of queries whatever the
+(matches.selectors.opponents), the players met most (matches.selectors.rivals), matchups
+and ranks. A fixed number of queries whatever the
 size of the data."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 
 from django.utils import timezone
@@ -18,6 +19,7 @@ from matches.selectors.history_points import DEFAULT_HISTORY_RANGE, HistoryPoint
 from matches.selectors.match_history import GameCursor, MatchSetPage, match_sets
 from matches.selectors.matchups import PlayerMatchups, player_matchups
 from matches.selectors.opponents import FairOpponent, profile_fair_opponents
+from matches.selectors.rivals import Meeting, players_met_most
 from players import rules
 from players.models import Rating
 from players.selectors.rankings import UNSETTLED, RatingRanks, rating_ranks, unranked_reason
@@ -73,6 +75,7 @@ class RatingProfile:
     unranked: Unranked | None
     # A cheater whose flag still waits for the recompute that takes their games out.
     recompute_pending: bool = False
+    meetings: list[Meeting] = field(default_factory=list)  # players met most (none: a cheater)
 
     @property
     def rating(self) -> Rating:
@@ -95,7 +98,8 @@ def rating_profile(
 ) -> RatingProfile | None:
     """Everything the profile page shows (None if the player or rating is unknown or hidden),
     its history range ending `now`; the fair opponents take two of its queries (one for the
-    chance model), the ranks two. All of them read at one moment (web.moment)."""
+    chance model), the players met most one, the ranks two. All of them read at one moment
+    (web.moment)."""
     with one_moment():
         overview = rating_overview(player_id, character_code)
         if overview is None:
@@ -111,6 +115,7 @@ def rating_profile(
             rating_ranks(rating),
             unranked(rating),
             rating.player.cheater and flag_recompute_pending(player_id),
+            [] if rating.player.cheater else players_met_most(rating),
         )
 
 

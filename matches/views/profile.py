@@ -24,10 +24,9 @@ def player(request: HttpRequest, player_id: str) -> HttpResponse:
     return redirect("profile", player_id=player_id, code=code)
 
 
-def profile(request: HttpRequest, player_id: str, code: str) -> HttpResponse:
-    history_range = request.GET.get("range", "30d")
-    if history_range not in HISTORY_RANGES:
-        raise Http404("Unknown history range.")
+def history_cursors(request: HttpRequest) -> tuple[GameCursor | None, GameCursor | None]:
+    """The page of match history asked for: older than `before`, or newer than `after`
+    (404 for a cursor no page wrote)."""
     try:
         before, after = (
             GameCursor.parse(request.GET[key]) if key in request.GET else None
@@ -35,6 +34,14 @@ def profile(request: HttpRequest, player_id: str, code: str) -> HttpResponse:
         )
     except (ValueError, OverflowError, OSError):
         raise Http404("This page of match history does not exist.") from None
+    return before, after
+
+
+def profile(request: HttpRequest, player_id: str, code: str) -> HttpResponse:
+    history_range = request.GET.get("range", "30d")
+    if history_range not in HISTORY_RANGES:
+        raise Http404("Unknown history range.")
+    before, after = history_cursors(request)
     now = timezone.now()
     found = rating_profile(
         player_id, code, history_range=history_range, before=before, after=after, now=now

@@ -20,6 +20,7 @@ from matches.selectors.match_history import GameSet, RatedGame
 from matches.selectors.matchups import MatchupEstimate
 from matches.selectors.opponents import FairOpponent
 from matches.selectors.profile import RatingProfile, Unranked
+from matches.selectors.rivals import MEETINGS_WINDOW
 from players.formatting import (
     change_class,
     count_number,
@@ -112,6 +113,9 @@ class SetRows(NamedTuple):
     character: str
     code: str
     rows: list[GameRow]
+    # "expected 1.2 wins, won 2: +14": the shown chances of its games summed ("": a game
+    # still pending, whose chance is not known yet).
+    why: str
 
 
 class MatchupTexts(NamedTuple):
@@ -138,6 +142,15 @@ class OpponentRow(NamedTuple):
     rating: str
     tier: str
     win_probability: str
+
+
+class RivalRow(NamedTuple):
+    """A player met often, and the way to the head-to-head against them."""
+
+    url: str
+    name: str
+    games: str
+    record: str
 
 
 class PastName(NamedTuple):
@@ -193,6 +206,8 @@ class ProfileBody(NamedTuple):
     chart: SafeString
     opponents: list[OpponentRow]
     opponent_days: int
+    rivals: list[RivalRow]
+    rivals_window: str
     sets: list[SetRows]
     previous_cursor: str
     next_cursor: str
@@ -271,7 +286,17 @@ def profile_body(found: RatingProfile, chart: SafeString, *, peak_ringed: bool) 
         opponents=_opponent_rows(found.opponents, url),
         opponent_days=settings.FAIR_OPPONENT_DAYS,
         matchup_wide_interval=floatformat(settings.MATCHUP_WIDE_INTERVAL, 0),
-        sets=_history_sets(found.matches.sets, url, own_rating=not player.cheater),
+        rivals=[
+            RivalRow(
+                url=reverse("rivals", args=[player.id, character.code, meeting.id]),
+                name=meeting.name,
+                games=count_number(meeting.games),
+                record=record_text(meeting.wins, meeting.losses),
+            )
+            for meeting in found.meetings
+        ],
+        rivals_window=count_number(MEETINGS_WINDOW),
+        sets=history_sets(found.matches.sets, url, own_rating=not player.cheater),
         previous_cursor=str(found.matches.previous_cursor or ""),
         next_cursor=str(found.matches.next_cursor or ""),
         matchups=_matchup_rows(
@@ -368,7 +393,7 @@ def _game_row(game: RatedGame, zone: tzinfo) -> GameRow:
     )
 
 
-def _history_sets(sets: list[GameSet], url: ProfileUrl, *, own_rating: bool) -> list[SetRows]:
+def history_sets(sets: list[GameSet], url: ProfileUrl, *, own_rating: bool) -> list[SetRows]:
     """The match history's sets (a tbody each, `matches/history_sets.html`): a set of one
     game is its row; a longer one is a row of the set's (its first game's ratings and
     odds) and one for each of its games. Without `own_rating` (a cheater's page) the
@@ -405,9 +430,20 @@ def _history_sets(sets: list[GameSet], url: ProfileUrl, *, own_rating: bool) -> 
                 character=game_set.opponent_character.name,
                 code=game_set.opponent_character.code,
                 rows=rows,
+                why=_why_moved(game_set),
             )
         )
     return texts
+
+
+def _why_moved(game_set: GameSet) -> str:
+    """'expected 1.2 wins, won 2: +14': the chances the set's rows show, summed, against
+    its wins, and what it moved the rating ("" while a game is pending; the games that
+    did not count are marked beside it)."""
+    if game_set.change is None or game_set.expected_wins is None:
+        return ""
+    expected = floatformat(game_set.expected_wins, 1)
+    return f"expected {expected} wins, won {game_set.wins}: {signed_text(game_set.change)}"
 
 
 def _matchup_rows(rows: Iterable[tuple[str, MatchupEstimate]]) -> list[MatchupTexts]:

@@ -66,7 +66,7 @@ class RatingOverview:
 def rating_overview(player_id: str, character_code: str) -> RatingOverview | None:
     """A rating with the player's other ratings, past names and matchups (three queries:
     the ratings come in one, as a player has few; characters from the roster)."""
-    ratings = _player_ratings(player_id)
+    ratings = player_ratings(player_id)
     code = character_code.upper()
     rating = next((r for r in ratings if r.character.code.upper() == code), None)
     if rating is None:
@@ -83,7 +83,7 @@ def rating_overview(player_id: str, character_code: str) -> RatingOverview | Non
     return RatingOverview(rating, ratings, past_names, matchups)
 
 
-def _player_ratings(player_id: str) -> list[Rating]:
+def player_ratings(player_id: str) -> list[Rating]:
     """A visible player's ratings, most played first ([] for another player), with the
     player, the best win's opponent (or none) and both characters, from the roster."""
     ratings = list(

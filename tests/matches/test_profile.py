@@ -218,7 +218,10 @@ def test_history_rows_show_both_ratings_the_odds_and_marks(client, db):
     rows = re.findall(r"<tr[ >].*?</tr>", history_html, re.S)
     cells = [re.sub(r"<[^>]+>|\s+", " ", row).split() for row in rows[1:]]  # after the head
     set_row, first, second = cells
-    assert " ".join(set_row).endswith("1500 ±700 ? 1500 ±700 ? 50% 2\u20130 +162.2 ∅")
+    # The set's change opens on its expected wins: the shown 50% and 97% summed.
+    assert " ".join(set_row).endswith(
+        "1500 ±700 ? 1500 ±700 ? 50% 2\u20130 +162.2 expected 1.5 wins, won 2: +162.2 ∅"
+    )
     assert " ".join(first).endswith("game 1 1500 ±700 ? 1500 ±700 ? 50% W +162.2")
     assert " ".join(second).endswith("game 2 2000 ±60 1400 ±60 97% W 0.0 ∅")
     assert 'title="1 of 2 games did not count"' in html

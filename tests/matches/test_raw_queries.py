@@ -13,9 +13,10 @@ from matches.models import CharacterMatchup, Match, MatchRating
 from matches.selectors.history_points import rating_history
 from matches.selectors.match_history import match_sets
 from matches.selectors.opponents import fair_opponents_at
+from matches.selectors.rivals import MEETINGS_WINDOW, players_met_most
 from matches.services.character_matchups import BRACKET_LIMITS, rebuild_character_matchups
 from players import rules
-from players.models import Rating
+from players.models import Player, Rating
 from players.selectors.rankings import top_rated_keys
 
 pytestmark = pytest.mark.django_db
@@ -47,6 +48,53 @@ def test_match_history_holds_the_games_against_shown_players(flagged_league: dat
             opponent = match.player_b if match.player_a_id == rating.player_id else match.player_a
             assert (game.opponent.id, game.opponent.cheater) == (opponent.id, opponent.cheater)
             assert game.counted == match.rating.counted
+
+
+def opponent_of(match: Match, player_id: str) -> str:
+    return match.player_b_id if match.player_a_id == player_id else match.player_a_id
+
+
+def test_sets_against_one_opponent_are_the_history_sets_against_them(
+    flagged_league: datetime,
+) -> None:
+    # Games against hidden players sit between those against one opponent: the history,
+    # which leaves them out, joins what they would have parted, and so must the sets
+    # against one opponent.
+    merged = 0
+    for rating in shown_ratings():
+        history = match_sets(rating, games=10_000).sets
+        ids = [[game.match_id for game in games.games] for games in history]
+        for opponent_id in {opponent_of(match, rating.player_id) for match in games_of(rating)}:
+            against = match_sets(rating, games=10_000, opponent_id=opponent_id).sets
+            expected = [
+                set_ids
+                for set_ids, games in zip(ids, history, strict=True)
+                if games.opponent.id == opponent_id
+            ]
+            assert [[game.match_id for game in games.games] for games in against] == expected
+            merged += len(expected)
+    assert merged > 100
+
+
+def test_players_met_most_are_the_shown_opponents_of_the_newest_games(
+    flagged_league: datetime,
+) -> None:
+    flagged = set(Player.objects.filter(rules.flagged()).values_list("id", flat=True))
+    for rating in shown_ratings():
+        games, wins = Counter(), Counter()
+        for match in games_of(rating)[:MEETINGS_WINDOW]:
+            opponent = opponent_of(match, rating.player_id)
+            if opponent not in flagged:
+                games[opponent] += 1
+                won = match.winner == (
+                    Match.Winner.A if match.player_a_id == rating.player_id else Match.Winner.B
+                )
+                wins[opponent] += won
+        met = players_met_most(rating, shown=10_000)
+        assert {m.id: (m.games, m.wins) for m in met} == {
+            opponent: (count, wins[opponent]) for opponent, count in games.items()
+        }
+        assert [m.games for m in met] == sorted((m.games for m in met), reverse=True)
 
 
 def test_rating_history_draws_each_rated_game_against_a_shown_player(

@@ -6,7 +6,7 @@ import pytest
 from rest_framework.throttling import SimpleRateThrottle
 
 from players.models import Rating
-from tests.fixtures.api_league import ALICE
+from tests.fixtures.api_league import ALICE, BOB
 from web.generation import bump_generation
 
 V1 = "/api/v1"
@@ -19,6 +19,8 @@ ENDPOINTS = [
     f"players/{ALICE.id}/SO/matches/",
     f"players/{ALICE.id}/SO/matchups/",
     f"players/{ALICE.id}/SO/opponents/?limit=3",
+    f"players/{ALICE.id}/SO/rivals/",
+    f"players/{ALICE.id}/SO/vs/{BOB.id}/",
     "rankings/",
     "rankings/SO/",
     "matchups/?bracket=all",
@@ -141,7 +143,10 @@ def test_the_version_root_lists_every_endpoint_with_absolute_urls(api, django_as
     assert endpoints["rating"] == "http://testserver/api/v1/players/{player_id}/{character}/"
     # Exactly the endpoints the other tests call, as templates.
     routes = (
-        path.partition("?")[0].replace(ALICE.id, "{player_id}").replace("SO/", "{character}/")
+        path.partition("?")[0]
+        .replace(ALICE.id, "{player_id}")
+        .replace(BOB.id, "{opponent_id}")
+        .replace("SO/", "{character}/")
         for path in ENDPOINTS
     )
     assert sorted(endpoints.values()) == sorted(f"http://testserver{V1}/{r}" for r in routes)
