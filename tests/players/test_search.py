@@ -143,7 +143,9 @@ def test_hostile_names_are_escaped_and_isolated(client, db):
     html = client.get("/search?name=e").content.decode()
     assert script not in html
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html
-    assert f"<bdi>{rtl}</bdi>" in html
+    # Isolated, and the override that would turn the page's text around is gone.
+    assert "<bdi>evil</bdi>" in html
+    assert "\u202e" not in html
 
 
 def test_past_and_current_names_are_escaped_wherever_a_result_shows_them(client, db):
@@ -182,9 +184,11 @@ def test_exact_then_prefix_then_containing_current_before_past(named):
         ]
     )
     hits = search_players("soli")
+    # 'Sol' is one letter short of it: only like it, so after both.
     assert [(hit.player_id, hit.matched_name) for hit in hits] == [
         (B, "Solitaire"),
         (D, "Solid"),
+        (A, "Sol"),
     ]
     assert [hit.player_id for hit in search_players("sol")] == [A, B, D, C]
 
