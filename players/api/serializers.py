@@ -105,7 +105,7 @@ class PlayerHitSerializer(serializers.Serializer):
         source="summary",
         help_text="What tells players of one name apart, as the site shows it: the main (most "
         'played) character and its rating, the platform and the day last seen: "Sol Badguy '
-        '1623 ±120 · PlayStation · last seen 2026-03-01".'
+        '1623 ±120 · PlayStation · last seen 2026-03-01".',
     )
     cheater = serializers.BooleanField(
         help_text="Marked as a cheater: found, but never ranked and never moving anyone's rating."
