@@ -144,15 +144,17 @@ class Similarity(Func):
 # right-to-left override; this condition, spelt as their predicate, lets a query use them.
 OVERRIDDEN = Q(name__regex=r"\u202e")
 # The tiers of a match, best first. The fuzzy tier reads only names this long.
-EXACT, PREFIX, CONTAINS, SIMILAR = range(4)
+EXACT, SHOWED_AS, PREFIX, CONTAINS, SIMILAR = range(5)
 SIMILAR_MIN_LENGTH = 3
 
 
 def _tier_conditions(query: str) -> list[Q]:
     """One condition per tier on names annotated with `key` and `shown_key`, each
-    excluding the tiers before it: exact keys, keys starting with the query's key, keys
-    containing it further on, keys similar to it (by trigrams). A name with a right-to-left
-    override is also found by what it showed as (`shown_key`) in the first three."""
+    excluding the tiers before it: exact keys, names that showed as the query (behind a
+    right-to-left override: `shown_key`), keys starting with the query's key, keys
+    containing it further on (both also by `shown_key`), keys similar to it (by trigrams).
+    Only the first is an exact name: a search never goes straight to a name that showed
+    as another."""
     wanted = NameKey(Value(query))
 
     def key_or_shown(lookup: str) -> Q:
@@ -160,13 +162,14 @@ def _tier_conditions(query: str) -> list[Q]:
             OVERRIDDEN & Q(**{f"shown_key__{lookup}": wanted})
         )
 
-    exact, prefix, contains = (
+    exact = Q(key=wanted)
+    showed_as, prefix, contains = (
         key_or_shown("exact"),
         key_or_shown("startswith"),
         key_or_shown("contains"),
     )
     similar = Q(Similar(F("key"), wanted)) & ~Q(key__contains=wanted)
-    tiers = [exact, prefix & ~exact, contains & ~prefix, similar]
+    tiers = [exact, showed_as & ~exact, prefix & ~showed_as, contains & ~prefix, similar]
     return tiers if len(query) >= SIMILAR_MIN_LENGTH else tiers[:SIMILAR]
 
 
