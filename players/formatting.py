@@ -4,8 +4,10 @@ and the API (players.api.fields): plain functions, no Django."""
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
+from datetime import date
 
 
 def shown_value(value: float) -> int:
@@ -116,3 +118,31 @@ class HeatScale:
         half = self.reach // 2
         marks = [-self.reach, -half, 0, half, self.reach]
         return [(self.css(0.5 + mark / 100), str(50 + mark)) for mark in marks]
+
+
+# Invisible formatting characters a name could use to display as something else: the
+# bidirectional embeddings and overrides (U+202A-U+202E), isolates (U+2066-U+2069) and
+# marks (U+200E, U+200F, U+061C), zero-width spaces and joiners (U+200B-U+200D), the word
+# joiner and invisible operators (U+2060-U+2064) and the byte order mark (U+FEFF). The
+# migration that indexes names by how they show (players/migrations/0019) holds a copy.
+INVISIBLE_FORMATTING = "\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff"
+_INVISIBLE = re.compile(f"[{INVISIBLE_FORMATTING}]")
+
+
+def shown_name(name: str) -> str:
+    """A player's name as the site shows it (pages, the API, titles, suggestions): the
+    stored name without its invisible formatting characters, so that no name reorders
+    itself or its surroundings to read as another. The stored name is kept as it came."""
+    return _INVISIBLE.sub("", name)
+
+
+def player_summary(main: str, rating: str, platform: str, last_seen: date) -> str:
+    """'Sol Badguy 1623 ±120 · PlayStation · last seen 2026-03-01': the main character and
+    its rating, the platform and the day last seen, which tell players of one name apart
+    wherever a name is offered (search, suggestions, the calculator's picks)."""
+    parts = [
+        f"{main} {rating}".strip() or "no rated games",
+        platform,
+        f"last seen {last_seen:%Y-%m-%d}",
+    ]
+    return " · ".join(part for part in parts if part)

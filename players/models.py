@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from django.db import models
 from django.db.models import Q
-from django.db.models.functions import Upper
 
 from players import rules
 from players.fields import IdentifierField
@@ -68,9 +67,7 @@ class Player(models.Model):
     class Meta:
         indexes = [
             models.Index(fields=["name"], name="player_name_idx"),
-            # Search finds exact names and prefixes (UPPER(name) LIKE 'SOL%') however many
-            # contain the query; on PostgreSQL built with text_pattern_ops (migration 0013).
-            models.Index(Upper("name"), name="player_upper_name_idx"),
+            # Search reads names through indexes of players_name_key(name) (migration 0019).
             # Rankings subtract the few flagged players' ratings from counts of the rest.
             models.Index(fields=["id"], name="player_flagged_idx", condition=rules.flagged()),
         ]

@@ -196,11 +196,12 @@ def players_meant(name: str, player_id: str = "") -> list[PlayerHit]:
                 last_seen=player.last_seen,
                 supporter=player.supporter,
                 cheater=player.cheater,
+                exact_name=True,
                 exact_current_name=True,
                 ratings=[HitRating.of(rating) for rating in found.ratings],
             )
         ]
     hits = search_players(name, limit=CANDIDATES)
     picked = [hit for hit in hits if hit.player_id == player_id]
-    exact = [hit for hit in hits if hit.matched_name.casefold() == name.casefold()]
+    exact = [hit for hit in hits if hit.exact_name]
     return picked or exact or hits

@@ -12,6 +12,7 @@ from matches.selectors.history_points import HISTORY_RANGES
 from matches.selectors.match_history import GameCursor
 from matches.selectors.profile import rating_profile
 from matches.views.profile_texts import profile_body
+from players.formatting import shown_name
 from players.selectors.ratings import best_character_code
 from web.partials import render_partial
 
@@ -69,7 +70,7 @@ def profile(request: HttpRequest, player_id: str, code: str) -> HttpResponse:
         request,
         "matches/profile.html",
         {
-            "name": found.rating.player.name,
+            "name": shown_name(found.rating.player.name),
             "character": found.rating.character.name,
             "body": render_partial(
                 "matches/profile_body.html",

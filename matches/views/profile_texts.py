@@ -29,6 +29,7 @@ from players.formatting import (
     percent,
     rating_text,
     record_text,
+    shown_name,
     shown_value,
     signed_text,
     uncertainty_text,
@@ -224,7 +225,7 @@ def profile_body(found: RatingProfile, chart: SafeString, *, peak_ringed: bool) 
     player, character = rating.player, rating.character
     ranks = found.ranks
     return ProfileBody(
-        name=player.name,
+        name=shown_name(player.name),
         character=character.name,
         code=character.code,
         player_id=player.id,
@@ -305,7 +306,7 @@ def profile_body(found: RatingProfile, chart: SafeString, *, peak_ringed: bool) 
         matchup_overall=_matchup_rows([("Overall", found.matchups.overall)])[0],
         past_names=[
             PastName(
-                name=n.name,
+                name=shown_name(n.name),
                 first_seen=_moment(n.first_seen).day,
                 last_seen=_moment(n.last_seen).day,
             )
@@ -357,7 +358,7 @@ def _best_win(found: RatingProfile, url: ProfileUrl) -> BestWin | None:
     return BestWin(
         rating=rating_text(rating.best_win_value, rating.best_win_deviation),
         url=url(rating.best_win_opponent_id, rating.best_win_character.code) if shown else "",
-        opponent=opponent.name if shown else "",
+        opponent=shown_name(opponent.name) if shown else "",
         character=rating.best_win_character.name,
         at=_moment(rating.best_win_at),
     )
@@ -426,7 +427,7 @@ def history_sets(sets: list[GameSet], url: ProfileUrl, *, own_rating: bool) -> l
                 # "Sep\u00a030," keeps to one line: a phone's column breaks only before the time.
                 when=f"{first:%b}\u00a0{first.day}, {games[0].time}",
                 url=url(game_set.opponent.id, game_set.opponent_character.code),
-                opponent=game_set.opponent.name,
+                opponent=shown_name(game_set.opponent.name),
                 character=game_set.opponent_character.name,
                 code=game_set.opponent_character.code,
                 rows=rows,
@@ -477,7 +478,7 @@ def _opponent_rows(opponents: list[FairOpponent], url: ProfileUrl) -> list[Oppon
     return [
         OpponentRow(
             url=url(o.player_id, o.character_code),
-            name=o.name,
+            name=shown_name(o.name),
             character=o.character_name,
             code=o.character_code,
             rating=rating_text(o.value, o.deviation),

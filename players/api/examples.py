@@ -33,6 +33,8 @@ SEARCH = {
         {
             **PLAYER,
             "matched_name": "Sol Badguy Main",
+            "last_seen": "2026-11-21T14:03:11Z",
+            "summary_display": "Sol Badguy 1834 ±142 · PC · last seen 2026-11-21",
             "cheater": False,
             "ratings": [
                 RATING_SUMMARY,

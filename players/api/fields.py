@@ -10,8 +10,16 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from players.formatting import rating_text
+from players.formatting import rating_text, shown_name
 from players.tiers import DEFAULT_TIERS, settled_tier
+
+
+class ShownNameField(serializers.CharField):
+    """A player's name as the site shows it (players.formatting.shown_name): without the
+    invisible characters that could make it read as another."""
+
+    def to_representation(self, value: str) -> str:
+        return shown_name(value)
 
 
 class RatingNumbersSerializer(serializers.Serializer):

@@ -7,11 +7,18 @@ from typing import Any
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from players.api.fields import RatingField, TierField, rating_numbers
+from players.api.fields import RatingField, ShownNameField, TierField, rating_numbers
+from players.formatting import shown_name
 from players.models import Character, Player, Rating
 from players.selectors.rankings import ACTIVE_DAYS, RankedRow
 from players.selectors.search import SEARCH_LIMIT, HitRating, PlayerHit
 from players.tiers import settled_tier
+
+SHOWN_NAME_HELP = (
+    "The name the player uses now, as the site shows it: without invisible formatting "
+    "characters (bidirectional overrides, embeddings and isolates, zero-width spaces), which "
+    "could make it read as another name."
+)
 
 
 class CharacterSerializer(serializers.Serializer):
@@ -33,7 +40,7 @@ class CharacterListSerializer(serializers.Serializer):
 
 class PlayerSummarySerializer(serializers.Serializer):
     id = serializers.CharField(help_text="The game's player id (a 64-bit number, as a string).")
-    name = serializers.CharField(help_text="The name the player uses now.")
+    name = ShownNameField(help_text=SHOWN_NAME_HELP)
     platform = serializers.CharField(help_text='`pc`, `ps`, `xbox`, or "" when unknown.')
 
 
@@ -88,10 +95,17 @@ class PlayerHitSerializer(serializers.Serializer):
     """A search result."""
 
     id = serializers.CharField(source="player_id", help_text="The game's player id.")
-    name = serializers.CharField(help_text="The name the player uses now.")
+    name = ShownNameField(help_text=SHOWN_NAME_HELP)
     platform = serializers.CharField(help_text='`pc`, `ps`, `xbox`, or "" when unknown.')
-    matched_name = serializers.CharField(
-        help_text="The name that matched the search: the current one or a past one."
+    matched_name = ShownNameField(
+        help_text="The name that matched the search: the current one or a past one, as shown."
+    )
+    last_seen = serializers.DateTimeField(help_text="The player's latest game seen (UTC).")
+    summary_display = serializers.CharField(
+        source="summary",
+        help_text="What tells players of one name apart, as the site shows it: the main (most "
+        'played) character and its rating, the platform and the day last seen: "Sol Badguy '
+        '1623 ±120 · PlayStation · last seen 2026-03-01".',
     )
     cheater = serializers.BooleanField(
         help_text="Marked as a cheater: found, but never ranked and never moving anyone's rating."
@@ -117,9 +131,11 @@ class PlayerHitSerializer(serializers.Serializer):
 
         return {
             "id": hit.player_id,
-            "name": hit.name,
+            "name": shown_name(hit.name),
             "platform": hit.platform,
-            "matched_name": hit.matched_name,
+            "matched_name": shown_name(hit.matched_name),
+            "last_seen": self.fields["last_seen"].to_representation(hit.last_seen),
+            "summary_display": hit.summary,
             "cheater": hit.cheater,
             "ratings": [summary(rating) for rating in hit.ratings],
         }
@@ -140,14 +156,14 @@ class PlayerSearchSerializer(serializers.Serializer):
 
 
 class PastNameSerializer(serializers.Serializer):
-    name = serializers.CharField(help_text="A name the player used before.")
+    name = ShownNameField(help_text="A name the player used before, as shown.")
     first_seen = serializers.DateTimeField(help_text="When the name was first seen (UTC).")
     last_seen = serializers.DateTimeField(help_text="When the name was last seen (UTC).")
 
 
 class PlayerDetailSerializer(serializers.Serializer):
     id = serializers.CharField(source="player.id", help_text="The game's player id.")
-    name = serializers.CharField(source="player.name", help_text="The name the player uses now.")
+    name = ShownNameField(source="player.name", help_text=SHOWN_NAME_HELP)
     platform = serializers.CharField(
         source="player.platform", help_text='`pc`, `ps`, `xbox`, or "" when unknown.'
     )

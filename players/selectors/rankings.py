@@ -33,7 +33,7 @@ from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from players import rules
-from players.formatting import uncertainty_text
+from players.formatting import shown_name, uncertainty_text
 from players.models import Character, Player, Rating
 from players.selectors.ratings import characters, roster_characters
 
@@ -249,7 +249,7 @@ class RankedRow(NamedTuple):
     @property
     def player(self) -> dict[str, str]:
         """The player's id, name and platform (what the API summarises of one)."""
-        return {"id": self.player_id, "name": self.name, "platform": self.platform}
+        return {"id": self.player_id, "name": shown_name(self.name), "platform": self.platform}
 
 
 def _rows_sql(

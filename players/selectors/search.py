@@ -6,14 +6,25 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import NamedTuple
 
-from django.db import connection
-from django.db.models import DateTimeField, F, Q, Value
+from django.db.models import (
+    BooleanField,
+    CharField,
+    DateTimeField,
+    F,
+    FloatField,
+    Func,
+    Q,
+    Value,
+)
+from django.utils.timezone import localtime
 
 from players import rules
+from players.formatting import player_summary, rating_text
 from players.models import Character, Player, PlayerName, Rating
 from players.selectors.ratings import roster_characters
 
 SEARCH_LIMIT = 50
+PLATFORMS = dict(Player.Platform.choices) | {"": ""}
 
 
 class HitRating(NamedTuple):
@@ -57,7 +68,9 @@ class PlayerHit:
     last_seen: datetime
     supporter: bool
     cheater: bool  # found, but marked
-    # The query is this player's current name, ignoring case.
+    # The query is the matched name, ignoring case, spaces and invisible characters.
+    exact_name: bool
+    # ... and the matched name is this player's current one.
     exact_current_name: bool
     ratings: list[HitRating] = field(default_factory=list)
 
@@ -70,6 +83,24 @@ class PlayerHit:
         """The rated games over all the player's characters."""
         return sum(rating.games for rating in self.ratings)
 
+    @property
+    def main(self) -> HitRating | None:
+        """The most played rating, if any."""
+        return max(self.ratings, key=lambda rating: rating.games, default=None)
+
+    @property
+    def summary(self) -> str:
+        """The main character and its rating, the platform and the day last seen
+        (players.formatting.player_summary): what tells this player from others of their
+        name."""
+        main = self.main
+        return player_summary(
+            main.character.name if main else "",
+            rating_text(main.value, main.deviation) if main else "",
+            PLATFORMS.get(self.platform, self.platform),
+            localtime(self.last_seen),
+        )
+
 
 @dataclass(frozen=True)
 class PlayerSearch:
@@ -80,13 +111,73 @@ class PlayerSearch:
     more_match: bool
 
 
+class NameKey(Func):
+    """`players_name_key(name)` (players/migrations/0019): a name in upper case without
+    whitespace or invisible formatting characters, what search compares."""
+
+    function = "players_name_key"
+    output_field = CharField()
+
+
+class ShownAs(Func):
+    """`players_name_shown_as(name)` (players/migrations/0019): what a name with a
+    right-to-left override showed as before the site neutralised it."""
+
+    function = "players_name_shown_as"
+    output_field = CharField()
+
+
+class Similar(Func):
+    """pg_trgm's `a % b`: the two share enough trigrams (similarity over 0.3)."""
+
+    arg_joiner = " %% "
+    template = "(%(expressions)s)"
+    output_field = BooleanField()
+
+
+class Similarity(Func):
+    function = "similarity"
+    output_field = FloatField()
+
+
+# The partial indexes of shown-as keys (players/migrations/0019) hold only names with a
+# right-to-left override; this condition, spelt as their predicate, lets a query use them.
+OVERRIDDEN = Q(name__regex=r"\u202e")
+# The tiers of a match, best first. The fuzzy tier reads only names this long.
+EXACT, SHOWED_AS, PREFIX, CONTAINS, SIMILAR = range(5)
+SIMILAR_MIN_LENGTH = 3
+
+
+def _tier_conditions(query: str) -> list[Q]:
+    """One condition per tier on names annotated with `key` and `shown_key`, each
+    excluding the tiers before it: exact keys, names that showed as the query (behind a
+    right-to-left override: `shown_key`), keys starting with the query's key, keys
+    containing it further on (both also by `shown_key`), keys similar to it (by trigrams).
+    Only the first is an exact name: a search never goes straight to a name that showed
+    as another."""
+    wanted = NameKey(Value(query))
+
+    def key_or_shown(lookup: str) -> Q:
+        return Q(**{f"key__{lookup}": wanted}) | (
+            OVERRIDDEN & Q(**{f"shown_key__{lookup}": wanted})
+        )
+
+    exact = Q(key=wanted)
+    showed_as, prefix, contains = (
+        key_or_shown("exact"),
+        key_or_shown("startswith"),
+        key_or_shown("contains"),
+    )
+    similar = Q(Similar(F("key"), wanted)) & ~Q(key__contains=wanted)
+    tiers = [exact, showed_as & ~exact, prefix & ~showed_as, contains & ~prefix, similar]
+    return tiers if len(query) >= SIMILAR_MIN_LENGTH else tiers[:SIMILAR]
+
+
 def _matching_names(query: str, rows: int) -> list[tuple]:
     """(player id, current name, platform, last seen, supporter, cheater, current,
-    matched name, tier) rows of visible players' names that match `query`, best tier first
-    (exact, then starting with it, then containing it further on; in each, current names
-    then past ones), read in one query that stops after `rows` of them."""
-    exact, prefix = Q(name__iexact=query), Q(name__istartswith=query)
-    tiers = (exact, prefix & ~exact, Q(name__icontains=query) & ~prefix)
+    matched name, tier, closeness) rows of visible players' names that match `query`, best
+    tier first (_tier_conditions; in each, current names then past ones; the similar tier
+    most similar first), read in one query that stops after `rows` of them."""
     columns = ("name", "platform", "last_seen", "supporter", "cheater")
     current = Player.objects.visible().values_list("id", *columns)
     past = (
@@ -96,18 +187,23 @@ def _matching_names(query: str, rows: int) -> list[tuple]:
         .values_list("player_id", *(f"player__{column}" for column in columns))
     )
     kinds = [
-        names.annotate(current=Value(is_current), matched=F("name"))
+        names.alias(key=NameKey("name"), shown_key=NameKey(ShownAs("name"))).annotate(
+            current=Value(is_current), matched=F("name")
+        )
         for is_current, names in ((True, current), (False, past))
     ]
     parts = []
-    for tier, matching in enumerate(tiers):
+    for tier, matching in enumerate(_tier_conditions(query)):
         for names in kinds:
             part = names.filter(matching).annotate(tier=Value(tier))
-            if connection.features.supports_slicing_ordering_in_compound:
-                # PostgreSQL plans each part of a union for reading it whole unless the
-                # part has a limit of its own.
-                part = part[:rows]
-            parts.append(part)
+            if tier == SIMILAR:
+                closeness = Similarity(F("key"), NameKey(Value(query)))
+                part = part.annotate(closeness=closeness).order_by("-closeness")
+            else:
+                part = part.annotate(closeness=Value(1.0))
+            # PostgreSQL plans each part of a union for reading it whole unless the part has
+            # a limit of its own.
+            parts.append(part[:rows])
     # The parts are read in order until `rows` are found: the tiers after are not read.
     return list(parts[0].union(*parts[1:], all=True)[:rows])
 
@@ -135,9 +231,9 @@ def find_players(
         return PlayerSearch([], more_match=False)
     rows = _matching_names(query, limit + 1)
     # Best first, so that each player is shown by their best matching name.
-    rows.sort(key=lambda row: (row[8], not row[6], len(row[7]), row[7].casefold(), row[0]))
+    rows.sort(key=lambda row: (row[8], -row[9], not row[6], len(row[7]), row[7].casefold(), row[0]))
     hits: dict[str, PlayerHit] = {}
-    for player_id, name, platform, last_seen, supporter, cheater, current, matched, tier in rows:
+    for player_id, name, platform, last_seen, supporter, cheater, current, matched, tier, _ in rows:
         if player_id not in hits and len(hits) < limit:
             hits[player_id] = PlayerHit(
                 player_id,
@@ -147,7 +243,8 @@ def find_players(
                 last_seen,
                 supporter,
                 cheater,
-                exact_current_name=tier == 0 and bool(current),
+                exact_name=tier == EXACT,
+                exact_current_name=tier == EXACT and bool(current),
             )
     # Plain values, each character the roster's (no join): fifty players' rating objects
     # cost more than the rest of a search.

@@ -12,6 +12,7 @@ from players.formatting import (
     percent,
     percent_number,
     rating_text,
+    shown_name,
     signed_text,
 )
 from players.models import Player
@@ -26,6 +27,9 @@ register.filter("percent", percent)
 register.filter("offset", offset_text)
 # `{{ change|signed:1 }}` → '+12.5', or with a true minus sign; '0'.
 register.filter("signed", signed_text)
+# `{{ player.name|shown_name }}`: a name without the invisible characters that could
+# make it read as another (players.formatting.shown_name).
+register.filter("shown_name", shown_name)
 
 
 @register.filter

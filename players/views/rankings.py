@@ -11,7 +11,7 @@ from django.shortcuts import render
 from django.urls import reverse
 
 from players import rules
-from players.formatting import count_number, rating_text, record_text
+from players.formatting import count_number, rating_text, record_text, shown_name
 from players.models import Player
 from players.selectors.rankings import ACTIVE_DAYS, ranking_page
 from players.tiers import rank_tier
@@ -134,7 +134,7 @@ def top(request: HttpRequest, code: str | None = None) -> HttpResponse:
             rank=count_number(row.rank),
             rank_sort=str(row.rank),
             url=url(row.player_id, character.code),
-            name=row.name,
+            name=shown_name(row.name),
             supporter=row.supporter,
             platform=platforms.get(row.platform, row.platform),
             character=character.name,

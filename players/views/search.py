@@ -9,7 +9,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils.timezone import get_current_timezone, localtime
 
-from players.formatting import count_text, rating_text
+from players.formatting import count_text, rating_text, shown_name
 from players.models import Player
 from players.selectors.search import find_players
 from players.views.rankings import player_url_maker, profile_url_maker
@@ -31,6 +31,7 @@ class SearchResult(NamedTuple):
 
     url: str
     name: str
+    main: str  # the most played character and its rating
     supporter: bool
     platform: str
     cheater: bool
@@ -54,11 +55,12 @@ def search(request: HttpRequest) -> HttpResponse:
     hits = [
         SearchResult(
             url=url(hit.player_id),
-            name=hit.name,
+            name=shown_name(hit.name),
+            main=f"{main.character.name} {rating_text(main.value, main.deviation)}" if main else "",
             supporter=hit.supporter,
             platform=platforms.get(hit.platform, hit.platform),
             cheater=hit.cheater,
-            past_name=hit.matched_name if hit.matched_past_name else "",
+            past_name=shown_name(hit.matched_name) if hit.matched_past_name else "",
             games=count_text(games, "game"),
             iso=seen.isoformat(),
             day=f"{seen:%Y-%m-%d}",
@@ -74,7 +76,7 @@ def search(request: HttpRequest) -> HttpResponse:
             ],
         )
         for hit in found.hits
-        for seen, games in ((localtime(hit.last_seen, zone), hit.games),)
+        for seen, games, main in ((localtime(hit.last_seen, zone), hit.games, hit.main),)
     ]
     context = {
         "query": query,

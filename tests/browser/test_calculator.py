@@ -1,5 +1,5 @@
 """The calculator in a real browser: a player picked by name from the suggestions, and the
-live result (static/js/calculator-1.1.js, which asks /api/v1/probability/) following every
+live result (static/js/calculator-1.2.js, which asks /api/v1/probability/) following every
 change and equal, cell by cell, to the page the server renders for the same form; a reply
 to older inputs never overwrites a newer one, and a failed request says so."""
 
@@ -90,12 +90,15 @@ def test_the_result_follows_every_change_as_the_server_renders_it(live_server, p
 
     name = page.locator("#id_b-name")
     name.press_sequentially("old gu")  # a past name, in part
-    suggestion = page.locator("#b-names option")
+    suggestion = page.locator("#id_b-name-suggestions [role=option]")
     expect(suggestion).to_have_count(1)
-    assert suggestion.get_attribute("value") == "Guardian"
-    assert suggestion.text_content().startswith("formerly Old Guard · SO ")
-    # Choosing a <datalist> suggestion sets the input's value, as `fill` does.
-    name.fill(suggestion.get_attribute("value"))
+    assert suggestion.locator(".suggestion-name").inner_text() == "Guardian"
+    assert "formerly Old Guard" in suggestion.inner_text()
+    assert "Sol 1502 ±512 · PlayStation" in suggestion.inner_text()  # main character, rating
+    # Picked from the keyboard, as from a click.
+    name.press("ArrowDown")
+    name.press("Enter")
+    expect(name).to_have_value("Guardian")
     character = page.locator("#id_b-character")
     expect(character.locator("option")).to_have_count(1)  # Guardian plays Sol only
     first = follows(page)

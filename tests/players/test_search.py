@@ -6,11 +6,13 @@ import re
 from datetime import timedelta
 
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 
 from players.formatting import rating_text
-from players.models import Player
+from players.models import Player, PlayerName
 from players.selectors.search import find_players, search_players
-from tests.factories import BASE_TIME, replay
+from tests.factories import BASE_TIME, RatingFactory, replay
 from tests.fixtures.league import rate_replays
 from tests.fixtures.pages import QUERY_LIMIT
 
@@ -66,7 +68,7 @@ def test_results_show_games_last_seen_and_supporters(client, named):
     b = Player.objects.get(id=B)
     # B played two rated games (one on each of two characters), last on b.last_seen.
     assert sum(r.games for r in b.ratings.all()) == 2
-    assert f'2 games ·\n          last seen <time datetime="{b.last_seen.isoformat()}">' in html
+    assert f'· 2 games ·\n          last seen <time datetime="{b.last_seen.isoformat()}">' in html
     mark = '<span class="supporter" title="Supports the site" role="img" aria-label="Supporter">'
     assert f"{mark}★</span>" in html
     html = client.get("/search?name=xsol").content.decode()
@@ -143,7 +145,9 @@ def test_hostile_names_are_escaped_and_isolated(client, db):
     html = client.get("/search?name=e").content.decode()
     assert script not in html
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html
-    assert f"<bdi>{rtl}</bdi>" in html
+    # Isolated, and the override that would turn the page's text around is gone.
+    assert "<bdi>evil</bdi>" in html
+    assert "\u202e" not in html
 
 
 def test_past_and_current_names_are_escaped_wherever_a_result_shows_them(client, db):
@@ -182,9 +186,11 @@ def test_exact_then_prefix_then_containing_current_before_past(named):
         ]
     )
     hits = search_players("soli")
+    # 'Sol' is one letter short of it: only like it, so after both.
     assert [(hit.player_id, hit.matched_name) for hit in hits] == [
         (B, "Solitaire"),
         (D, "Solid"),
+        (A, "Sol"),
     ]
     assert [hit.player_id for hit in search_players("sol")] == [A, B, D, C]
 
@@ -210,3 +216,61 @@ def test_a_query_in_few_names_shows_them_all(client, named):
     assert {hit.player_id for hit in found.hits} == {A, B, C}
     assert "More names contain" not in client.get("/search?name=ol").content.decode()
     assert client.get("/api/v1/players/?name=ol").json()["more_match"] is False
+
+
+def test_a_misspelt_or_spaced_name_finds_the_player_through_page_and_api(client, db):
+    daisy = RatingFactory(player__name="TrapDaisy").player
+    spaced = RatingFactory(player__name="Kara Ok").player
+    html = client.get("/search?name=TrapDasy").content.decode()
+    assert result_ids(html) == [daisy.id]
+    api = client.get("/api/v1/players/?name=TrapDasy").json()
+    assert [hit["id"] for hit in api["results"]] == [daisy.id]
+    # Spaces and case ignored, both ways: each is that player's very name.
+    assert client.get("/search?name=trap daisy")["Location"] == f"/player/{daisy.id}"
+    assert client.get("/search?name=KARAOK")["Location"] == f"/player/{spaced.id}"
+    api = client.get("/api/v1/players/?name=Trap%20Daisy").json()
+    assert [hit["id"] for hit in api["results"]] == [daisy.id]
+
+
+def test_exact_and_prefix_matches_rank_before_containing_and_similar_ones(db):
+    made = {
+        name: RatingFactory(player__name=name).player.id
+        for name in ("TrapDasy", "xTrapDaisy", "TrapDaisyFan", "Trap Daisy", "Unrelated")
+    }
+    found = [hit.player_id for hit in search_players("trapdaisy")]
+    expected = ["Trap Daisy", "TrapDaisyFan", "xTrapDaisy", "TrapDasy"]
+    assert found == [made[name] for name in expected]
+
+
+def test_similar_names_are_read_through_their_index(db):
+    """Every tier reads an index: the planner takes the key function's cost as high."""
+    players = [RatingFactory(player__name=f"Filler{n}").player for n in range(300)]
+    PlayerName.objects.bulk_create(
+        PlayerName(
+            player=player, name=f"Old{player.name}", first_seen=BASE_TIME, last_seen=BASE_TIME
+        )
+        for player in players
+    )
+    with connection.cursor() as cursor:
+        cursor.execute("ANALYZE players_player")
+        cursor.execute("ANALYZE players_playername")
+    with CaptureQueriesContext(connection) as queries:
+        search_players("TrapDasy")
+    with connection.cursor() as cursor:
+        cursor.execute("EXPLAIN " + queries.captured_queries[0]["sql"])
+        plan = "\n".join(row[0] for row in cursor.fetchall())
+    assert "Seq Scan" not in plan
+    assert "player_name_key_trgm" in plan and "playername_name_key_trgm" in plan
+
+
+def test_a_name_behind_a_right_to_left_override_is_found_by_how_it_showed(client, db):
+    """Stored backwards behind U+202E, it showed as "Ky Main": that finds it, and its
+    result shows it as stored, without the override, so no one takes it for Ky Main."""
+    impostor = RatingFactory(player__name="\u202eniaM yK").player
+    assert [hit.player_id for hit in search_players("Ky Main")] == [impostor.id]
+    assert [hit.player_id for hit in search_players("ky ma")] == [impostor.id]
+    # By what it shows now, too.
+    assert [hit.player_id for hit in search_players("niaM yK")] == [impostor.id]
+    # Listed, not followed: the page shows what it is.
+    html = client.get("/search?name=kymain").content.decode()
+    assert "<bdi>niaM yK</bdi>" in html and "\u202e" not in html

@@ -21,6 +21,7 @@ from django.utils import timezone
 
 from matches.models import RejectedReplay
 from matches.replays.validation import MAX_NAME_LENGTH
+from players.formatting import shown_name
 from players.models import Player, PlayerName, Rating
 from tests.factories import replay
 from tests.fixtures.league import rate_replays
@@ -187,10 +188,12 @@ def test_player_names_are_text_on_every_page(hostile, client: Client, url: str):
             assert attrs["src"].startswith(settings.STATIC_URL)
     assert page.bare_rtl == []
 
-    # Each name the page shows is there as text, escaped in the HTML.
+    # Each name the page shows is there as text, as shown (without its override: none is
+    # left anywhere), escaped in the HTML.
     text = "".join(page.texts)
+    assert "\u202e" not in html
     for name in PAGES[url]:
-        assert name in text, f"{name!r} not shown"
+        assert shown_name(name) in text, f"{name!r} not shown"
         if name in ESCAPED:
             assert re.search(ESCAPED[name], html), f"{name!r} not escaped"
 

@@ -12,8 +12,12 @@ from matches.selectors.history_points import HISTORY_RANGES
 from matches.selectors.match_history import GameCursor, RatedGame
 from matches.selectors.matchups import PlayerMatchupRow
 from players.api.converters import PlayerIdConverter
-from players.api.fields import RatingField, TierField
-from players.api.serializers import CharacterSerializer, PlayerSummarySerializer
+from players.api.fields import RatingField, ShownNameField, TierField
+from players.api.serializers import (
+    SHOWN_NAME_HELP,
+    CharacterSerializer,
+    PlayerSummarySerializer,
+)
 
 
 class HistoryQuery(serializers.Serializer):
@@ -136,7 +140,7 @@ class GamePageSerializer(serializers.Serializer):
 
 class OpponentPlayerSerializer(serializers.Serializer):
     id = serializers.CharField(source="player_id", help_text="The game's player id.")
-    name = serializers.CharField(help_text="The name the player uses now.")
+    name = ShownNameField(help_text=SHOWN_NAME_HELP)
 
 
 class FairOpponentSerializer(serializers.Serializer):

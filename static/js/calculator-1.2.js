@@ -1,9 +1,10 @@
-/* calculator-1.1.js: the calculator's name suggestions and live result, as an enhancement
+/* calculator-1.2.js: the calculator's player picks and live result, as an enhancement
  * (the page works as a plain form without it).
  *
- * Typing a name fills the side's <datalist> from the player search API; a name that is a
- * suggestion picks that player and offers only the characters they have ratings for. The
- * result follows every change: the script asks /api/v1/probability/, which answers with
+ * Each name field has the site's suggestions (suggest-1.0.js): picking one picks that
+ * player and offers only the characters they have ratings for; a typed name that is
+ * exactly some players' name offers theirs, each told apart by their main character,
+ * rating, platform and last seen. The result follows every change: the script asks /api/v1/probability/, which answers with
  * the server's own forecast and texts (matches.selectors.calculator), so no rating math
  * lives here. Requests wait until the inputs rest for a moment; a reply to older inputs
  * is dropped. tests/browser/test_calculator.py checks the result against the server's page.
@@ -11,7 +12,6 @@
 (function () {
   "use strict";
 
-  var SUGGESTIONS = 10;
   var REST_MS = 200; // inputs unchanged this long before the result is asked for
 
   // --- The form ---------------------------------------------------------------------------
@@ -122,7 +122,7 @@
     }, REST_MS);
   }
 
-  // --- Suggestions ------------------------------------------------------------------------
+  // --- Players ---------------------------------------------------------------------------
 
   function option(value, text) {
     var element = document.createElement("option");
@@ -131,20 +131,30 @@
     return element;
   }
 
-  // Offer the characters of the players going by exactly this name, now or before, in any
-  // case (usually one player), as the server's matches.selectors.calculator.players_meant.
-  function pick(fieldset, hits) {
-    var name = field(fieldset, "name").value.trim().toLowerCase();
-    var select = fieldset.querySelector("[data-character]");
-    var players = hits.filter(function (hit) {
-      return hit.name.toLowerCase() === name || hit.matched_name.toLowerCase() === name;
+  // A name as search compares it: case and spaces ignored (the API's names are shown
+  // ones, without invisible characters).
+  function nameKey(name) {
+    return name.replace(/\s+/g, "").toUpperCase();
+  }
+
+  // The players going by exactly the typed name, now or before (usually one), as the
+  // server's matches.selectors.calculator.players_meant.
+  function namedExactly(fieldset, hits) {
+    var typed = nameKey(field(fieldset, "name").value);
+    return hits.filter(function (hit) {
+      return typed && (nameKey(hit.name) === typed || nameKey(hit.matched_name) === typed);
     });
-    if (!players.length) return false;
+  }
+
+  // Offer the characters of `players`; several players of one name are told apart by
+  // their summary (main character and rating, platform, last seen).
+  function offer(fieldset, players) {
+    var select = fieldset.querySelector("[data-character]");
     select.textContent = "";
-    players.forEach(function (hit, index) {
+    players.forEach(function (hit) {
       hit.ratings.forEach(function (rating) {
         var text = rating.character.name + " \u00b7 " + rating.rating.display;
-        if (players.length > 1) text += " \u00b7 player " + (index + 1) + (hit.platform ? " (" + hit.platform + ")" : "");
+        if (players.length > 1) text += " \u2014 " + hit.summary_display;
         var element = option(rating.character.code, text);
         element.dataset.player = hit.id;
         select.appendChild(element);
@@ -153,7 +163,6 @@
     field(fieldset, "player").value = select.options.length ? select.options[0].dataset.player : "";
     field(fieldset, "rating").value = "";
     field(fieldset, "uncertainty").value = "";
-    return true;
   }
 
   function unpick(fieldset) {
@@ -163,45 +172,33 @@
     select.appendChild(option("", "pick a player first"));
   }
 
-  function suggest(fieldset, url, then) {
-    var query = field(fieldset, "name").value.trim();
-    var list = fieldset.querySelector("[data-suggestions]");
-    if (query.length < 2) return;
-    var address = url + "?limit=" + SUGGESTIONS + "&name=" + encodeURIComponent(query);
-    fetch(address, { headers: { Accept: "application/json" } })
-      .then(function (response) { return response.ok ? response.json() : { results: [] }; })
-      .then(function (body) {
-        if (field(fieldset, "name").value.trim() !== query) return; // typed on meanwhile
-        fieldset.hits = body.results;
-        list.textContent = "";
-        body.results.forEach(function (hit) {
-          var codes = hit.ratings.slice(0, 4).map(function (r) {
-            return r.character.code + " " + r.rating.value.toFixed(0);
-          });
-          var past = hit.matched_name !== hit.name ? "formerly " + hit.matched_name + " \u00b7 " : "";
-          list.appendChild(option(hit.name, past + codes.join(", ")));
-        });
-        then();
-      })
-      .catch(function () { /* no suggestions: the form still works */ });
+  // Offer the players the typed name means among the latest suggestions, if any.
+  function offerNamed(fieldset) {
+    var players = namedExactly(fieldset, fieldset.hits);
+    if (players.length) offer(fieldset, players);
+    else unpick(fieldset);
+    return players.length > 0;
   }
 
   function enhance(form) {
     var state = { asked: 0, timer: null };
     var recompute = function () { refresh(form, state); };
     Array.prototype.forEach.call(form.querySelectorAll("fieldset[data-side]"), function (fieldset) {
-      var timer = null;
+      var name = field(fieldset, "name");
       fieldset.hits = [];
-      field(fieldset, "name").addEventListener("input", function () {
-        if (!pick(fieldset, fieldset.hits)) {
-          unpick(fieldset);
-          clearTimeout(timer);
-          timer = setTimeout(function () {
-            suggest(fieldset, form.dataset.searchUrl, function () {
-              if (pick(fieldset, fieldset.hits)) recompute();
-            });
-          }, REST_MS);
-        }
+      window.PlayerSuggest.attach(name, {
+        onPick: function (hit) {
+          name.value = hit.name;
+          offer(fieldset, [hit]);
+          recompute();
+        },
+        onResults: function (hits) {
+          fieldset.hits = hits;
+          if (!field(fieldset, "player").value && offerNamed(fieldset)) recompute();
+        },
+      });
+      name.addEventListener("input", function () {
+        offerNamed(fieldset);
         recompute();
       });
       fieldset.querySelector("[data-character]").addEventListener("change", function (event) {
