@@ -39,7 +39,7 @@ CALCULATOR_INPUTS = [
     f"{side}-{field}" for side in ("a", "b") for field in ContenderForm.base_fields
 ]
 HISTORY_PAGE = ("range", "before", "after")
-RANKING_PAGE = ("per", "active", "page")
+RANKING_PAGE = ("per", "active", "page", "find")
 
 urlpatterns = [
     path("", page(rankings.top, reads=RANKING_PAGE), name="top"),

@@ -4,13 +4,15 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
 from matches.models import CharacterMatchup
 from matches.selectors.matchups import MatchupCell, MatchupRow, matchup_matrix
 from players.formatting import heat, percent, percent_number
+from web.errors import InvalidQuery, one_of
 from web.partials import render_partial
+from web.previews import LinkPreview
 
 
 class CellText(NamedTuple):
@@ -51,7 +53,7 @@ def cell_text(row: MatchupRow, cell: MatchupCell) -> CellText:
 def matchups(request: HttpRequest) -> HttpResponse:
     bracket = request.GET.get("bracket", CharacterMatchup.Bracket.ALL)
     if bracket not in CharacterMatchup.Bracket.values:
-        raise Http404("Unknown bracket.")
+        raise InvalidQuery("bracket", one_of(CharacterMatchup.Bracket.values))
     matrix = matchup_matrix(bracket)
     rows = [
         (
@@ -65,5 +67,14 @@ def matchups(request: HttpRequest) -> HttpResponse:
     return render(
         request,
         "matches/matchups.html",
-        {"matrix": matrix, "rows": rows, "brackets": CharacterMatchup.Bracket.choices},
+        {
+            "matrix": matrix,
+            "rows": rows,
+            "brackets": CharacterMatchup.Bracket.choices,
+            "preview": LinkPreview(
+                "Character matchups",
+                f"How often each of {len(matrix.rows)} characters beats each other at equal "
+                f"skill, with 95% intervals (games: {CharacterMatchup.Bracket(bracket).label}).",
+            ),
+        },
     )

@@ -52,7 +52,7 @@ class CharacterTab(NamedTuple):
     url: str
     title: str
     current: bool
-    code: str
+    character: str  # its name: a code alone says nothing to a newcomer
     value: str
 
 
@@ -226,7 +226,7 @@ def profile_body(found: RatingProfile, chart: SafeString, *, peak_ringed: bool) 
                 else f"{r.character.name}: {rating_text(r.value, r.deviation)}, "
                 f"{record_text(r.wins, r.losses)}",
                 current=r.id == rating.id,
-                code=r.character.code,
+                character=r.character.name,
                 value="" if player.cheater else str(shown_value(r.value)),
             )
             for r in overview.ratings

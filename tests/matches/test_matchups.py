@@ -82,5 +82,5 @@ def test_wide_intervals_are_greyed(client, league, settings):
     assert all(title.endswith("uncertain: too few games") for _, title in played)
 
 
-def test_unknown_bracket_is_404(client, db):
-    assert client.get("/matchups?bracket=top5").status_code == 404
+def test_unknown_bracket_is_400(client, db):
+    assert client.get("/matchups?bracket=top5").status_code == 400
