@@ -4,6 +4,7 @@ and the API (players.api.fields): plain functions, no Django."""
 from __future__ import annotations
 
 import math
+from datetime import UTC, datetime
 
 
 def shown_value(value: float) -> int:
@@ -84,3 +85,14 @@ def heat(probability: float | None) -> str:
     if probability is None:
         return "heat-none"
     return f"heat-{round(probability * 10)}"
+
+
+def utc_iso(moment: datetime) -> str:
+    """'2026-03-01T12:34:56Z': a moment for a <time datetime>, in UTC, which the page's
+    script (static/js/local-time-1.0.js) shows in the reader's time zone."""
+    return f"{moment.astimezone(UTC):%Y-%m-%dT%H:%M:%S}Z"
+
+
+def utc_text(moment: datetime) -> str:
+    """'2026-03-01 12:34 UTC': a moment's title, kept when the script shows it in local time."""
+    return f"{moment.astimezone(UTC):%Y-%m-%d %H:%M} UTC"

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import math
+from datetime import UTC, datetime
 from typing import Any
 
 from django import template
+from django.utils.html import format_html
 
 from players.formatting import (
     heat,
@@ -14,6 +16,8 @@ from players.formatting import (
     percent_number,
     rating_text,
     signed_text,
+    utc_iso,
+    utc_text,
 )
 from players.models import Player
 
@@ -28,6 +32,24 @@ register.filter("heat", heat)
 register.filter("offset", offset_text)
 # `{{ change|signed:1 }}` → '+12.5', or with a true minus sign; '0'.
 register.filter("signed", signed_text)
+
+
+# What a <time> shows without script, in UTC (the site's zone), by the forms the local-time
+# script knows (static/js/local-time-1.0.js).
+_MOMENT_FORMS = {"day": "%Y-%m-%d", "datetime": "%Y-%m-%d %H:%M"}
+
+
+@register.simple_tag
+def moment(value: datetime, form: str = "datetime") -> str:
+    """`{% moment stats.computed_at "day" %}`: a <time> the reader sees in their time zone,
+    with the moment in UTC on hover."""
+    return format_html(
+        '<time datetime="{}" title="{}" data-local="{}">{}</time>',
+        utc_iso(value),
+        utc_text(value),
+        form,
+        f"{value.astimezone(UTC):{_MOMENT_FORMS[form]}}",
+    )
 
 
 @register.filter

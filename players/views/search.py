@@ -9,7 +9,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils.timezone import get_current_timezone, localtime
 
-from players.formatting import count_text, rating_text
+from players.formatting import count_text, rating_text, utc_iso, utc_text
 from players.models import Player
 from players.selectors.search import find_players
 from players.views.rankings import player_url_maker, profile_url_maker
@@ -37,6 +37,7 @@ class SearchResult(NamedTuple):
     past_name: str  # the past name that matched, or ""
     games: str
     iso: str
+    utc: str
     day: str
     ratings: list[CharacterChip]
 
@@ -60,7 +61,8 @@ def search(request: HttpRequest) -> HttpResponse:
             cheater=hit.cheater,
             past_name=hit.matched_name if hit.matched_past_name else "",
             games=count_text(games, "game"),
-            iso=seen.isoformat(),
+            iso=utc_iso(hit.last_seen),
+            utc=utc_text(hit.last_seen),
             day=f"{seen:%Y-%m-%d}",
             ratings=[
                 CharacterChip(
