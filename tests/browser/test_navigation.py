@@ -67,3 +67,18 @@ def test_the_calculator_keeps_its_state_in_the_url(live_server, page):
     assert shown(other) == changed
     other.close()
     assert page.errors == []
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_the_api_docs_follow_the_colour_scheme_and_lead_back(live_server, browser, scheme):
+    context = browser.new_context(color_scheme=scheme)
+    docs = context.new_page()
+
+    docs.goto(f"{live_server.url}/api/docs/")
+    docs.locator("#swagger-ui .info").wait_for()
+    background = docs.evaluate("getComputedStyle(document.body).backgroundColor")
+    docs.get_by_role("link", name="← Rating Update").click()
+
+    assert background == ("rgb(28, 32, 34)" if scheme == "dark" else "rgb(250, 250, 250)")
+    assert docs.url == f"{live_server.url}/"
+    context.close()
