@@ -101,7 +101,7 @@ def _choice(request: HttpRequest, name: str, choices: tuple[int, ...]) -> int | 
     if raw is None:
         return None
     if not raw.isdigit() or int(raw) not in choices:
-        raise InvalidQuery(name, one_of(choices))
+        raise InvalidQuery(name, f"{one_of(choices)} (days)")
     return int(raw)
 
 

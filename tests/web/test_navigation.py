@@ -95,7 +95,7 @@ def test_pages_are_compressed_and_still_answer_304(live_server, path):
 @pytest.mark.parametrize(
     ("path", "message"),
     [
-        ("/?active=7", "The query parameter 'active' takes 30."),
+        ("/?active=7", "The query parameter 'active' takes 30 (days)."),
         ("/?page=abc", "The query parameter 'page' takes a page number from 1 to 100."),
         ("/top/SO?page=0", "The query parameter 'page' takes a page number from 1 to 100."),
         ("/?per=me", "The query parameter 'per' takes player (each player once)."),
