@@ -13,7 +13,12 @@ predict as well as the best tuned alternative, and are the chances it shows cali
    as shown, through the temperature the site would have had at each game (refitted at
    every refresh on earlier predictions only), and whether every decile with at least
    200 games is within 0.02 of what happened.
-3. With --big-database, `tune_ratings` on a stored (e.g. 1,000,000-game) database as its
+3. One chance (docs/rating-model.md#one-chance), on the simulator's league with its
+   hidden matchups and on one without: the later half's shown chances against the league's
+   true probabilities (the share of the truth's gain over a coin flip they give up, and the
+   worst decile), for the site's one chance, the same without the matchup, and the old
+   shown chances (the reference model through a temperature refitted hourly).
+4. With --big-database, `tune_ratings` on a stored (e.g. 1,000,000-game) database as its
    own process: wall time (that database is only read).
 
 The bench database (default `bench_predictions`) is dropped and created for each league.
@@ -21,7 +26,8 @@ A dated section with the machine is appended to docs/benchmarks-history.md; upda
 its row of BENCHMARKS.md's summary table by hand (the command reminds you).
 
     python -m bench.predictions [--games N] [--players N] [--seed N] [--second-seed N]
-        [--database NAME] [--big-database NAME] [--calibration-only] [--print-only]
+        [--database NAME] [--big-database NAME] [--calibration-only] [--one-chance-only]
+        [--print-only]
 """
 
 from __future__ import annotations
@@ -184,6 +190,137 @@ def calibration_lines(title: str, history, refit_every: float) -> list[str]:
     ]
 
 
+ONE_CHANCE_GAMES = 120_000
+ONE_CHANCE_REFIT_SECONDS = 86_400.0  # the table's refit here; the site refits it hourly
+GIVE_UP_TARGET = 0.07  # of the truth's gain over a coin flip (issue 28)
+
+
+def _scored(replays: list[dict], chances: list[float], truth: list[float]) -> dict:
+    """Log loss and worst decile of the later half's `chances`, and the share of the true
+    probabilities' gain over a coin flip they give up."""
+    from matches.ratings.metrics import PredictionMetrics
+
+    half = len(replays) // 2
+    shown, true = PredictionMetrics(), PredictionMetrics()
+    for game, p, q in zip(replays[half:], chances[half:], truth[half:], strict=True):
+        score = 1.0 if game["winner"] == 1 else 0.0
+        shown.add(p, score)
+        true.add(q, score)
+    worst = max(
+        (abs(b.mean_predicted - b.observed) for b in shown.calibration() if b.count >= 2000),
+        default=0.0,
+    )
+    coin = math.log(2)
+    return {
+        "log_loss": shown.log_loss,
+        "true": true.log_loss,
+        "gives_up": (shown.log_loss - true.log_loss) / (coin - true.log_loss),
+        "worst": worst,
+        "games": shown.count,
+    }
+
+
+def one_chance_lines(players: int, seed: int) -> list[str]:
+    """The shown chances of two simulated leagues' later halves against their truth."""
+    from dataclasses import replace
+    from datetime import datetime
+
+    from django.conf import settings
+
+    from matches.params import glicko_params
+    from matches.ratings.calibration import RollingCalibration
+    from matches.ratings.chance_replay import replay_chances
+    from matches.ratings.ledger import Game
+    from matches.simulation.league import LeagueSimulator
+    from players.roster import CODE_TO_ID
+
+    site = glicko_params()
+    models = {
+        "site: one chance, matchup in": (site, settings.MATCHUP_PRIOR_DEVIATION),
+        "one chance, no matchup": (site, None),
+    }
+    reference = replace(site, one_chance=False, update_damping=0.0)
+    rows = []
+    for label, matchups in (("with hidden matchups", None), ("without matchups", 0.0)):
+        options = {} if matchups is None else {"matchup_deviation": matchups}
+        league = LeagueSimulator(players, seed, rate=ONE_CHANCE_GAMES / (90 * 86400), **options)
+        print(f"[one chance] {ONE_CHANCE_GAMES:,} games {label} ...", flush=True)
+        replays = list(league.games(ONE_CHANCE_GAMES))
+        truth = [league.win_probability(game) for game in replays]
+        games = [
+            Game(
+                n,
+                datetime.fromisoformat(r["played_at"]).timestamp(),
+                r["players"][0]["id"],
+                CODE_TO_ID[r["players"][0]["character"]],
+                r["players"][1]["id"],
+                CODE_TO_ID[r["players"][1]["character"]],
+                r["winner"] == 1,
+            )
+            for n, r in enumerate(replays)
+        ]
+        for name, (params, prior) in models.items():
+            chances = [
+                result.chance_a
+                for _, result in replay_chances(
+                    games,
+                    params,
+                    refit_every=ONE_CHANCE_REFIT_SECONDS,
+                    prior_deviation=prior or 1.0,
+                    matchups=prior is not None,
+                )
+            ]
+            rows.append((label, name, _scored(replays, chances, truth)))
+        rolling, chances = RollingCalibration(settings.CELERY_REFRESH_SECONDS), []
+        for game, result in replay_chances(
+            games, reference, refit_every=ONE_CHANCE_REFIT_SECONDS, prior_deviation=1.0
+        ):
+            rolling.at(game.played_at)
+            chances.append(rolling.shown(result.chance_a))
+            rolling.learn(result.chance_a, 1.0 if game.a_won else 0.0)
+        rows.append(
+            (
+                label,
+                "old: reference through a temperature",
+                _scored(replays, chances, truth),
+            )
+        )
+    table = [
+        f"| {label} | {name} | {r['log_loss']:.5f} | {r['true']:.5f} | "
+        f"{100 * r['gives_up']:.1f}% | {r['worst']:.3f} |"
+        for label, name, r in rows
+    ]
+    site_rows = {label: r for label, name, r in rows if name.startswith("site")}
+    old_rows = {label: r for label, name, r in rows if name.startswith("old")}
+    with_matchups = site_rows["with hidden matchups"]
+    without = site_rows["without matchups"]["log_loss"] - old_rows["without matchups"]["log_loss"]
+    return [
+        "### One chance: the shown chances against the truth",
+        "",
+        f"The simulator's league ({players:,} players, {ONE_CHANCE_GAMES:,} games over 90 "
+        f"days, seed {seed}), with its hidden matchups and with none; the later half scored "
+        "against the league's true probabilities. The matchup table is refitted every "
+        f"{ONE_CHANCE_REFIT_SECONDS / 3600:g} h on the counted games before it "
+        "(`matches.ratings.chance_replay`); the old shown chances through a temperature "
+        f"refitted every {settings.CELERY_REFRESH_SECONDS:g} s. Gives up: the share of the "
+        "truth's gain over a coin flip the shown chances lose. Worst decile: deciles of 2,000+ "
+        "games.",
+        "",
+        "| league | shown chances | log loss | truth | gives up | worst decile |",
+        "|---|---|---:|---:|---:|---:|",
+        *table,
+        "",
+        f"With hidden matchups the site's chances give up {100 * with_matchups['gives_up']:.1f}% "
+        f"(target ≤ {100 * GIVE_UP_TARGET:.0f}%: "
+        f"{'met' if with_matchups['gives_up'] <= GIVE_UP_TARGET else 'NOT met'}), worst decile "
+        f"{with_matchups['worst']:.3f} (target ≤ {CALIBRATION_TOLERANCE}: "
+        f"{'met' if with_matchups['worst'] <= CALIBRATION_TOLERANCE else 'NOT met'}). Without "
+        f"matchups, against the old shown chances: {without:+.5f} log loss (target ≤ +0.001: "
+        f"{'met' if without <= 0.001 else 'NOT met'}).",
+        "",
+    ]
+
+
 def live_day_history(seed: int, database: str):
     from matches.services.tuning import load_history
 
@@ -274,6 +411,9 @@ def main() -> None:
         "--calibration-only", action="store_true", help="skip the tuning: only the calibration"
     )
     parser.add_argument(
+        "--one-chance-only", action="store_true", help="only the one-chance section"
+    )
+    parser.add_argument(
         "--print-only", action="store_true", help="print the section, record nothing"
     )
     options = parser.parse_args()
@@ -289,8 +429,10 @@ def main() -> None:
         if not options.big_database:
             parser.error("--big-only needs --big-database")
         sections = big_section(options.big_database)
+    elif options.one_chance_only:
+        sections = one_chance_lines(options.players, options.seed)
     else:
-        sections = league_sections(options)
+        sections = league_sections(options) + one_chance_lines(options.players, options.seed)
         if options.big_database:
             sections += big_section(options.big_database)
     lines = [

@@ -7,7 +7,7 @@ import math
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
-from datetime import date
+from datetime import UTC, date, datetime
 
 
 def shown_value(value: float) -> int:
@@ -146,3 +146,14 @@ def player_summary(main: str, rating: str, platform: str, last_seen: date) -> st
         f"last seen {last_seen:%Y-%m-%d}",
     ]
     return " · ".join(part for part in parts if part)
+
+
+def utc_iso(moment: datetime) -> str:
+    """'2026-03-01T12:34:56Z': a moment for a <time datetime>, in UTC, which the page's
+    script (static/js/local-time-1.0.js) shows in the reader's time zone."""
+    return f"{moment.astimezone(UTC):%Y-%m-%dT%H:%M:%S}Z"
+
+
+def utc_text(moment: datetime) -> str:
+    """'2026-03-01 12:34 UTC': a moment's title, kept when the script shows it in local time."""
+    return f"{moment.astimezone(UTC):%Y-%m-%d %H:%M} UTC"

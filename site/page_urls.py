@@ -41,7 +41,7 @@ CALCULATOR_INPUTS = [
 ]
 HISTORY_PAGE = ("range", "before", "after")
 RIVALS_PAGE = ("character", "before", "after")
-RANKING_PAGE = ("per", "active", "page")
+RANKING_PAGE = ("per", "active", "page", "find")
 
 urlpatterns = [
     path("", page(rankings.top, reads=RANKING_PAGE), name="top"),

@@ -56,12 +56,17 @@ MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "csp.middleware.CSPMiddleware",
     "web.middleware.refuse_trace",
-    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",  # static files, precompressed: above gzip
+    # Compresses what the views answer; outside ConditionalGetMiddleware, so that the ETag
+    # is taken from the body as rendered (weak: web.middleware.weak_etag) and If-None-Match
+    # still gives 304.
+    "django.middleware.gzip.GZipMiddleware",
     "corsheaders.middleware.CorsMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "web.middleware.refuse_unstorable_query",
     "django.middleware.http.ConditionalGetMiddleware",
+    "web.middleware.weak_etag",  # the tag ConditionalGetMiddleware compares
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",

@@ -8,6 +8,9 @@ from players.api.converters import CharacterConverter, PlayerIdConverter
 register_converter(PlayerIdConverter, "player_id")
 register_converter(CharacterConverter, "character")
 
+# A page's InvalidQuery says what the parameter takes (web.errors).
+handler400 = "web.errors.bad_request"
+
 urlpatterns = [
     path("admin/", admin.site.urls),
     path("api/", include("ratingsite.api_urls")),

@@ -57,7 +57,8 @@ def cached_page(
 ) -> View:
     """A page view whose GET/HEAD answers are cached, keyed on the view, the path, the
     query parameters it `reads` (nothing else reaches the view: web.cache_keys) and the
-    values of the settings that appear on pages (a deploy that changes them shows)."""
+    values of the settings that appear on pages (a deploy that changes them shows). The
+    key holds the scheme and host too: link previews carry absolute URLs."""
 
     @wraps(view)
     def cached_view(request: HttpRequest, *args: object, **kwargs: object) -> HttpResponse:
@@ -65,7 +66,7 @@ def cached_page(
             return view(request, *args, **kwargs)
         keep_only_parameters(request, reads)
         rendered = repr([getattr(settings, name) for name in rendered_settings])
-        digest = hashlib.sha256(f"{request.get_full_path()}|{rendered}".encode()).hexdigest()
+        digest = hashlib.sha256(f"{request.build_absolute_uri()}|{rendered}".encode()).hexdigest()
         key = f"page:{view.__module__}.{view.__name__}:{digest}"
         return cached_by_generation(
             key, lambda: view(request, *args, **kwargs), seconds=PAGE_CACHE_SECONDS

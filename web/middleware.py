@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from django.http import HttpRequest, HttpResponse, HttpResponseNotAllowed, JsonResponse
+from django.utils.cache import set_response_etag
 
 from web.api import error_body
 
@@ -66,5 +67,24 @@ def refuse_unstorable_query(get_response: Handler) -> Handler:
             body = error_body(400, "invalid", message, {name: [message]})
             return JsonResponse(body, status=400)
         return HttpResponse(message, status=400, content_type="text/plain; charset=utf-8")
+
+    return middleware
+
+
+def weak_etag(get_response: Handler) -> Handler:
+    """Give an answer without an ETag a weak one of its body, below ConditionalGetMiddleware
+    (which then compares it, and answers 304), unless it may not be stored (as Django).
+    Weak from the start, because the gzip middleware above weakens the tag of what it
+    compresses but not of a 304: a client would otherwise be told W/"x" with the page
+    and "x" with the 304."""
+
+    def middleware(request: HttpRequest) -> HttpResponse:
+        response = get_response(request)
+        stored = "no-store" not in response.get("Cache-Control", "").lower()
+        if request.method in ("GET", "HEAD") and stored and not response.has_header("ETag"):
+            set_response_etag(response)
+            if response.has_header("ETag"):
+                response["ETag"] = "W/" + response["ETag"]
+        return response
 
     return middleware

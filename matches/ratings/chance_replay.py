@@ -69,14 +69,17 @@ def replay_chances(
     *,
     refit_every: float,
     prior_deviation: float,
+    matchups: bool = True,
 ) -> Iterator[tuple[Game, GameResult]]:
     """Every game with its result, in the order given (time order), each rated with the
-    offsets in force at its time (none unless `params.one_chance`)."""
+    offsets in force at its time (none unless `params.one_chance` and `matchups`)."""
     ledger = RatingLedger(params=params)
-    matchups = RollingMatchups(refit_every, prior_deviation)
+    rolling = RollingMatchups(refit_every, prior_deviation)
+    use_offsets = params.one_chance and matchups
     for game in games:
-        if params.one_chance:
-            ledger.offsets = matchups.at(game.played_at)
+        if use_offsets:
+            ledger.offsets = rolling.at(game.played_at)
         result = ledger.apply(game)
-        matchups.learn(game, result)
+        if use_offsets:
+            rolling.learn(game, result)
         yield game, result

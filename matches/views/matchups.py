@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
 from matches.models import BRACKET_LIMITS, CharacterMatchup
@@ -25,7 +25,9 @@ from players.formatting import (
     percent_number,
     record_text,
 )
+from web.errors import InvalidQuery, one_of
 from web.partials import render_partial
+from web.previews import LinkPreview
 
 # A bracket with at least this share of the games between characters differs little
 # from "all", and says so.
@@ -156,7 +158,7 @@ def bracket_note(bracket: str, games: dict[str, int]) -> str:
 def matchups(request: HttpRequest) -> HttpResponse:
     bracket = request.GET.get("bracket", CharacterMatchup.Bracket.ALL)
     if bracket not in CharacterMatchup.Bracket.values:
-        raise Http404("Unknown bracket.")
+        raise InvalidQuery("bracket", one_of(CharacterMatchup.Bracket.values))
     matrix = matchup_matrix(bracket)
     games = bracket_games()
     scale = heat_scale(matrix)
@@ -169,6 +171,11 @@ def matchups(request: HttpRequest) -> HttpResponse:
         "bracket_note": bracket_note(bracket, games),
         "legend": scale.legend(),
         "wide_interval": _wide_interval_text(),
+        "preview": LinkPreview(
+            "Character matchups",
+            f"How often each of {len(matrix.rows)} characters beats each other at equal "
+            f"skill, with 95% intervals (games: {CharacterMatchup.Bracket(bracket).label}).",
+        ),
     }
     code = request.GET.get("character")
     if code is None:
@@ -185,7 +192,7 @@ def matchups(request: HttpRequest) -> HttpResponse:
         return render(request, "matches/matchups.html", context)
     focus = next((row for row in matrix.rows if row.character.code == code), None)
     if focus is None:
-        raise Http404("Unknown character.")
+        raise InvalidQuery("character", one_of([row.character.code for row in matrix.rows]))
     context["focus"] = focus
     context["opponents"] = [opponent_text(cell, scale) for cell in focus.cells]
     return render(request, "matches/matchups.html", context)

@@ -10,11 +10,13 @@ from django.utils import timezone
 from matches import charts
 from matches.selectors.history_points import HISTORY_RANGES
 from matches.selectors.match_history import GameCursor
-from matches.selectors.profile import rating_profile
+from matches.selectors.profile import RatingProfile, rating_profile
 from matches.views.profile_texts import profile_body
-from players.formatting import shown_name
+from players.formatting import count_number, rating_text, record_text, shown_name
 from players.selectors.ratings import best_character_code
+from web.errors import InvalidQuery, one_of
 from web.partials import render_partial
+from web.previews import LinkPreview
 
 
 def player(request: HttpRequest, player_id: str) -> HttpResponse:
@@ -25,23 +27,43 @@ def player(request: HttpRequest, player_id: str) -> HttpResponse:
     return redirect("profile", player_id=player_id, code=code)
 
 
+def link_preview(name: str, found: RatingProfile) -> LinkPreview:
+    """'Daisy · Sol Badguy' and 'Rating 1623 ±120 · #3 Sol Badguy, #41 overall · 120-80'
+    (a cheater's rating is not shown, as on the page)."""
+    rating, character = found.rating, found.rating.character.name
+    title = f"{name} · {character}"
+    if rating.player.cheater:
+        return LinkPreview(title, f"{character}: flagged as cheating, no rating shown.")
+    parts = [f"Rating {rating_text(rating.value, rating.deviation)}"]
+    if found.ranks is not None:
+        ranks = found.ranks
+        parts.append(
+            f"#{count_number(ranks.character)} {character}, #{count_number(ranks.overall)} overall"
+        )
+    parts.append(f"{record_text(rating.wins, rating.losses)} (W\u2013L)")
+    return LinkPreview(title, " · ".join(parts))
+
+
+def _cursor(request: HttpRequest, key: str) -> GameCursor | None:
+    """The history page cursor in `key` (`before`, `after`), if any."""
+    if key not in request.GET:
+        return None
+    try:
+        return GameCursor.parse(request.GET[key])
+    except (ValueError, OverflowError, OSError):
+        raise InvalidQuery(key, "a cursor from the history's own page links") from None
+
+
 def history_cursors(request: HttpRequest) -> tuple[GameCursor | None, GameCursor | None]:
     """The page of match history asked for: older than `before`, or newer than `after`
-    (404 for a cursor no page wrote)."""
-    try:
-        before, after = (
-            GameCursor.parse(request.GET[key]) if key in request.GET else None
-            for key in ("before", "after")
-        )
-    except (ValueError, OverflowError, OSError):
-        raise Http404("This page of match history does not exist.") from None
-    return before, after
+    (400 for a cursor no page wrote)."""
+    return _cursor(request, "before"), _cursor(request, "after")
 
 
 def profile(request: HttpRequest, player_id: str, code: str) -> HttpResponse:
     history_range = request.GET.get("range", "30d")
     if history_range not in HISTORY_RANGES:
-        raise Http404("Unknown history range.")
+        raise InvalidQuery("range", one_of(HISTORY_RANGES))
     before, after = history_cursors(request)
     now = timezone.now()
     found = rating_profile(
@@ -66,11 +88,13 @@ def profile(request: HttpRequest, player_id: str, code: str) -> HttpResponse:
         peak=peak,
     )
     ringed = charts.peak_ringed(found.history, peak, start=start, end=now)
+    name = shown_name(found.rating.player.name)
     return render(
         request,
         "matches/profile.html",
         {
-            "name": shown_name(found.rating.player.name),
+            "name": name,
+            "preview": link_preview(name, found),
             "character": found.rating.character.name,
             "body": render_partial(
                 "matches/profile_body.html",

@@ -33,6 +33,8 @@ from players.formatting import (
     shown_value,
     signed_text,
     uncertainty_text,
+    utc_iso,
+    utc_text,
 )
 from players.templatetags.ratings import floor_name, top_percent, win_rate
 from players.tiers import settled_tier
@@ -42,10 +44,12 @@ ProfileUrl = Callable[[str, str], str]  # what profile_url_maker() returns
 
 
 class Moment(NamedTuple):
-    """A moment as the template's `|date:'c'` and `|date:"Y-m-d"` wrote it (local time)."""
+    """A moment's <time>: in UTC for its datetime and title, its day shown (in UTC until
+    the page's script shows it in the reader's time zone)."""
 
     iso: str
     day: str
+    utc: str
 
 
 class CharacterTab(NamedTuple):
@@ -54,7 +58,7 @@ class CharacterTab(NamedTuple):
     url: str
     title: str
     current: bool
-    code: str
+    character: str  # its name: a code alone says nothing to a newcomer
     value: str
 
 
@@ -92,6 +96,7 @@ class GameRow(NamedTuple):
     number: int  # the game's number in its set from 1; 0 for a set's own row
     summary: SetSummary | None
     iso: str
+    utc: str
     time: str
     value: str
     uncertain: bool
@@ -108,6 +113,7 @@ class SetRows(NamedTuple):
     """A set against one opponent and character, as its tbody shows it."""
 
     iso: str
+    utc: str
     when: str
     url: str
     opponent: str
@@ -192,7 +198,7 @@ class ProfileBody(NamedTuple):
     win_rate: str
     last_played: Moment | None
     peak: str | None
-    peak_at: Moment
+    peak_at: Moment | None
     # The chart rings the peak: it falls inside the chart's range.
     peak_ringed: bool
     # The chart's line shows a higher value than the peak card: only ever while unsettled.
@@ -243,7 +249,7 @@ def profile_body(found: RatingProfile, chart: SafeString, *, peak_ringed: bool) 
                 else f"{r.character.name}: {rating_text(r.value, r.deviation)}, "
                 f"{record_text(r.wins, r.losses)}",
                 current=r.id == rating.id,
-                code=r.character.code,
+                character=r.character.name,
                 value="" if player.cheater else str(shown_value(r.value)),
             )
             for r in overview.ratings
@@ -270,7 +276,7 @@ def profile_body(found: RatingProfile, chart: SafeString, *, peak_ringed: bool) 
             if rating.peak_value is None
             else rating_text(rating.peak_value, rating.peak_deviation)
         ),
-        peak_at=_moment(rating.peak_at),
+        peak_at=None if rating.peak_at is None else _moment(rating.peak_at),
         peak_ringed=peak_ringed,
         chart_above_peak=rating.peak_value is not None
         and any(round(point.value) > round(rating.peak_value) for point in found.history),
@@ -343,9 +349,9 @@ def _day_text(moment: datetime) -> str:
     return day if local.year == today.year else f"{day}, {local.year}"
 
 
-def _moment(moment: datetime | None) -> Moment:
+def _moment(moment: datetime) -> Moment:
     local = timezone.template_localtime(moment)
-    return Moment(iso=date(local, "c"), day=date(local, "Y-m-d"))
+    return Moment(iso=utc_iso(moment), day=date(local, "Y-m-d"), utc=utc_text(moment))
 
 
 def _best_win(found: RatingProfile, url: ProfileUrl) -> BestWin | None:
@@ -380,7 +386,8 @@ def _game_row(game: RatedGame, zone: tzinfo) -> GameRow:
     return GameRow(
         number=0,
         summary=None,
-        iso=played_at.isoformat(),
+        iso=utc_iso(game.played_at),
+        utc=utc_text(game.played_at),
         time=f"{played_at.hour:02}:{played_at.minute:02}",
         value=rating_text(game.value, game.deviation),
         uncertain=game.uncertain,
@@ -424,6 +431,7 @@ def history_sets(sets: list[GameSet], url: ProfileUrl, *, own_rating: bool) -> l
         texts.append(
             SetRows(
                 iso=games[0].iso,
+                utc=games[0].utc,
                 # "Sep\u00a030," keeps to one line: a phone's column breaks only before the time.
                 when=f"{first:%b}\u00a0{first.day}, {games[0].time}",
                 url=url(game_set.opponent.id, game_set.opponent_character.code),

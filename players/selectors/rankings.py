@@ -38,6 +38,8 @@ from players.models import Character, Player, Rating
 from players.selectors.ratings import characters, roster_characters
 
 RANKING_SIZE = 100
+# The pager links to this many pages past the one shown, when they hold rows.
+PAGES_AHEAD = 4
 # The `?active=` choices: only ratings played within this many days.
 ACTIVE_DAYS = (30,)
 
@@ -325,6 +327,8 @@ class RankingPage:
     number: int  # the page, from 1
     has_next: bool
     empty_reason: str  # why nothing is ranked ("" when some rating is)
+    last_page_seen: int = 1  # the last page known to hold rows (at most PAGES_AHEAD on)
+    more_pages: bool = False  # pages past `last_page_seen` hold rows too
 
 
 def ranking_page(
@@ -352,20 +356,59 @@ def ranking_page(
     active_since = now - timedelta(days=active_days) if active_days else None
     start = (number - 1) * RANKING_SIZE
     ranked = ranked_ratings(character, one_per_player=one_per_player, active_since=active_since)
-    # One more row tells whether a next page exists.
-    rows = ranked_rows(ranked, start, start + RANKING_SIZE + 1)
+    # The ratings are counted only as far as the pages the pager offers, a few past this
+    # one: a count of the whole ranking would cost as much as the ranking is long.
+    bound = (number + PAGES_AHEAD) * RANKING_SIZE
+    rows, counted = ranked_rows_counted(ranked, start, start + RANKING_SIZE, bound)
     empty_reason = ""
     if not rows and number == 1:
         empty_reason = why_nothing_is_ranked(character, active_days, now)
     return RankingPage(
         character,
         roster,
-        rows[:RANKING_SIZE],
+        rows,
         one_per_player,
         active_days,
         number,
-        len(rows) > RANKING_SIZE,
-        empty_reason,
+        has_next=counted > start + RANKING_SIZE,
+        empty_reason=empty_reason,
+        last_page_seen=max(1, -(-min(counted, bound) // RANKING_SIZE)),
+        more_pages=counted > bound,
+    )
+
+
+def ranking_position(
+    player: str,
+    character: Character | None,
+    *,
+    one_per_player: bool = False,
+    active_days: int | None = None,
+    bound: int,
+    now: datetime | None = None,
+) -> RankedRow | None:
+    """Where a player stands in a ranking ("find me"): the row of their best ranked rating
+    in it, its rank the position from 1, counted up to `bound` + 1 (a position past
+    `bound` reads as `bound` + 1). `player` is a current name (any case) or a player id;
+    among several players of one name, the best placed. None when none is ranked in it."""
+    now = now or timezone.now()
+    active_since = now - timedelta(days=active_days) if active_days else None
+    ranked = ranked_ratings(character, one_per_player=one_per_player, active_since=active_since)
+    named = Player.objects.visible().filter(Q(name__iexact=player) | Q(id=player))
+    best = ranked.filter(player_id__in=named.values("id")).first()
+    if best is None:
+        return None
+    ahead = ranked.filter(Q(value__gt=best.value) | Q(value=best.value, id__lt=best.id))
+    return RankedRow(
+        1 + ahead.order_by().values("id")[:bound].count(),
+        best.player_id,
+        best.player.name,
+        best.player.platform,
+        best.player.supporter,
+        best.character,
+        best.value,
+        best.deviation,
+        best.wins,
+        best.losses,
     )
 
 

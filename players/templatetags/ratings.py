@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import math
+from datetime import UTC, datetime
 from typing import Any
 
 from django import template
+from django.utils.html import format_html
 
 from players.formatting import (
     offset_text,
@@ -14,6 +16,8 @@ from players.formatting import (
     rating_text,
     shown_name,
     signed_text,
+    utc_iso,
+    utc_text,
 )
 from players.models import Player
 
@@ -30,6 +34,24 @@ register.filter("signed", signed_text)
 # `{{ player.name|shown_name }}`: a name without the invisible characters that could
 # make it read as another (players.formatting.shown_name).
 register.filter("shown_name", shown_name)
+
+
+# What a <time> shows without script, in UTC (the site's zone), by the forms the local-time
+# script knows (static/js/local-time-1.0.js).
+_MOMENT_FORMS = {"day": "%Y-%m-%d", "datetime": "%Y-%m-%d %H:%M"}
+
+
+@register.simple_tag
+def moment(value: datetime, form: str = "datetime") -> str:
+    """`{% moment stats.computed_at "day" %}`: a <time> the reader sees in their time zone,
+    with the moment in UTC on hover."""
+    return format_html(
+        '<time datetime="{}" title="{}" data-local="{}">{}</time>',
+        utc_iso(value),
+        utc_text(value),
+        form,
+        f"{value.astimezone(UTC):{_MOMENT_FORMS[form]}}",
+    )
 
 
 @register.filter

@@ -7,15 +7,23 @@ from typing import NamedTuple
 from urllib.parse import quote
 
 from django.http import Http404, HttpRequest, HttpResponse
-from django.shortcuts import render
+from django.shortcuts import redirect, render
 from django.urls import reverse
 
 from players import rules
 from players.formatting import count_number, rating_text, record_text, shown_name
 from players.models import Player
-from players.selectors.rankings import ACTIVE_DAYS, ranking_page
+from players.selectors.rankings import (
+    ACTIVE_DAYS,
+    RANKING_SIZE,
+    RankingPage,
+    ranking_page,
+    ranking_position,
+)
 from players.tiers import rank_tier
+from web.errors import InvalidQuery, one_of
 from web.partials import render_partial
+from web.previews import LinkPreview
 
 NOT_FOUND_CHARACTER = "There is no character with this code."
 # Deeper pages walk ever more of the index; nobody reads a ranking 100 pages down.
@@ -29,6 +37,7 @@ class RankingRow(NamedTuple):
 
     rank: str
     rank_sort: str  # the rank as a plain number, for sorting
+    anchor: str  # the row's id, which "find me" links to
     url: str
     name: str
     supporter: bool
@@ -86,21 +95,28 @@ def player_url_maker() -> Callable[[str], str]:
 
 
 def _choice(request: HttpRequest, name: str, choices: tuple[int, ...]) -> int | None:
-    """A whole-number query parameter among `choices`; None when absent, 404 otherwise
+    """A whole-number query parameter among `choices`; None when absent, 400 otherwise
     (a cached page per made-up value would be a cache to fill at will)."""
     raw = request.GET.get(name)
     if raw is None:
         return None
     if not raw.isdigit() or int(raw) not in choices:
-        raise Http404(f"No such {name}.")
+        raise InvalidQuery(name, f"{one_of(choices)} (days)")
     return int(raw)
 
 
 def _page_number(request: HttpRequest) -> int:
     raw = request.GET.get("page", "1")
     if not raw.isdigit() or not 1 <= int(raw) <= MAX_PAGE:
-        raise Http404("No such page.")
+        raise InvalidQuery("page", f"a page number from 1 to {MAX_PAGE}")
     return int(raw)
+
+
+def _one_per_player(request: HttpRequest) -> bool:
+    per = request.GET.get("per")
+    if per not in (None, "player"):
+        raise InvalidQuery("per", "player (each player once)")
+    return per == "player"
 
 
 def _url_with(request: HttpRequest, **changes: str | None) -> str:
@@ -116,23 +132,83 @@ def _url_with(request: HttpRequest, **changes: str | None) -> str:
     return f"{request.path}?{query.urlencode()}" if query else request.path
 
 
+def row_anchor(player_id: str, code: str) -> str:
+    """The id of a ranking row (a player's rating of a character), unique on a page."""
+    return f"r-{player_id}-{code}"
+
+
+def _find(request: HttpRequest, page: RankingPage, wanted: str) -> HttpResponse:
+    """The page of this ranking that holds `wanted` (a name or a player id), its row marked
+    by the URL's fragment; 404 when they are not ranked in it, or past its last page."""
+    if not wanted:
+        raise InvalidQuery("find", "a player's name or id")
+    row = ranking_position(
+        wanted,
+        page.character,
+        one_per_player=page.one_per_player,
+        active_days=page.active_days,
+        bound=MAX_PAGE * RANKING_SIZE,
+    )
+    if row is None:
+        raise Http404(f"Nobody named {wanted!r} (or with this id) is ranked in this list.")
+    if row.rank > MAX_PAGE * RANKING_SIZE:
+        raise Http404(f"{row.name} is ranked past the {MAX_PAGE} pages this list shows.")
+    number = (row.rank - 1) // RANKING_SIZE + 1
+    target = _url_with(request, find=None, page=str(number) if number > 1 else None)
+    return redirect(f"{target}#{row_anchor(row.player_id, row.character.code)}")
+
+
+class PageLink(NamedTuple):
+    number: int
+    url: str
+    after_gap: bool  # pages are left out before this one
+
+
+def _page_links(request: HttpRequest, page: RankingPage) -> list[PageLink]:
+    """The pages the pager offers: the first, two before this one, and those known to
+    hold rows after it (PAGES_AHEAD at most)."""
+    numbers = sorted({1, *range(max(1, page.number - 2), page.last_page_seen + 1)})
+    return [
+        PageLink(n, _url_with(request, page=str(n) if n > 1 else None), n > before + 1)
+        for before, n in zip([0, *numbers], numbers, strict=False)
+    ]
+
+
+def _link_preview(page: RankingPage) -> LinkPreview:
+    """'Rankings · Sol' and its first three rows: '#1 Daisy 2103 ±60 (Sol) · #2 …'."""
+    title = "Rankings" + (f" · {page.character.name}" if page.character else "")
+    if page.number > 1:
+        title += f" · page {page.number}"
+    leaders = [
+        f"#{count_number(row.rank)} {row.name} {rating_text(row.value, row.deviation)}"
+        + ("" if page.character else f" ({row.character.name})")
+        for row in page.rows[:3]
+    ]
+    return LinkPreview(title, " · ".join(leaders) or "No rating is ranked here yet.")
+
+
 def top(request: HttpRequest, code: str | None = None) -> HttpResponse:
-    """A page of the rankings: `?per=player`, `?active=30`, `?page=N`."""
+    """A page of the rankings: `?per=player`, `?active=30`, `?page=N`; `?find=` answers
+    with the page that holds a player."""
     active_days = _choice(request, "active", ACTIVE_DAYS)
+    wanted = request.GET.get("find")
     page = ranking_page(
         code,
-        one_per_player=request.GET.get("per") == "player",
+        one_per_player=_one_per_player(request),
         active_days=active_days,
-        number=_page_number(request),
+        number=1 if wanted is not None else _page_number(request),
     )
     if page is None:
         raise Http404(NOT_FOUND_CHARACTER)
+    if wanted is not None:
+        return _find(request, page, wanted.strip())
     url, platforms = profile_url_maker(), dict(Player.Platform.choices)
     # The row's texts made here, so that the partial only places them.
     rows = [
         RankingRow(
             rank=count_number(row.rank),
             rank_sort=str(row.rank),
+            anchor=row_anchor(row.player_id, character.code),
             url=url(row.player_id, character.code),
             name=shown_name(row.name),
             supporter=row.supporter,
@@ -168,5 +244,7 @@ def top(request: HttpRequest, code: str | None = None) -> HttpResponse:
             ),
             "next_url": _url_with(request, page=str(page.number + 1)) if page.has_next else "",
             "first_url": _url_with(request, page=None),
+            "page_links": _page_links(request, page),
+            "preview": _link_preview(page),
         },
     )

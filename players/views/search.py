@@ -9,7 +9,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils.timezone import get_current_timezone, localtime
 
-from players.formatting import count_text, rating_text, shown_name
+from players.formatting import count_text, rating_text, shown_name, utc_iso, utc_text
 from players.models import Player
 from players.selectors.search import find_players
 from players.views.rankings import player_url_maker, profile_url_maker
@@ -38,6 +38,7 @@ class SearchResult(NamedTuple):
     past_name: str  # the past name that matched, or ""
     games: str
     iso: str
+    utc: str
     day: str
     ratings: list[CharacterChip]
 
@@ -62,7 +63,8 @@ def search(request: HttpRequest) -> HttpResponse:
             cheater=hit.cheater,
             past_name=shown_name(hit.matched_name) if hit.matched_past_name else "",
             games=count_text(games, "game"),
-            iso=seen.isoformat(),
+            iso=utc_iso(hit.last_seen),
+            utc=utc_text(hit.last_seen),
             day=f"{seen:%Y-%m-%d}",
             ratings=[
                 CharacterChip(

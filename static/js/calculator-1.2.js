@@ -7,7 +7,8 @@
  * rating, platform and last seen. The result follows every change: the script asks /api/v1/probability/, which answers with
  * the server's own forecast and texts (matches.selectors.calculator), so no rating math
  * lives here. Requests wait until the inputs rest for a moment; a reply to older inputs
- * is dropped. tests/browser/test_calculator.py checks the result against the server's page.
+ * is dropped. The inputs are kept in the page's URL, so that a result can be shared.
+ * tests/browser/test_calculator.py checks the result against the server's page.
  */
 (function () {
   "use strict";
@@ -72,6 +73,22 @@
     return true;
   }
 
+  // --- The state in the URL ---------------------------------------------------------------
+
+  // The address bar holds the form's inputs (the filled ones), as pressing Calculate would:
+  // a copied URL shows the same result, which the server renders from it.
+  function remember(form) {
+    var query = new URLSearchParams();
+    new FormData(form).forEach(function (value, name) {
+      if (value !== "") query.append(name, value);
+    });
+    var text = query.toString();
+    var address = window.location.pathname + (text ? "?" + text : "");
+    if (address !== window.location.pathname + window.location.search) {
+      window.history.replaceState(null, "", address);
+    }
+  }
+
   // Ask for the result of the form as it is now, once the inputs rest. `state.asked` counts
   // the requests meant: a reply to any but the latest is stale and dropped. The result says
   // whether it is up to date in aria-busy.
@@ -81,6 +98,7 @@
     if (!result) return;
     var sides = Array.prototype.map.call(form.querySelectorAll("fieldset[data-side]"), sideQuery);
     var asked = ++state.asked;
+    remember(form);
     clearTimeout(state.timer);
     if (!sides[0] || !sides[1]) {
       result.hidden = true;

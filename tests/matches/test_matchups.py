@@ -188,5 +188,5 @@ def test_179_even_games_are_not_uncertain():
     assert 0.07 < even(179).interval[1] - 0.5 < 0.08
 
 
-def test_unknown_bracket_is_404(client, db):
-    assert client.get("/matchups?bracket=top5").status_code == 404
+def test_unknown_bracket_is_400(client, db):
+    assert client.get("/matchups?bracket=top5").status_code == 400

@@ -395,10 +395,10 @@ def test_history_pages_link_newer_games(client, league, django_assert_max_num_qu
     assert min(times(back)) > max(times(third))
 
 
-def test_bad_range_or_cursor_is_404(client, history):
-    assert client.get(f"/player/{A}/SO?range=1y").status_code == 404
-    assert client.get(f"/player/{A}/SO?before=yesterday").status_code == 404
-    assert client.get(f"/player/{A}/SO?after=1-x").status_code == 404
+def test_bad_range_or_cursor_is_400(client, history):
+    assert client.get(f"/player/{A}/SO?range=1y").status_code == 400
+    assert client.get(f"/player/{A}/SO?before=yesterday").status_code == 400
+    assert client.get(f"/player/{A}/SO?after=1-x").status_code == 400
 
 
 def test_unknown_and_hidden_players_are_friendly_404s(client, history):
@@ -455,16 +455,17 @@ def test_profile_head_and_cards_read_as_the_django_filters_wrote_them(client, db
     day = f"{BASE_TIME:%Y-%m-%d}"
     assert f"PlayStation · Celestial\n    · id <code>{me.id}</code>" in html
     assert '· <span class="badge">Supporter</span>' in html
-    assert f'last seen <time datetime="{me.last_seen.isoformat()}">{day}</time>' in html
+    utc = f'datetime="{BASE_TIME:%Y-%m-%dT%H:%M:%S}Z" title="{BASE_TIME:%Y-%m-%d %H:%M} UTC"'
+    assert f'last seen <time {utc} data-local="day">{day}</time>' in html
     assert (
         f'<a href="/player/{me.id}/SO" title="Sol: {rating_text(1622.5, 80.0)}, 30\u20135"'
-        ' aria-current="page">SO <span class="muted">1622</span></a>'  # 1622.5, as its title
+        ' aria-current="page">Sol <span class="muted">1622</span></a>'  # 1622.5, as its title
     ) in html
     assert f'<a href="/player/{me.id}/KY" title="Ky: ' in html
-    assert 'KY <span class="muted">1402</span>' in html
+    assert 'Ky <span class="muted">1402</span>' in html
     assert "<p>86% won · last game" in html
     assert f'<p class="big">{rating_text(1700.4, 60.0)}</p>' in html
-    assert f'<p>a hidden player\n      (Ky) · <time datetime="{BASE_TIME.isoformat()}">' in html
+    assert f'<p>a hidden player\n      (Ky) · <time {utc} data-local="day">' in html
     then = f"{BASE_TIME - timedelta(days=9):%Y-%m-%d}"
     assert f'<bdi>Then</bdi> <span class="muted">{then} \u2013 {day}</span>' in html
     assert "Unranked: too few games yet: ±160 after" in html

@@ -33,7 +33,7 @@ def test_a_rating_shown_as_1800_is_platinum_on_the_rankings_and_its_profile(clie
     assert '1800 ±123 <span class="tier">Platinum</span>' in row
     profile = client.get(f"/player/{rating.player_id}/SO").content.decode()
     assert '<p class="big">1800 ±123 <span class="tier">Platinum</span></p>' in profile
-    assert 'SO <span class="muted">1800</span>' in profile
+    assert 'Sol <span class="muted">1800</span>' in profile
 
 
 def _day(moment) -> str:

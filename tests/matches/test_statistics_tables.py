@@ -156,7 +156,8 @@ def test_intervals_read_as_people_say_them(seconds, text):
 def test_stats_page_tells_the_refresh_interval_in_use(client, settings):
     refresh_derived_tables(now=NOW)
     html = client.get("/stats").content.decode()
-    assert " UTC</time>; refreshed every hour." in html
+    assert ' UTC" data-local="datetime">' in html
+    assert "</time>; refreshed every hour." in html
     schedule = dict(settings.CELERY_BEAT_SCHEDULE)
     schedule["refresh_statistics"] = {**schedule["refresh_statistics"], "schedule": 900.0}
     settings.CELERY_BEAT_SCHEDULE = schedule

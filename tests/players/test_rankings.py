@@ -214,8 +214,8 @@ def test_pages_of_100_with_links(client):
     beyond = client.get("/?per=player&page=4").content.decode()
     assert shown_ranks(beyond) == []
     assert '<a href="/?per=player">First page</a>' in beyond
-    assert client.get("/?page=0").status_code == 404
-    assert client.get("/?page=x").status_code == 404
+    assert client.get("/?page=0").status_code == 400
+    assert client.get("/?page=x").status_code == 400
 
 
 def test_active_filter_keeps_ratings_played_lately(client):
@@ -229,7 +229,7 @@ def test_active_filter_keeps_ratings_played_lately(client):
     rows = client.get(f"{V1}/rankings/", {"active": 30}).json()["results"]
     assert [(r["player"]["id"], r["rank"]) for r in rows] == [(recent.player_id, 1)]
     assert client.get(f"{V1}/rankings/", {"active": 7}).status_code == 400
-    assert client.get("/?active=7").status_code == 404
+    assert client.get("/?active=7").status_code == 400
 
 
 def test_supporters_are_marked_in_rows(client):

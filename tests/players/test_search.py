@@ -68,7 +68,8 @@ def test_results_show_games_last_seen_and_supporters(client, named):
     b = Player.objects.get(id=B)
     # B played two rated games (one on each of two characters), last on b.last_seen.
     assert sum(r.games for r in b.ratings.all()) == 2
-    assert f'· 2 games ·\n          last seen <time datetime="{b.last_seen.isoformat()}">' in html
+    seen = f'datetime="{b.last_seen:%Y-%m-%dT%H:%M:%S}Z" title="{b.last_seen:%Y-%m-%d %H:%M} UTC"'
+    assert f"· 2 games ·\n          last seen <time {seen}" in html
     mark = '<span class="supporter" title="Supports the site" role="img" aria-label="Supporter">'
     assert f"{mark}★</span>" in html
     html = client.get("/search?name=xsol").content.decode()

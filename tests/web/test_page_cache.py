@@ -92,7 +92,8 @@ def raw_request(url: str, method: str) -> tuple[dict[str, str], bytes]:
     body on its own)."""
     parts = urlsplit(url)
     with socket.create_connection((parts.hostname, parts.port), timeout=30) as connection:
-        connection.sendall(f"{method} {parts.path} HTTP/1.0\r\nHost: localhost\r\n\r\n".encode())
+        request = f"{method} {parts.path} HTTP/1.0\r\nHost: {parts.netloc}\r\n\r\n"
+        connection.sendall(request.encode())
         received = b""
         while chunk := connection.recv(65536):
             received += chunk

@@ -17,6 +17,7 @@ from web.partials import render_partial
 ROW = RankingRow(
     rank="1",
     rank_sort="1",
+    anchor="r-1-SO",
     url="/player/1/SO",
     name="<b>Sol</b>",
     supporter=False,
