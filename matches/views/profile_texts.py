@@ -296,7 +296,7 @@ def profile_body(found: RatingProfile, chart: SafeString, *, peak_ringed: bool) 
         rivals=[
             RivalRow(
                 url=reverse("rivals", args=[player.id, character.code, meeting.id]),
-                name=meeting.name,
+                name=shown_name(meeting.name),
                 games=count_number(meeting.games),
                 record=record_text(meeting.wins, meeting.losses),
             )

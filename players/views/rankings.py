@@ -180,7 +180,7 @@ def _link_preview(page: RankingPage) -> LinkPreview:
     if page.number > 1:
         title += f" · page {page.number}"
     leaders = [
-        f"#{count_number(row.rank)} {row.name} {rating_text(row.value, row.deviation)}"
+        f"#{count_number(row.rank)} {shown_name(row.name)} {rating_text(row.value, row.deviation)}"
         + ("" if page.character else f" ({row.character.name})")
         for row in page.rows[:3]
     ]

@@ -21,7 +21,8 @@ from matches.services.evaluation import (
 from players.models import Character
 from tests.factories import BASE_TIME, MatchFactory, PlayerFactory
 
-pytestmark = pytest.mark.django_db
+# Numbers of the reference formulas (the one-chance model: tests/matches/test_one_chance.py).
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("reference_formulas")]
 
 
 def play(a, b, *, a_won=True, minutes=0, characters=("SO", "KY")) -> Match:

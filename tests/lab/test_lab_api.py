@@ -22,6 +22,10 @@ from tests.factories import RatingFactory
 from tests.fixtures.api_league import ALICE, BOB, CAROL, DAVE, ERIN, GHOST, LEAGUE_NOW
 from web.generation import bump_generation
 
+# Numbers of the reference formulas (the one-chance model: tests/matches/test_one_chance.py).
+pytestmark = pytest.mark.usefixtures("reference_formulas")
+
+
 V1 = "/api/v1"
 ALICE_SO = f"{V1}/players/{ALICE.id}/SO"
 

@@ -11,7 +11,6 @@ import pytest
 from matches.models import MatchRating
 from matches.ratings import calibration as calibration_math
 from matches.ratings.calibration import LogitHistogram, fit_temperature, logit, sigmoid
-from matches.ratings.glicko import win_probability
 from matches.replays.readers import iter_replay_payloads
 from matches.selectors.calibration import Calibration, current_calibration
 from matches.services.calibration import refit_calibration
@@ -47,11 +46,11 @@ def store_and_rate(games: int, seed: int = 5, *, shuffled: bool = False) -> None
 
 
 def expected_fit(ratings: list[MatchRating]):
-    """The temperature fitted in Python on these stored predictions."""
+    """The temperature fitted in Python on these stored chances (those shown before each
+    game)."""
     predictions = LogitHistogram()
     for row in ratings:
-        probability = win_probability(row.value_a, row.deviation_a, row.value_b, row.deviation_b)
-        predictions.add(probability, 1.0 if row.match.winner == "A" else 0.0)
+        predictions.add(row.chance_a, 1.0 if row.match.winner == "A" else 0.0)
     return fit_temperature(predictions.bins())
 
 

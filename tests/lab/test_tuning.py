@@ -19,6 +19,10 @@ from matches.services.tuning import (
 )
 from matches.simulation.league import LeagueSimulator
 
+# Numbers of the reference formulas (the one-chance model: tests/matches/test_one_chance.py).
+pytestmark = pytest.mark.usefixtures("reference_formulas")
+
+
 GLICKO = next(system for system in SYSTEMS if system.name == "glicko")
 HOUR = 3600.0
 LEAGUE_START = datetime(2026, 3, 2, tzinfo=UTC)

@@ -32,7 +32,7 @@ pytestmark = pytest.mark.django_db
 
 def game_cell_title(client) -> str:
     html = client.get("/matchups").content.decode()
-    start = html.index('title="Sol vs Ky: ')
+    start = html.index('title="Sol vs Ky\n')
     return html[start : html.index('"', start + 7)]
 
 

@@ -119,7 +119,12 @@ def test_fair_opponents_are_active_ratings_of_players_not_flagged(
     since = flagged_league - timedelta(days=14)
     for rating in shown_ratings()[::5]:
         candidates = fair_opponents_at(
-            rating.player_id, rating.value, rating.deviation, 10_000, now=flagged_league
+            rating.player_id,
+            rating.character_id,
+            rating.value,
+            rating.deviation,
+            10_000,
+            now=flagged_league,
         )
         expected = (
             Rating.objects.filter(~rules.flagged("player__"), last_played_at__gte=since)

@@ -22,6 +22,10 @@ from players.models import Character, Player, Rating, RatingSnapshot
 from tests.factories import BASE_TIME, PlayerFactory, RatingFactory, replay
 from tests.fixtures.league import rate_replays
 
+# Numbers of the reference formulas (the one-chance model: tests/matches/test_one_chance.py).
+pytestmark = pytest.mark.usefixtures("reference_formulas")
+
+
 A, B = "100000000000000001", "100000000000000002"
 
 
@@ -109,7 +113,8 @@ def _set_changes(client, changes: list[float]) -> str:
 def test_a_set_that_lost_a_fifth_of_a_point_reads_minus_0_2_in_red(client):
     """A set that lost 0.2 showed a red "0": sets now round as games do (one decimal)."""
     html = _set_changes(client, [0.3, -0.5])
-    assert '<td class="num down">\u22120.2' in html  # the set's row
+    # The set's row (its change opens on what the set expected: a <details>).
+    assert re.search(r'<td class="num down">(<[^>]+>)*\u22120\.2<', html)
     assert '<td class="num up">+0.3</td>' in html
     assert '<td class="num down">\u22120.5</td>' in html
 
@@ -118,7 +123,8 @@ def test_a_set_that_lost_a_fifth_of_a_point_reads_minus_0_2_in_red(client):
 def test_a_change_that_reads_0_0_is_neither_up_nor_down(client):
     """+0.04 and -0.03 (a set of +0.01) were a green "0.0", a red "0.0" and a green "0"."""
     html = _set_changes(client, [0.04, -0.03])
-    assert html.count('<td class="num ">0.0</td>') == 3  # the set and its two games
+    assert html.count('<td class="num ">0.0</td>') == 2  # the two games
+    assert re.search(r'<td class="num ">(<[^>]+>)*0\.0<', html.split('class="set"')[1])
     assert not re.search(r'class="num (up|down)">[^<]*0\.0', html)
 
 

@@ -10,8 +10,8 @@ import pytest
 from django.utils import timezone
 
 from matches.models import SiteStatistic
-from matches.ratings.calibration import calibrated
-from matches.ratings.glicko import win_probability
+from matches.params import glicko_params
+from matches.ratings.glicko import chance, win_probability
 from matches.services.refresh import refresh_derived_tables
 from players.models import Player, Rating
 from players.selectors.rankings import ranked_ratings
@@ -116,9 +116,9 @@ def test_about_states_the_counting_margins_plainly(client, db):
 
 
 def test_about_gives_chances_as_the_calculator_and_the_histories_show_them(client, db):
-    """Through the calibration in force: the about page's example chance is the one the
-    calculator shows for the same ratings, and the counting margins are where a history's
-    shown chances put a lopsided game."""
+    """The about page's example chance is the one the calculator shows for the same ratings
+    (the one-chance model, whatever calibration was fitted), and the counting margins are
+    where a history's shown chances put a lopsided game."""
     store_calibration(2.0)
     html = client.get("/about").content.decode()
     gap = re.search(r"a 200-point gap is about (\d+)%", html)[1]
@@ -126,14 +126,14 @@ def test_about_gives_chances_as_the_calculator_and_the_histories_show_them(clien
         "/calculator?a-rating=1700&a-uncertainty=100&b-rating=1500&b-uncertainty=100"
     ).content.decode()
     shown = re.search(r'<strong data-out="probability">([\d.]+)%</strong>', calculator)[1]
-    assert (
-        gap
-        == f"{float(shown):.0f}"
-        == f"{100 * calibrated(win_probability(1700, 50, 1500, 50), 2.0):.0f}"
+    params = glicko_params()
+    assert params.one_chance and params.update_damping > 0
+    assert gap == f"{float(shown):.0f}" == f"{100 * chance(1700, 50, 1500, 50, params):.0f}"
+    assert f"{100 * chance(1700, 50, 1500, 50, params):.0f}" != (
+        f"{100 * win_probability(1700, 50, 1500, 50):.0f}"
     )
-    high, low = 100 * calibrated(0.955, 2.0), 100 * calibrated(0.045, 2.0)
-    assert f"had a chance of {high:.1f}% or more, or {low:.1f}% or less" in html
-    assert "95.5%" not in html
+    assert "had a chance of 95.5% or more, or 4.5% or less" in html
+    assert 'id="one-chance"' in html
 
 
 def test_unknown_address_gets_the_friendly_404(client, db):

@@ -18,6 +18,10 @@ from tests.factories import PlayerFactory, RatingFactory
 from tests.fixtures.api_league import ALICE, BOB, CAROL, DAVE, ERIN, ERIN_OLD_NAME, GHOST
 from web.generation import bump_generation
 
+# Numbers of the reference formulas (the one-chance model: tests/matches/test_one_chance.py).
+pytestmark = pytest.mark.usefixtures("reference_formulas")
+
+
 V1 = "/api/v1"
 
 
