@@ -74,7 +74,7 @@ class RatedGame:
     @property
     def model_win_probability(self) -> float | None:
         """P(this side wins) from both sides' ratings before the game alone (§4.2)."""
-        if self.value is None:
+        if self.value is None or self.opponent_value is None or self.flagged:
             return None
         return win_probability(
             self.value, self.deviation, self.opponent_value, self.opponent_deviation
@@ -107,8 +107,14 @@ def _unsettled(deviation: float | None) -> bool:
 
 
 def _rated_game(row: tuple, rating: Rating) -> RatedGame:
+    """A page row as a game. A game with a player flagged for cheating moves nobody: it has
+    no chance, and a cheater's rating before it is not shown (theirs is shown nowhere)."""
     match_id, played_at, floor, winner, counted, *opponent, character_id = row[:10]
     value, deviation, change, opponent_value, opponent_deviation, my_winner, chance = row[10:]
+    opponent_cheater = bool(opponent[3])
+    flagged = opponent_cheater or rating.player.cheater
+    if opponent_cheater:
+        opponent_value = opponent_deviation = None
     return RatedGame(
         match_id,
         from_utc_wall_time(played_at),
@@ -117,13 +123,13 @@ def _rated_game(row: tuple, rating: Rating) -> RatedGame:
         value,
         deviation,
         change,
-        GamePlayer(opponent[0], opponent[1], opponent[2], bool(opponent[3])),
+        GamePlayer(opponent[0], opponent[1], opponent[2], opponent_cheater),
         roster_characters()[character_id],
         opponent_value,
         opponent_deviation,
-        chance,
+        None if flagged else chance,
         counted=bool(counted),
-        flagged=bool(opponent[3]) or rating.player.cheater,
+        flagged=flagged,
     )
 
 

@@ -391,9 +391,10 @@ def _game_row(game: RatedGame, zone: tzinfo) -> GameRow:
         time=f"{played_at.hour:02}:{played_at.minute:02}",
         value=rating_text(game.value, game.deviation),
         uncertain=game.uncertain,
-        opponent_value=rating_text(game.opponent_value, game.opponent_deviation),
+        # A cheater's rating and a flagged game's chance are not shown.
+        opponent_value=rating_text(game.opponent_value, game.opponent_deviation) or "\u2014",
         opponent_uncertain=game.opponent_uncertain,
-        win_probability=percent(game.win_probability, 0),
+        win_probability=percent(game.win_probability, 0) or "\u2014",
         won=game.won,
         change=change,
         change_class=css,

@@ -12,6 +12,7 @@ from django.db.models import Count, Q
 from django.utils import timezone
 
 from matches.models import CharacterMatchup, Match, MatchRating, PlayerFlagChange
+from matches.selectors.match_history import match_sets
 from matches.services.character_matchups import rebuild_character_matchups
 from matches.services.flags import (
     QUEUED_RECOMPUTE_LOST_AFTER,
@@ -366,3 +367,26 @@ def test_a_cheaters_page_and_api_show_only_the_banner_and_their_games(
     }
     assert client.get(f"{api}history/?daily=1").json()["points"] == []
     assert len(client.get(f"{api}matches/").json()["results"]) == 6
+
+
+def test_a_game_against_a_cheater_shows_no_chance_and_not_their_rating(
+    client, cheat_and_others, queued_recomputes
+):
+    """A victim's history: the cheater's rating is shown nowhere and their games move
+    nobody, so such a row has neither their rating nor a chance (page and API)."""
+    cheat = cheat_and_others
+    set_player_flags(cheat, cheater=True, by="test")
+    recompute_task()
+    victim = Rating.objects.select_related("player", "character").get(
+        player__in=Match.objects.filter(player_b=cheat).values("player_a"), character__code="SO"
+    )
+    games = [game for s in match_sets(victim).sets for game in s.games]
+    against = [game for game in games if game.opponent.id == cheat.id]
+    others = [game for game in games if game.opponent.id != cheat.id]
+    assert len(against) == 6 and others
+    assert all(g.win_probability is None and g.opponent_value is None for g in against)
+    assert all(g.win_probability is not None and g.opponent_value is not None for g in others)
+    body = client.get(f"/api/v1/players/{victim.player_id}/SO/matches/?page_size=100").json()
+    rows = [row for row in body["results"] if row["opponent"]["id"] == cheat.id]
+    assert len(rows) == 6
+    assert all(row["win_probability"] is None and row["opponent_rating"] is None for row in rows)
