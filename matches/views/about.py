@@ -35,6 +35,7 @@ def about(request: HttpRequest) -> HttpResponse:
             "gap_200": 100 * chance(1700, 50, 1500, 50, params),
             "gap_400": 100 * chance(1900, 50, 1500, 50, params),
             "one_chance": params.one_chance,
+            "gap_share": 100 * (1 - params.update_damping),
             "tiers": tier_ranges(rating_tiers()),
         },
     )
