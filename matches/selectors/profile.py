@@ -73,7 +73,8 @@ class RatingProfile:
     matchups: PlayerMatchups
     ranks: RatingRanks | None  # None: unranked, for `unranked`
     unranked: Unranked | None
-    # A cheater whose flag still waits for the recompute that takes their games out.
+    # A hidden or cheater change of this player waits for its recompute: the numbers shown
+    # are as they stood before it.
     recompute_pending: bool = False
     meetings: list[Meeting] = field(default_factory=list)  # players met most (none: a cheater)
 
@@ -114,7 +115,7 @@ def rating_profile(
             player_matchups(overview.matchups),
             rating_ranks(rating),
             unranked(rating),
-            rating.player.cheater and flag_recompute_pending(player_id),
+            flag_recompute_pending(player_id),
             [] if rating.player.cheater else players_met_most(rating),
         )
 

@@ -368,6 +368,16 @@ def test_a_cheaters_page_and_api_show_only_the_banner_and_their_games(
     assert client.get(f"{api}history/?daily=1").json()["points"] == []
     assert len(client.get(f"{api}matches/").json()["results"]) == 6
 
+    # Lifted: until its recompute has run, the page says its numbers are from before.
+    with django_capture_on_commit_callbacks(execute=True):
+        set_player_flags(cheat, cheater=False, by="test")
+    waiting = client.get(page).content.decode()
+    assert "Marked as a cheater" not in waiting
+    assert "every rating is being recomputed. Until that is done" in waiting
+    recompute_task()
+    done = client.get(page).content.decode()
+    assert "being recomputed" not in done and "Rating summary" in done
+
 
 def test_a_game_against_a_cheater_shows_no_chance_and_not_their_rating(
     client, cheat_and_others, queued_recomputes
