@@ -73,7 +73,7 @@ def rivals(request: HttpRequest, player_id: str, code: str, opponent_id: str) ->
             "records": records,
             "forecast": found.forecast,
             "sets": render_partial(
-                "matches/history_sets.html",
+                "matches/history_table.html",
                 {
                     "sets": sets,
                     "settled_plus_minus_limit": floatformat(settled_plus_minus_limit(), 0),
