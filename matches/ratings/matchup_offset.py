@@ -160,18 +160,20 @@ def shrunk_offsets(table: Mapping[tuple[int, int], Offset]) -> dict[tuple[int, i
     cells = [(pair, o) for pair, o in table.items() if pair[0] != pair[1]]
     if not cells:
         return {}
-    prior = sum(o.value * o.value for _, o in cells) / len(cells)
+    squares = [o.value * o.value for _, o in cells]
+    variances = [o.standard_error**2 for _, o in cells]
+    prior = sum(squares) / len(cells)
     for _ in range(_PRIOR_STEPS):
-        weights = [1.0 / (prior + o.standard_error**2) ** 2 for _, o in cells]
-        excess = sum(
-            w * (o.value**2 - o.standard_error**2) for w, (_, o) in zip(weights, cells, strict=True)
-        )
-        prior = max(excess / sum(weights), 0.0)
+        weights = [1.0 / (prior + v) ** 2 for v in variances]
+        excess = sum(w * (m2 - v) for w, m2, v in zip(weights, squares, variances, strict=True))
+        settled, prior = prior, max(excess / sum(weights), 0.0)
+        if abs(prior - settled) <= 1e-9 * max(settled, 1.0):
+            break
     return {
-        pair: o.value * prior / (prior + o.standard_error**2) if prior > 0 else 0.0
-        for pair, o in cells
+        pair: o.value * prior / (prior + v) if prior > 0 else 0.0
+        for (pair, o), v in zip(cells, variances, strict=True)
     }
 
 
-# Fixed-point steps for the table's prior variance: each is a few hundred multiplications.
+# At most this many fixed-point steps for the table's prior variance (it settles in a few).
 _PRIOR_STEPS = 50

@@ -5,7 +5,7 @@ uncertainty. The rating service rates with the same model (it reads `chance_mode
 so the chance shown is the expected score the update uses; a game already rated shows
 the chance stored with it.
 
-Read it once per page or response: one query.
+Read it once per page or response: the offsets come from the cache (or one query).
 """
 
 from __future__ import annotations
@@ -13,10 +13,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from django.core.cache import cache
+
 from matches.models import CharacterMatchup
 from matches.params import glicko_params
 from matches.ratings.glicko import GlickoParams, chance, win_probability
 from matches.ratings.matchup_offset import Offset, shrunk_offsets
+from web.generation import current_generation
 
 
 @dataclass(frozen=True)
@@ -59,7 +62,22 @@ class ChanceModel:
 
 
 def matchup_offsets() -> dict[tuple[int, int], float]:
-    """The character matchup table's offsets (bracket "all"), shrunk; one query."""
+    """The character matchup table's offsets (bracket "all"), shrunk: kept in the cache
+    for the ratings generation (every refresh and recompute bumps it after rebuilding
+    the table), else one query."""
+    version = current_generation()
+    offsets = cache.get(_OFFSETS_KEY, version=version)
+    if offsets is None:
+        offsets = _shrunk_table()
+        cache.set(_OFFSETS_KEY, offsets, _OFFSETS_SECONDS, version=version)
+    return offsets
+
+
+_OFFSETS_KEY = "chance-offsets"
+_OFFSETS_SECONDS = 3600
+
+
+def _shrunk_table() -> dict[tuple[int, int], float]:
     table = {
         (character, opponent): Offset(offset, error)
         for character, opponent, offset, error in CharacterMatchup.objects.filter(

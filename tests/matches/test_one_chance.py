@@ -22,6 +22,7 @@ from matches.selectors.match_history import match_sets
 from players.models import Character, Player, Rating
 from tests.factories import replay, store_calibration
 from tests.fixtures.league import rate_replays
+from web.generation import bump_generation
 
 pytestmark = pytest.mark.django_db
 
@@ -214,3 +215,13 @@ def test_the_reference_formulas_store_the_reference_chance(reference_formulas, l
         assert r.chance_a == pytest.approx(
             win_probability(r.value_a, r.deviation_a, r.value_b, r.deviation_b), rel=1e-12
         )
+
+
+def test_the_offsets_follow_the_table_from_one_generation_to_the_next(matchup_table):
+    sol, ky = (Character.objects.get(code=c).id for c in ("SO", "KY"))
+    before = chance_model().offset(sol, ky)
+    CharacterMatchup.objects.filter(character_id=sol, opponent_id=ky).update(offset=-60.0)
+    CharacterMatchup.objects.filter(character_id=ky, opponent_id=sol).update(offset=60.0)
+    assert chance_model().offset(sol, ky) == before  # read once per generation
+    bump_generation()  # as every refresh and recompute does after rebuilding the table
+    assert chance_model().offset(sol, ky) == pytest.approx(-before)
