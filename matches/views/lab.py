@@ -111,8 +111,8 @@ def _calibration_charts(report: LabReport) -> dict[str, SafeString]:
 
 
 def _shown_calibration(fit: dict[str, Any] | None) -> dict[str, object] | None:
-    """The site's probabilities before and after the calibration that pages show them
-    through: the latest fit and its reliability chart."""
+    """How often the site's shown chances came true, as shown and corrected by the latest
+    calibration fit (a measurement, not applied to them): the fit and its reliability chart."""
     if not fit:
         return None
     series = [
@@ -124,13 +124,13 @@ def _shown_calibration(fit: dict[str, Any] | None) -> dict[str, object] | None:
                 if row["games"] and row["predicted"] is not None
             ],
         )
-        for key, label in (("before", "Model"), ("after", "As shown"))
+        for key, label in (("before", "As shown"), ("after", "Corrected"))
     ]
     return {
         "fit": fit,
         "fitted_at": datetime.fromisoformat(fit["fitted_at"]),
         "chart": charts.calibration_chart(
-            "calibration-shown", series, title="The site's chances before and after calibration"
+            "calibration-shown", series, title="The site's chances as shown and corrected"
         ),
     }
 

@@ -189,7 +189,7 @@ def test_a_site_worse_than_a_coin_flip_says_why_and_what_the_shown_chances_score
     text = " ".join(client.get("/lab").content.decode().split())
     assert "The site's ratings are still settling." in text
     assert "scored a log loss of 0.7429, worse than a coin flip (0.6931)" in text
-    assert "which as shown scored 0.6832" in text
+    assert "corrected on its latest games they would have scored 0.6832" in text
 
     settled = {**glicko, "overall": metrics(0.6431, 0.22, 0.6, 5000)}
     save_lab_report(report([settled]))

@@ -76,9 +76,10 @@ def test_each_refresh_fits_the_calibration_on_the_latest_stored_predictions(clie
     assert everything.temperature != pytest.approx(fit.temperature, rel=1e-3)
 
     page = " ".join(client.get("/lab").content.decode().split())
-    assert "The chances this site shows" in page
+    assert "How often the site's chances come true" in page
     assert f"temperature of <strong>{fit.temperature:.3f}</strong>" in page
-    assert "fitted on the latest 150 games" in page
+    assert "It is a measurement, not applied to the chances" in page
+    assert "Fitted on the latest 150 games" in page
     lab = client.get("/api/v1/lab/").json()
     assert lab["calibration"]["temperature"] == calibration.temperature
     assert sum(row["games"] for row in lab["calibration"]["after"]) == 150

@@ -61,19 +61,20 @@ class LabScoresSerializer(serializers.Serializer):
 
 class CalibrationFitSerializer(serializers.Serializer):
     temperature = serializers.FloatField(
-        help_text="T in shown P = 1 / (1 + exp(-logit(p) / T)), p the model's P(win): fitted "
-        "by maximum likelihood at every refresh on the latest games, each predicted from the "
-        "ratings as they were before it was played. Above 1 the model was too sure of its "
-        "favourites. Every `win_probability` the API serves goes through it."
+        help_text="T in corrected P = 1 / (1 + exp(-logit(p) / T)), p the chance the site "
+        "showed (and rated by): fitted by maximum likelihood at every refresh on the latest "
+        "games' stored chances. Above 1 the chances were too sure of the favourites. A "
+        "measurement: no `win_probability` goes through it (the calculator's "
+        "`calibrated_display` names it)."
     )
     fitted_at = StoredDateTimeField(help_text="When it was fitted (UTC).")
     games = serializers.IntegerField(help_text="The latest games it was fitted on.")
-    log_loss_before = serializers.FloatField(allow_null=True, help_text="Their log loss as is.")
+    log_loss_before = serializers.FloatField(allow_null=True, help_text="Their log loss as shown.")
     log_loss_after = serializers.FloatField(
-        allow_null=True, help_text="Their log loss through the calibration."
+        allow_null=True, help_text="Their log loss corrected by the temperature."
     )
-    before = CalibrationBinSerializer(many=True, help_text="Reliability of the model's chances.")
-    after = CalibrationBinSerializer(many=True, help_text="Reliability of the shown chances.")
+    before = CalibrationBinSerializer(many=True, help_text="Reliability of the shown chances.")
+    after = CalibrationBinSerializer(many=True, help_text="Reliability of the corrected ones.")
 
 
 class LabSystemSerializer(serializers.Serializer):
@@ -110,6 +111,6 @@ class LabReportSerializer(serializers.Serializer):
     systems = LabSystemSerializer(many=True, help_text="One entry per rating system.")
     calibration = CalibrationFitSerializer(
         allow_null=True,
-        help_text="The calibration of the chances the site shows (its own schedule: every "
-        "refresh); null before the first fit.",
+        help_text="How often the chances the site shows come true (fitted at every refresh); "
+        "null before the first fit.",
     )
