@@ -223,16 +223,13 @@ def _scored(replays: list[dict], chances: list[float], truth: list[float]) -> di
 def one_chance_lines(players: int, seed: int) -> list[str]:
     """The shown chances of two simulated leagues' later halves against their truth."""
     from dataclasses import replace
-    from datetime import datetime
 
     from django.conf import settings
 
     from matches.params import glicko_params
     from matches.ratings.calibration import RollingCalibration
     from matches.ratings.chance_replay import replay_chances
-    from matches.ratings.ledger import Game
-    from matches.simulation.league import LeagueSimulator
-    from players.roster import CODE_TO_ID
+    from matches.simulation.league import LeagueSimulator, as_game
 
     site = glicko_params()
     models = {
@@ -247,18 +244,7 @@ def one_chance_lines(players: int, seed: int) -> list[str]:
         print(f"[one chance] {ONE_CHANCE_GAMES:,} games {label} ...", flush=True)
         replays = list(league.games(ONE_CHANCE_GAMES))
         truth = [league.win_probability(game) for game in replays]
-        games = [
-            Game(
-                n,
-                datetime.fromisoformat(r["played_at"]).timestamp(),
-                r["players"][0]["id"],
-                CODE_TO_ID[r["players"][0]["character"]],
-                r["players"][1]["id"],
-                CODE_TO_ID[r["players"][1]["character"]],
-                r["winner"] == 1,
-            )
-            for n, r in enumerate(replays)
-        ]
+        games = [as_game(n, r) for n, r in enumerate(replays)]
         for name, (params, prior) in models.items():
             chances = [
                 result.chance_a

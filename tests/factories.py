@@ -9,9 +9,7 @@ from typing import Any
 import factory
 
 from matches.models import Match, ReplaySource
-from matches.ratings.ledger import Game
 from players.models import Character, Player, Rating
-from players.roster import CODE_TO_ID
 
 BASE_TIME = datetime(2026, 11, 1, 12, 0, tzinfo=UTC)
 
@@ -168,18 +166,4 @@ def rate_match(match, value_a: float, value_b: float, *, counted: bool = True):
         deviation_b=60.0,
         change_b=0.0,
         chance_a=win_probability(value_a, 60.0, value_b, 60.0),
-    )
-
-
-def simulated_game(number: int, replay: dict[str, Any]) -> Game:
-    """A simulated replay (matches.simulation) as the rating ledger's Game `number`."""
-    first, second = replay["players"]
-    return Game(
-        number,
-        datetime.fromisoformat(replay["played_at"]).timestamp(),
-        first["id"],
-        CODE_TO_ID[first["character"]],
-        second["id"],
-        CODE_TO_ID[second["character"]],
-        replay["winner"] == 1,
     )

@@ -14,9 +14,13 @@ from collections.abc import Iterable, Iterator
 
 from matches.ratings.glicko import GlickoParams
 from matches.ratings.ledger import Game, GameResult, MatchupOffsets, RatingLedger
-from matches.ratings.matchup_offset import DifferenceBin, Offset, fit_offset, shrunk_offsets
-
-DIFFERENCE_BIN_POINTS = 8  # as the site's table bins its games
+from matches.ratings.matchup_offset import (
+    DIFFERENCE_BIN_POINTS,
+    DifferenceBin,
+    Offset,
+    fit_offset,
+    shrunk_offsets,
+)
 
 
 class RollingMatchups:

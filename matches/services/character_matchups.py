@@ -21,7 +21,7 @@ from django.db import connection, transaction
 
 from matches.dbfunctions import expected_sql
 from matches.models import BRACKET_LIMITS, CharacterMatchup, Match, MatchRating
-from matches.ratings.matchup_offset import DifferenceBin, fit_offset
+from matches.ratings.matchup_offset import DIFFERENCE_BIN_POINTS, DifferenceBin, fit_offset
 from matches.services.locks import RATING_WRITER_LOCK, acquire_transaction_lock
 from players import rules
 from players.selectors.rankings import top_rated_keys
@@ -29,9 +29,6 @@ from players.selectors.rankings import top_rated_keys
 if TYPE_CHECKING:  # the compiler loads only where a recompute runs
     from matches.ratings.array_ledger import ArrayLedger
 
-# Games whose rating differences fall within this many points share a bin: the fit
-# sees a few dozen bins per pair instead of every game, at no visible cost in accuracy.
-DIFFERENCE_BIN_POINTS = 8
 # The top-N brackets' members, for the aggregate to join (a temporary table).
 _MEMBERS = "character_matchup_members"
 

@@ -55,7 +55,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from players.roster import ROSTER
+from matches.ratings.ledger import Game
+from players.roster import CODE_TO_ID, ROSTER
 
 CHUNK_GAMES = 4096
 DEFAULT_RATE = 0.1  # games per second of simulated time: 8,640 a day
@@ -564,3 +565,17 @@ def write_league(
         for (character, opponent), offset in league.true_matchups().items():
             writer.writerow((_CODES[character], _CODES[opponent], f"{offset:.2f}"))
     return games
+
+
+def as_game(number: int, replay: dict) -> Game:
+    """A simulated replay as the rating ledger's Game `number` (side A: the first player)."""
+    first, second = replay["players"]
+    return Game(
+        number,
+        datetime.fromisoformat(replay["played_at"]).timestamp(),
+        first["id"],
+        CODE_TO_ID[first["character"]],
+        second["id"],
+        CODE_TO_ID[second["character"]],
+        replay["winner"] == 1,
+    )

@@ -6,8 +6,7 @@ import pytest
 
 from matches.ratings.glicko import DEFAULT_PARAMS
 from matches.ratings.ledger import RatingLedger
-from matches.simulation.league import LeagueSimulator
-from tests.factories import simulated_game
+from matches.simulation.league import LeagueSimulator, as_game
 
 
 def spearman(xs: list[float], ys: list[float]) -> float:
@@ -43,7 +42,7 @@ def test_ratings_rank_players_like_their_hidden_skills_on_200k_games():
     league = LeagueSimulator(players=2000, seed=11)
     ledger = RatingLedger(params=DEFAULT_PARAMS)
     for number, replay in enumerate(league.games(200_000)):
-        ledger.apply(simulated_game(number, replay))
+        ledger.apply(as_game(number, replay))
     skills = league.true_skills()
     pairs = [
         (state.value, skills[key])

@@ -18,8 +18,7 @@ import pytest
 from matches.ratings.glicko import DEFAULT_PARAMS, GlickoParams, update
 from matches.ratings.ledger import RatingLedger
 from matches.ratings.matchup_offset import Z95, DifferenceBin, Offset, fit_offset
-from matches.simulation.league import LeagueSimulator
-from tests.factories import simulated_game
+from matches.simulation.league import LeagueSimulator, as_game
 
 GAMES = 200_000
 BIN_WIDTH = 10  # rating points of difference per bin
@@ -100,7 +99,7 @@ def estimates() -> tuple[LeagueSimulator, BinnedCells, PerCellGlicko]:
     ledger = RatingLedger(params=DEFAULT_PARAMS)
     binned, per_cell = BinnedCells(), PerCellGlicko(CELL_PARAMS)
     for number, replay in enumerate(league.games(GAMES)):
-        game = simulated_game(number, replay)
+        game = as_game(number, replay)
         result = ledger.apply(game)
         if not result.counted:
             continue
