@@ -1,4 +1,4 @@
-"""The players migrations that change keys by hand keep every row, both ways."""
+"""Migrations that change keys or fill columns by hand keep every row right, both ways."""
 
 from __future__ import annotations
 
@@ -169,3 +169,33 @@ def test_ranked_indexes_hold_the_ranking_rows_and_back(back_to_latest):
         "(character_id, value DESC, id) INCLUDE (player_id) "
         "WHERE (deviation < (75.0)::double precision)"
     )
+
+
+CHANCE_BEFORE = ("matches", "0009_flag_changes_recompute")
+CHANCE_STORED = ("matches", "0010_match_rating_chance")
+
+
+def test_games_rated_before_chances_were_stored_get_the_reference_chance(back_to_latest):
+    """The backfill's SQL gives glicko.win_probability of the stored pre-game ratings (the
+    reference numbers' 0.7212 among them), and the migration goes back."""
+    from matches.ratings.glicko import win_probability
+
+    _migrate(CHANCE_BEFORE)
+    ratings = {1: (1700.0, 80.0, 1500.0, 200.0), 2: (1500.0, 350.0, 1500.0, 350.0),
+               3: (2000.0, 30.0, 1400.0, 30.0), 4: (1200.0, 25.0, 2900.0, 40.0)}  # fmt: skip
+    _execute(
+        "INSERT INTO matches_matchrating (match_id, rated_at, counted, value_a, deviation_a, "
+        "change_a, value_b, deviation_b, change_b) VALUES "
+        + ", ".join(
+            f"({n}, now(), true, {va}, {da}, 0, {vb}, {db}, 0)"
+            for n, (va, da, vb, db) in ratings.items()
+        )
+    )
+    _migrate(CHANCE_STORED)
+    stored = dict(_rows("matches_matchrating", "match_id, chance_a"))
+    for n, inputs in ratings.items():
+        assert stored[n] == pytest.approx(win_probability(*inputs), rel=1e-12, abs=1e-300)
+    assert stored[1] == pytest.approx(0.7212, abs=1e-4)
+    _migrate(CHANCE_BEFORE)
+    assert len(_rows("matches_matchrating", "match_id")) == len(ratings)
+    _execute("DELETE FROM matches_matchrating")
