@@ -1,11 +1,9 @@
-"""The calibration every shown win probability goes through (docs/rating-model.md#calibration):
-every page and API field that shows a probability takes it from `Calibration.shown`,
-read once per page or response; the raw model probability stays available in the API
-as `model_win_probability`.
+"""How often the site's shown chances came true (docs/rating-model.md#calibration): one
+temperature on their log-odds, a measurement that no shown chance goes through; the
+calculator names it beside its chance, and /lab shows it.
 
-Every refresh fits it again on the site's latest predictions (matches.services.calibration)
-and stores it as the SiteStatistic "calibration"; until the first fit the model's
-probabilities are shown as they are.
+Every refresh fits it again on the chances stored with the latest games
+(matches.services.calibration) and stores it as the SiteStatistic "calibration".
 """
 
 from __future__ import annotations
@@ -33,9 +31,6 @@ class Calibration:
     def shown(self, model_probability: float) -> float:
         """The probability a page or the API shows for a model probability."""
         return calibrated(model_probability, self.temperature)
-
-
-NO_CALIBRATION = Calibration()
 
 
 def calibration_report() -> dict[str, Any] | None:

@@ -28,7 +28,7 @@ from django.db import connection
 from django.utils import timezone
 
 from matches.ratings.matchmaking import fairest_opponents, match_quality_glicko
-from matches.selectors.chances import ChanceModel, chance_model
+from matches.selectors.chances import chance_model
 from players import rules
 from players.models import Rating
 from players.roster import ROSTER
@@ -82,11 +82,10 @@ def fair_opponents(
     limit: int = 10,
     *,
     now: datetime | None = None,
-    chances: ChanceModel | None = None,
 ) -> list[dict[str, Any]]:
     """The `limit` fairest opponents for a rating, fairest first; [] for an unknown or
-    hidden rating.  Two queries whatever the size of the table, and one more for the
-    chance model unless given."""
+    hidden rating.  Two queries whatever the size of the table, and the chance model
+    (cached, else one query)."""
     row = (
         Rating.objects.filter(
             ~rules.hidden("player__"), player_id=player_id, character_id=character_id
@@ -96,7 +95,7 @@ def fair_opponents(
     )
     if row is None:
         return []
-    return fair_opponents_at(player_id, character_id, *row, limit, now=now, chances=chances)
+    return fair_opponents_at(player_id, character_id, *row, limit, now=now)
 
 
 def fair_opponents_at(
@@ -107,10 +106,9 @@ def fair_opponents_at(
     limit: int = 10,
     *,
     now: datetime | None = None,
-    chances: ChanceModel | None = None,
 ) -> list[dict[str, Any]]:
-    """`fair_opponents` for a rating already read (its player visible): one query, and
-    one more for the chance model unless given."""
+    """`fair_opponents` for a rating already read (its player visible): one query, and the
+    chance model (cached, else one query)."""
     if limit <= 0:
         return []
     target = _Rated(value, deviation, player_id, character_id=character_id)
@@ -126,7 +124,7 @@ def fair_opponents_at(
             },
         )
         candidates = [_Rated(*values) for values in cursor.fetchall()]
-    chances = chances or chance_model()
+    chances = chance_model()
     suggestions = []
     for opponent in fairest_opponents(target, candidates, limit):
         chance = chances.game(
@@ -169,7 +167,7 @@ PROFILE_FAIR_OPPONENTS = 10
 
 
 def profile_fair_opponents(
-    rating: Rating, limit: int = PROFILE_FAIR_OPPONENTS, *, chances: ChanceModel | None = None
+    rating: Rating, limit: int = PROFILE_FAIR_OPPONENTS
 ) -> list[FairOpponent]:
     """The fairest recently active opponents for `rating`, fairest first
     (`fair_opponents_at`: one query, never hidden players or cheaters).
@@ -193,6 +191,5 @@ def profile_fair_opponents(
             rating.value,
             rating.deviation,
             limit,
-            chances=chances,
         )
     ]

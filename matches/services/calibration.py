@@ -1,11 +1,10 @@
-"""Refitting the calibration every shown probability goes through
-(docs/rating-model.md#calibration).
+"""Refitting the calibration: how often the site's shown chances came true
+(docs/rating-model.md#calibration), a measurement applied to no chance.
 
 At every refresh the temperature is fitted again on the site's own latest predictions:
-each stored game's MatchRating holds both sides' ratings as they were when it was
-rated, so the model's P(A wins) for it is the one the site had before learning it.
-The database sums them by logit (matches.ratings.calibration's bins of 0.01), so the
-fit reads a few thousand rows whatever the size of the site.
+each stored game's MatchRating holds the chance it was shown before it was played. The
+database sums them by logit (matches.ratings.calibration's bins of 0.01), so the fit
+reads a few thousand rows whatever the size of the site.
 """
 
 from __future__ import annotations
@@ -34,7 +33,7 @@ from players.models import Player
 
 
 def recent_predictions() -> list[LogitBin]:
-    """The model's predictions of the latest rated games (recent_games of them, by
+    """The chances shown for the latest rated games (recent_games of them, by
     arrival), by logit; games of hidden or cheating players are left out, as the lab
     leaves them out."""
     rated = MatchRating.objects.count()
