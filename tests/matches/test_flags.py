@@ -25,7 +25,7 @@ from matches.tasks import recompute_after_flag_changes as recompute_task
 from players.models import Player, PlayerMatchup, Rating, RatingSnapshot
 from tests.factories import PlayerFactory
 from tests.fixtures.league import END, seed_league
-from tests.matches.test_character_matchups import counted_game
+from tests.matches.test_character_matchups import character_matchup_rows, counted_game
 from web.generation import current_generation
 
 pytestmark = pytest.mark.django_db
@@ -232,18 +232,7 @@ def derived_state(*, without: str | None = None) -> dict[str, list[tuple]]:
                 *rating_key, "day", "value", "deviation"
             )
         ),
-        "character_matchups": sorted(
-            CharacterMatchup.objects.values_list(
-                "bracket",
-                "character_id",
-                "opponent_id",
-                "wins",
-                "losses",
-                "expected_wins",
-                "offset",
-                "standard_error",
-            )
-        ),
+        "character_matchups": character_matchup_rows(),
         "games": sorted(matches.values_list(*(c for c in MATCH_RATING_COLUMNS if c != "rated_at"))),
     }
 
