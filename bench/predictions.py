@@ -220,8 +220,17 @@ def _scored(replays: list[dict], chances: list[float], truth: list[float]) -> di
     }
 
 
-def one_chance_lines(players: int, seed: int) -> list[str]:
-    """The shown chances of two simulated leagues' later halves against their truth."""
+ONE_CHANCE_LEAGUES = (
+    # label, players, shape, skill drift, matchup deviation (None: the simulator's)
+    ("textbook, hidden matchups", 800, "TEXTBOOK", False, None),
+    ("textbook, no matchups", 800, "TEXTBOOK", False, 0.0),
+    ("live-like, hidden matchups", 2_000, "LIVE", True, None),
+)
+
+
+def one_chance_lines(seed: int) -> list[str]:
+    """The shown chances of simulated leagues' later halves against their truth: issue 28's
+    textbook league with and without matchups (the targets), and a live-like one."""
     from dataclasses import replace
 
     from django.conf import settings
@@ -229,8 +238,9 @@ def one_chance_lines(players: int, seed: int) -> list[str]:
     from matches.params import glicko_params
     from matches.ratings.calibration import RollingCalibration
     from matches.ratings.chance_replay import replay_chances
-    from matches.simulation.league import LeagueSimulator, as_game
+    from matches.simulation.league import TEXTBOOK, LeagueShape, LeagueSimulator, as_game
 
+    shapes = {"TEXTBOOK": TEXTBOOK, "LIVE": LeagueShape()}
     site = glicko_params()
     models = {
         "site: one chance, matchup in": (site, settings.MATCHUP_PRIOR_DEVIATION),
@@ -238,10 +248,17 @@ def one_chance_lines(players: int, seed: int) -> list[str]:
     }
     reference = replace(site, one_chance=False, update_damping=0.0)
     rows = []
-    for label, matchups in (("with hidden matchups", None), ("without matchups", 0.0)):
+    for label, players, shape, drift, matchups in ONE_CHANCE_LEAGUES:
         options = {} if matchups is None else {"matchup_deviation": matchups}
-        league = LeagueSimulator(players, seed, rate=ONE_CHANCE_GAMES / (90 * 86400), **options)
-        print(f"[one chance] {ONE_CHANCE_GAMES:,} games {label} ...", flush=True)
+        league = LeagueSimulator(
+            players,
+            seed,
+            rate=ONE_CHANCE_GAMES / (90 * 86400),
+            shape=shapes[shape],
+            skill_drift=drift,
+            **options,
+        )
+        print(f"[one chance] {ONE_CHANCE_GAMES:,} games, {label} ...", flush=True)
         replays = list(league.games(ONE_CHANCE_GAMES))
         truth = [league.win_probability(game) for game in replays]
         games = [as_game(n, r) for n, r in enumerate(replays)]
@@ -264,13 +281,8 @@ def one_chance_lines(players: int, seed: int) -> list[str]:
             rolling.at(game.played_at)
             chances.append(rolling.shown(result.chance_a))
             rolling.learn(result.chance_a, 1.0 if game.a_won else 0.0)
-        rows.append(
-            (
-                label,
-                "old: reference through a temperature",
-                _scored(replays, chances, truth),
-            )
-        )
+        old = _scored(replays, chances, truth)
+        rows.append((label, "old: reference through a temperature", old))
     table = [
         f"| {label} | {name} | {r['log_loss']:.5f} | {r['true']:.5f} | "
         f"{100 * r['gives_up']:.1f}% | {r['worst']:.3f} |"
@@ -278,31 +290,41 @@ def one_chance_lines(players: int, seed: int) -> list[str]:
     ]
     site_rows = {label: r for label, name, r in rows if name.startswith("site")}
     old_rows = {label: r for label, name, r in rows if name.startswith("old")}
-    with_matchups = site_rows["with hidden matchups"]
-    without = site_rows["without matchups"]["log_loss"] - old_rows["without matchups"]["log_loss"]
+    target = site_rows["textbook, hidden matchups"]
+    plain = "textbook, no matchups"
+    without = site_rows[plain]["log_loss"] - old_rows[plain]["log_loss"]
+    live = site_rows["live-like, hidden matchups"]
+    live_old = old_rows["live-like, hidden matchups"]
     return [
         "### One chance: the shown chances against the truth",
         "",
-        f"The simulator's league ({players:,} players, {ONE_CHANCE_GAMES:,} games over 90 "
-        f"days, seed {seed}), with its hidden matchups and with none; the later half scored "
-        "against the league's true probabilities. The matchup table is refitted every "
-        f"{ONE_CHANCE_REFIT_SECONDS / 3600:g} h on the counted games before it "
-        "(`matches.ratings.chance_replay`); the old shown chances through a temperature "
-        f"refitted every {settings.CELERY_REFRESH_SECONDS:g} s. Gives up: the share of the "
-        "truth's gain over a coin flip the shown chances lose. Worst decile: deciles of 2,000+ "
-        "games.",
+        f"Simulated leagues of {ONE_CHANCE_GAMES:,} games over 90 days (seed {seed}); the "
+        "later half scored against the league's true probabilities. Textbook "
+        "(`matches.simulation.league.TEXTBOOK`, the league issue 28 measured on): 800 "
+        "players of fixed skill, one character each among 8, random pairings, even "
+        "activity. Live-like: the simulator's defaults (2,000 players, matchmaking by skill, "
+        "secondary characters, drifting skills, breaks and late arrivals). The matchup table "
+        f"is refitted every {ONE_CHANCE_REFIT_SECONDS / 3600:g} h on the counted games before "
+        "it (`matches.ratings.chance_replay`); the old shown chances went through a "
+        f"temperature refitted every {settings.CELERY_REFRESH_SECONDS:g} s. Gives up: the "
+        "share of the truth's gain over a coin flip the shown chances lose. Worst decile: "
+        "deciles of 2,000+ games.",
         "",
         "| league | shown chances | log loss | truth | gives up | worst decile |",
         "|---|---|---:|---:|---:|---:|",
         *table,
         "",
-        f"With hidden matchups the site's chances give up {100 * with_matchups['gives_up']:.1f}% "
-        f"(target ≤ {100 * GIVE_UP_TARGET:.0f}%: "
-        f"{'met' if with_matchups['gives_up'] <= GIVE_UP_TARGET else 'NOT met'}), worst decile "
-        f"{with_matchups['worst']:.3f} (target ≤ {CALIBRATION_TOLERANCE}: "
-        f"{'met' if with_matchups['worst'] <= CALIBRATION_TOLERANCE else 'NOT met'}). Without "
+        f"Textbook league with hidden matchups: the site's chances give up "
+        f"{100 * target['gives_up']:.1f}% (target ≤ {100 * GIVE_UP_TARGET:.0f}%: "
+        f"{'met' if target['gives_up'] <= GIVE_UP_TARGET else 'NOT met'}), worst decile "
+        f"{target['worst']:.3f} (target ≤ {CALIBRATION_TOLERANCE}: "
+        f"{'met' if target['worst'] <= CALIBRATION_TOLERANCE else 'NOT met'}). Without "
         f"matchups, against the old shown chances: {without:+.5f} log loss (target ≤ +0.001: "
-        f"{'met' if without <= 0.001 else 'NOT met'}).",
+        f"{'met' if without <= 0.001 else 'NOT met'}). On the live-like league the truth "
+        f"gains only {math.log(2) - live['true']:.3f} over a coin flip (matchmaking pairs "
+        "near equals), so young and drifting ratings lose a large share of it: the site "
+        f"gives up {100 * live['gives_up']:.1f}%, the old chances "
+        f"{100 * live_old['gives_up']:.1f}%.",
         "",
     ]
 
@@ -416,9 +438,9 @@ def main() -> None:
             parser.error("--big-only needs --big-database")
         sections = big_section(options.big_database)
     elif options.one_chance_only:
-        sections = one_chance_lines(options.players, options.seed)
+        sections = one_chance_lines(options.seed)
     else:
-        sections = league_sections(options) + one_chance_lines(options.players, options.seed)
+        sections = league_sections(options) + one_chance_lines(options.seed)
         if options.big_database:
             sections += big_section(options.big_database)
     lines = [

@@ -203,7 +203,7 @@ RATING_DECAY_CONSTANT = env_float("RATING_DECAY_CONSTANT", 1.6)
 RATING_DECAY_PERIOD_SECONDS = env_float("RATING_DECAY_PERIOD_SECONDS", 3600.0)
 RATING_MAXIMUM_DEVIATION = env_float("RATING_MAXIMUM_DEVIATION", 350.0)
 RATING_LOW_DEVIATION = env_float("RATING_LOW_DEVIATION", 75.0)
-RATING_UPDATE_DAMPING = env_float("RATING_UPDATE_DAMPING", 0.2)
+RATING_UPDATE_DAMPING = env_float("RATING_UPDATE_DAMPING", 0.3)
 # One chance (docs/rating-model.md#one-chance): the chance shown is the update's expected
 # score, matchup offset included. Off: the reference formulas exactly.
 RATING_ONE_CHANCE = env_bool("RATING_ONE_CHANCE", True)

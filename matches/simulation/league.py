@@ -99,6 +99,26 @@ _UNICODE_WORDS = (
 )  # fmt: skip
 
 
+@dataclass(frozen=True, slots=True)
+class LeagueShape:
+    """How a league is made. The defaults are a live game's: a wide spread of skills,
+    matchmaking by skill, several characters a player, uneven activity with breaks and
+    late arrivals. TEXTBOOK is the league issue 28 measured chances on, where the true
+    probabilities gain far more over a coin flip: random pairings, one character each,
+    everyone playing evenly from the start."""
+
+    skill_spread: float = 250.0  # the standard deviation of base skills
+    neighbour_share: float = NEIGHBOUR_SHARE
+    characters: int | None = None  # only the most popular N characters are played
+    secondaries: bool = True
+    steady: bool = False  # equal activity every week, no breaks, nobody arrives late
+
+
+TEXTBOOK = LeagueShape(
+    skill_spread=130.0, neighbour_share=0.0, characters=8, secondaries=False, steady=True
+)
+
+
 @dataclass(slots=True)
 class _Player:
     """A simulated player; characters[0] is the main, skills align with characters."""
@@ -168,10 +188,12 @@ class LeagueSimulator:
         position: int = 0,
         matchup_deviation: float = MATCHUP_DEVIATION,
         skill_drift: bool = True,
+        shape: LeagueShape = LeagueShape(),
     ) -> None:
         """`matchup_deviation` 0: a league without matchup effects; `skill_drift` False:
         every player's skill stays fixed (the truth a rating system can reach)."""
         self.skill_drift = skill_drift
+        self.shape = shape
         if players < 2:
             raise ValueError("a league needs at least two players")
         if not rate > 0:
@@ -187,8 +209,11 @@ class LeagueSimulator:
         ranks = list(range(len(_CODES)))
         rng.shuffle(ranks)  # ranks[c]: how popular character c is, 0 = most
         # Zipf-like: the k-th most popular character is picked in proportion to (k+1)^-s.
+        played = len(ranks) if shape.characters is None else shape.characters
         self._character_cum = list(
-            itertools.accumulate((rank + 1) ** -POPULARITY_EXPONENT for rank in ranks)
+            itertools.accumulate(
+                (rank + 1) ** -POPULARITY_EXPONENT if rank < played else 0.0 for rank in ranks
+            )
         )
         self._strength = [rng.gauss(0, 40) for _ in _CODES]
         self._matchups = self._make_matchups(random.Random(f"{seed}:matchups"), matchup_deviation)
@@ -252,18 +277,20 @@ class LeagueSimulator:
             ids.add(player_id)
             main = self._pick_character(rng)
             characters = [main]
-            wanted = 1 + rng.choices(_SECONDARY_COUNTS, _SECONDARY_COUNT_WEIGHTS)[0]
+            secondaries = rng.choices(_SECONDARY_COUNTS, _SECONDARY_COUNT_WEIGHTS)[0]
+            wanted = 1 + (secondaries if self.shape.secondaries else 0)
             while len(characters) < wanted:
                 character = self._pick_character(rng)
                 if character not in characters:
                     characters.append(character)
-            base = rng.gauss(1500, 250)
+            base = rng.gauss(1500, self.shape.skill_spread)
             main_skill = base + self._strength[main]
             skills = [main_skill] + [
                 min(base + self._strength[c] - abs(rng.gauss(150, 100)), main_skill - 25)
                 for c in characters[1:]
             ]
-            has_breaks = rng.random() < 0.35
+            steady = self.shape.steady
+            has_breaks = rng.random() < 0.35 and not steady
             period = rng.randint(4, 16) if has_breaks else 0
             renamed = rng.random() < RENAME_SHARE
             players.append(
@@ -275,12 +302,12 @@ class LeagueSimulator:
                     platform=rng.choices(_PLATFORMS, _PLATFORM_WEIGHTS)[0],
                     characters=tuple(characters),
                     skills=tuple(skills),
-                    activity=rng.lognormvariate(0, 1),
+                    activity=1.0 if steady else rng.lognormvariate(0, 1),
                     break_period=period,
                     break_length=rng.randint(1, period // 2) if has_breaks else 0,
                     break_phase=rng.randrange(period) if has_breaks else 0,
                     arrival_week=rng.randint(1, SEASON_WEEKS)
-                    if rng.random() < ARRIVING_SHARE
+                    if rng.random() < ARRIVING_SHARE and not steady
                     else 0,
                     trend=rng.gauss(0, DRIFT_TREND),
                 )
@@ -341,6 +368,8 @@ class LeagueSimulator:
             idle = week < player.arrival_week or (
                 period and (week + player.break_phase) % period < player.break_length
             )
+            if self.shape.steady:
+                factor = 1.0
             weights.append(0.0 if idle else player.activity * factor)
         if not any(weights):  # everyone away at once: a tiny league, nobody rests
             weights = [player.activity for player in self._players]
@@ -378,7 +407,7 @@ class LeagueSimulator:
         return (other + 1 + rng.randrange(count - 1)) % count if other >= 0 else first
 
     def _pick_opponent(self, rng: random.Random, player: int, offset: int) -> int:
-        if rng.random() < NEIGHBOUR_SHARE:
+        if rng.random() < self.shape.neighbour_share:
             rank = self._rank[player]
             for _ in range(10):
                 other_rank = rank + rng.randint(-self._neighbours, self._neighbours)

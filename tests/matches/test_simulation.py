@@ -13,7 +13,7 @@ import pytest
 
 from matches.replays import iter_replay_file, parse_replay
 from matches.simulation import LeagueSimulator, write_league
-from matches.simulation.league import CHUNK_GAMES, SET_GAP_SECONDS
+from matches.simulation.league import CHUNK_GAMES, SET_GAP_SECONDS, TEXTBOOK
 from players.roster import CODE_TO_ID
 
 CODES = {character: code for code, character in CODE_TO_ID.items()}
@@ -398,3 +398,37 @@ def test_a_tiny_league_still_plays() -> None:
     games = list(LeagueSimulator(2, 3, START, rate=0.001).games(200))
     assert all({p["id"] for p in game["players"]} == {p["id"] for p in games[0]["players"]}
                for game in games)  # fmt: skip
+
+
+def test_the_textbook_shape_is_the_league_issue_28_measured() -> None:
+    """One character each among the 8 most played, everyone from the first week with the
+    same activity, random pairings, fixed skills of spread 130."""
+    league = LeagueSimulator(
+        400, 3, START, rate=40_000 / (28 * 86400), shape=TEXTBOOK, skill_drift=False
+    )
+    games = list(league.games(40_000))
+    characters: defaultdict[str, set[str]] = defaultdict(set)
+    first_week: set[str] = set()
+    appearances: Counter[str] = Counter()
+    for game in games:
+        for side in game["players"]:
+            characters[side["id"]].add(side["character"])
+            appearances[side["id"]] += 1
+            if played_at(game) < START + WEEK:
+                first_week.add(side["id"])
+    assert len(characters) == 400 == len(first_week)
+    assert all(len(played) == 1 for played in characters.values())
+    assert len(set().union(*characters.values())) == 8
+    assert max(appearances.values()) < 2 * statistics.median(appearances.values())
+    skills = league.true_skills()
+    assert skills == league.true_skills(LATER)
+    assert 115 < statistics.stdev(skills.values()) < 150
+    gaps = [
+        abs(
+            skills[a["id"], CODE_TO_ID[a["character"]]]
+            - skills[b["id"], CODE_TO_ID[b["character"]]]
+        )
+        for a, b in (game["players"] for game in games)
+    ]
+    # Random pairs of spread ~135 are ~150 apart at the median; skill matchmaking gives ~20.
+    assert statistics.median(gaps) > 110
