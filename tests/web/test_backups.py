@@ -9,6 +9,7 @@ import json
 import os
 import subprocess
 import sys
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -98,6 +99,38 @@ def test_a_rated_league_round_trips_into_an_empty_database(backed_up_league):
         restored_counts, restored_checksum = counts_and_checksum(restored_url)
     assert restored_counts == source_counts
     assert restored_checksum == source_checksum
+
+
+def test_a_backup_taken_while_rows_arrive_holds_the_counts_of_its_own_snapshot(tmp_path):
+    """Rows committed all through the backup: the manifest counts exactly what pg_dump dumped."""
+    url = database_url(connection.settings_dict["NAME"])
+    started, done = threading.Event(), threading.Event()
+
+    def keep_writing() -> None:
+        with psycopg.connect(url, autocommit=True) as writer:
+            while not done.is_set():
+                writer.execute("INSERT INTO backup_probe DEFAULT VALUES")
+                started.set()
+
+    with connection.cursor() as cursor:
+        cursor.execute("CREATE TABLE backup_probe (id bigserial PRIMARY KEY)")
+    writing = threading.Thread(target=keep_writing)
+    writing.start()
+    started.wait(timeout=30)
+    try:
+        call_command("backup", str(tmp_path / "busy.dump"), stdout=io.StringIO())
+    finally:
+        done.set()
+        writing.join()
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT count(*) FROM backup_probe")
+        written = cursor.fetchone()[0]
+    backed_up = json.loads(manifest_path(tmp_path / "busy.dump").read_text())["tables"]
+    assert 0 < backed_up["public.backup_probe"] < written
+
+    with empty_database() as restored_url:
+        result = restore_into(restored_url, tmp_path / "busy.dump")
+    assert result.returncode == 0, result.stderr
 
 
 def test_restore_refuses_a_database_that_holds_tables(backed_up_league):
