@@ -10,15 +10,29 @@ EMBEDDED_POSTGRES_DIR ?= $(or $(VAR_DIR),var)/postgres
 TEST_POSTGRES_DIR := $(or $(VAR_DIR),var)/postgres-test
 WITH_TEST_DB := $(BIN)/python -m web.embedded_db stop-after $(TEST_POSTGRES_DIR) --
 
-.PHONY: install run test lint check migrate bench bench-live bench-web bench-api bench-faults bench-predictions bench-scale browser-deps clean
+.PHONY: install lock run test lint check migrate bench bench-live bench-web bench-api bench-faults bench-predictions bench-scale browser-deps clean
 
-$(STAMP): pyproject.toml
+# Every dependency, runtime and dev, at the exact version and hashes of requirements.lock
+# (`make lock` writes it from pyproject.toml); then the project itself, which adds none.
+LOCK := requirements.lock
+UV_COMPILE := pip compile pyproject.toml --extra dev --generate-hashes --python-version 3.11 \
+	--python-platform x86_64-unknown-linux-gnu --custom-compile-command "make lock"
+
+$(STAMP): $(LOCK) pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[dev]'
+	$(BIN)/pip install --quiet --require-hashes -r $(LOCK)
+	$(BIN)/pip install --quiet --no-deps -e .
 	touch $(STAMP)
 
 install: $(STAMP)
+
+# The lock for CPython 3.11 on x86-64 Linux (the CI machine), resolved by uv. The versions
+# already in it are kept, so after a change to pyproject.toml only what changed moves:
+# `make lock ARGS="--upgrade-package django"` upgrades one package, `ARGS=--upgrade` all.
+lock:
+	test -x $(BIN)/uv || { test -x $(BIN)/python || $(PYTHON) -m venv $(VENV); \
+		$(BIN)/pip install --quiet 'uv>=0.9'; }
+	$(BIN)/uv $(UV_COMPILE) --quiet --output-file $(LOCK) $(ARGS)
 
 migrate: install
 	$(BIN)/python manage.py migrate --no-input

