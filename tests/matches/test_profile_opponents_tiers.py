@@ -148,7 +148,7 @@ def test_configured_tier_names_are_escaped(client, league, settings):
     cells = RANKING_RATING.findall(html)
     assert {tier for _, tier in cells} <= {"&lt;b&gt;Low&lt;/b&gt;", "High"}
     for value, tier in cells:
-        assert tier == ("High" if float(value) >= 1500 else "&lt;b&gt;Low&lt;/b&gt;")
+        assert tier == ("High" if shown_value(float(value)) >= 1500 else "&lt;b&gt;Low&lt;/b&gt;")
 
 
 def test_tiers_off_shows_no_badge_anywhere(client, league, settings, active):
