@@ -58,7 +58,11 @@ urlpatterns = [
         page(rivals.rivals, reads=RIVALS_PAGE),
         name="rivals",
     ),
-    path("matchups", page(matchups.matchups, reads=["bracket", "character"]), name="matchups"),
+    path(
+        "matchups",
+        page(matchups.matchups, reads=["bracket", "character", "patch"]),
+        name="matchups",
+    ),
     path("calculator", page(calculator.calculator, reads=CALCULATOR_INPUTS), name="calculator"),
     path("stats", page(statistics.stats), name="stats"),
     path("lab", page(lab.lab), name="lab"),
