@@ -64,7 +64,7 @@ urlpatterns = [
         name="matchups",
     ),
     path("calculator", page(calculator.calculator, reads=CALCULATOR_INPUTS), name="calculator"),
-    path("stats", page(statistics.stats), name="stats"),
+    path("stats", page(statistics.stats, reads=["patch"]), name="stats"),
     path("lab", page(lab.lab), name="lab"),
     path("about", page(about.about), name="about"),
     path("supporters", page(supporters.supporters), name="supporters"),

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from django.conf import settings
 from django.db.models import F, Sum
 
-from matches.models import CharacterMatchup, Patch
+from matches.models import CharacterMatchup, Match, Patch
 from matches.ratings.matchup_offset import (
     Z95,
     Offset,
@@ -241,3 +241,37 @@ def player_matchups(matchups: list[PlayerMatchup]) -> PlayerMatchups:
         overall += evidence
         rows.append(PlayerMatchupRow(matchup.opponent_character, estimate_of_sums(evidence)))
     return PlayerMatchups(rows, estimate_of_sums(overall))
+
+
+def rating_patch_matchups(player_id: str, character_id: int, patch: Patch) -> list[PlayerMatchup]:
+    """A rating's matchup sums over its counted games of one patch, as `PlayerMatchup`
+    rows (unsaved; the all-time ones are stored) for `player_matchups`: summed here from
+    the rating's own games, found along its side indexes, as the rating ledger sums them
+    (matches.ratings.ledger.MatchupLedger); by opposing character id."""
+    games = (
+        Match.objects.of_rating(player_id, character_id)
+        .filter(patch=patch, rating__counted=True)
+        .values_list(
+            "player_a_id",
+            "character_a_id",
+            "character_b_id",
+            "winner",
+            "rating__value_a",
+            "rating__value_b",
+        )
+    )
+    sums: dict[int, PlayerMatchup] = {}
+    roster = {character.id: character for character in characters()}
+    for player_a, character_a, character_b, winner, value_a, value_b in games:
+        on_a = player_a == player_id and character_a == character_id
+        opponent = character_b if on_a else character_a
+        expected_a = expected(value_a - value_b)
+        won = (winner == Match.Winner.A) == on_a
+        row = sums.get(opponent)
+        if row is None:
+            row = sums[opponent] = PlayerMatchup(opponent_character=roster[opponent])
+        row.wins += won
+        row.losses += not won
+        row.expected_wins += expected_a if on_a else 1.0 - expected_a
+        row.information += expected_a * (1.0 - expected_a)
+    return [sums[opponent] for opponent in sorted(sums)]

@@ -4,7 +4,6 @@ against every other (`?character=ZA`)."""
 from __future__ import annotations
 
 from typing import NamedTuple
-from urllib.parse import quote
 
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
@@ -19,7 +18,7 @@ from matches.selectors.matchups import (
     matchup_matrix,
     uncertain_half_width,
 )
-from matches.selectors.patches import PatchChoice, UnknownPatch, choose_patch, patch_names
+from matches.views.patches import chosen_patch, patch_query, patch_texts
 from players.formatting import (
     HeatScale,
     change_class,
@@ -75,14 +74,6 @@ class BracketText(NamedTuple):
     key: str
     label: str
     games: str
-
-
-class PatchText(NamedTuple):
-    """One choice of the patch picker."""
-
-    key: str
-    label: str
-    current: bool
 
 
 def change_text(change: MatchupChange | None) -> str:
@@ -201,24 +192,6 @@ def bracket_note(bracket: str, games: dict[str, int]) -> str:
     return note + "."
 
 
-def chosen_patch(request: HttpRequest) -> PatchChoice:
-    """The patch `?patch=` names (none: the current one), or a 400 saying which exist."""
-    try:
-        return choose_patch(request.GET.get("patch"))
-    except UnknownPatch:
-        raise InvalidQuery("patch", one_of(patch_names())) from None
-
-
-def patch_texts(choice: PatchChoice) -> list[PatchText]:
-    """The picker's choices: every patch newest first, then all time; none without patches."""
-    if not choice.patches:
-        return []
-    return [
-        *(PatchText(p.name, f"Patch {p.name}", p == choice.patch) for p in choice.patches),
-        PatchText("all", "All time", choice.patch is None),
-    ]
-
-
 def matchups(request: HttpRequest) -> HttpResponse:
     bracket = request.GET.get("bracket", CharacterMatchup.Bracket.ALL)
     if bracket not in CharacterMatchup.Bracket.values:
@@ -232,7 +205,7 @@ def matchups(request: HttpRequest) -> HttpResponse:
         "patch": choice,
         "patches": patch_texts(choice),
         # Links keep the patch once there are patches to choose from.
-        "patch_query": f"&patch={quote(choice.key)}" if choice.patches else "",
+        "patch_query": patch_query(choice),
         "brackets": [
             BracketText(key, label, count_number(games[key]))
             for key, label in CharacterMatchup.Bracket.choices

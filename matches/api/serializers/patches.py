@@ -12,25 +12,32 @@ from web.errors import one_of
 
 
 class PatchQuery(serializers.Serializer):
+    # Absent `patch`: the current patch, or (False) all time.
+    defaults_to_current = True
+
     patch = serializers.CharField(
         required=False,
-        help_text="A patch's name, or `all` for every game; the current patch (the latest "
-        f"live now) when absent, all time while there is none. `{ALL_TIME}` and the names "
-        "are listed by /api/v1/patches/.",
+        help_text=f"A patch's name, or `{ALL_TIME}` for every game; the current patch (the latest "
+        "live now) when absent, all time while there is none.",
     )
 
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
         """`patch` becomes the PatchChoice it names (matches.selectors.patches)."""
+        name = attrs.get("patch", None if self.defaults_to_current else ALL_TIME)
         try:
-            attrs["patch"] = choose_patch(attrs.get("patch"))
+            attrs["patch"] = choose_patch(name)
         except UnknownPatch:
             raise serializers.ValidationError({"patch": f"takes {one_of(patch_names())}"}) from None
         return attrs
 
 
-class PatchSerializer(serializers.Serializer):
-    name = serializers.CharField()
-    versions = serializers.ListField(
-        child=serializers.CharField(), help_text="The version strings its replays report."
+class RatingPatchQuery(PatchQuery):
+    """A rating's matchups: all time unless a patch is asked for."""
+
+    defaults_to_current = False
+
+    patch = serializers.CharField(
+        required=False,
+        help_text="A patch's name: the rating's counted games of that patch only; all time "
+        "(`all`) when absent.",
     )
-    live_at = serializers.DateTimeField(help_text="When it went live.")
