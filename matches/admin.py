@@ -138,6 +138,7 @@ class MatchAdmin(admin.ModelAdmin):
 class CharacterMatchupAdmin(admin.ModelAdmin):
     list_display = (
         "bracket",
+        "patch",
         "character",
         "opponent",
         "wins",
@@ -146,8 +147,8 @@ class CharacterMatchupAdmin(admin.ModelAdmin):
         "offset",
         "standard_error",
     )
-    list_filter = ("bracket", "character")
-    list_select_related = ("character", "opponent")
+    list_filter = ("bracket", "patch", "character")
+    list_select_related = ("patch", "character", "opponent")
 
 
 @admin.register(IngestRun)
