@@ -50,7 +50,7 @@ urlpatterns = [
     path("player/<player_id:player_id>", page(profile.player), name="player"),
     path(
         "player/<player_id:player_id>/<character:code>",
-        page(profile.profile, reads=HISTORY_PAGE),
+        page(profile.profile, reads=(*HISTORY_PAGE, "patch")),
         name="profile",
     ),
     path(

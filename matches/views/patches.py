@@ -7,7 +7,12 @@ from urllib.parse import quote
 
 from django.http import HttpRequest
 
-from matches.selectors.patches import PatchChoice, UnknownPatch, choose_patch, patch_names
+from matches.selectors.patches import (
+    PatchChoice,
+    UnknownPatch,
+    choose_patch,
+    patch_names,
+)
 from web.errors import InvalidQuery, one_of
 
 
@@ -19,10 +24,11 @@ class PatchText(NamedTuple):
     current: bool
 
 
-def chosen_patch(request: HttpRequest) -> PatchChoice:
-    """The patch `?patch=` names (none: the current one), or a 400 saying which exist."""
+def chosen_patch(request: HttpRequest, default: str | None = None) -> PatchChoice:
+    """The patch `?patch=` names (none: `default`, itself None for the current one), or a
+    400 saying which exist."""
     try:
-        return choose_patch(request.GET.get("patch"))
+        return choose_patch(request.GET.get("patch", default))
     except UnknownPatch:
         raise InvalidQuery("patch", one_of(patch_names())) from None
 

@@ -207,6 +207,17 @@ def test_a_rating_s_matchups_per_patch_add_up_to_its_stored_ones(client):
             assert sum(part[field] for part in parts) == row[field], (code, field)
         assert sum(part["expected_wins"] for part in parts) == pytest.approx(row["expected_wins"])
     assert client.get(f"{url}?patch=9.9").status_code == 400
+    # The profile reads them too: all time by default, a patch's with the picker.
+    page = f"/player/{rating.player_id}/{rating.character.code}"
+    html = client.get(page).content.decode()
+    assert "from all their games:" in html
+    assert '<a href="?range=30d&amp;patch=all#matchups-heading" aria-current="true">' in html
+    html = client.get(f"{page}?patch=1.0").content.decode()
+    assert "from their games of patch 1.0:" in html
+    first = per_patch[0][0]
+    record = f"{first['wins']}\u2013{first['losses']}"
+    assert record in html.split("matchups-heading", 2)[2]
+    assert client.get(f"{page}?patch=9.9").status_code == 400
 
 
 def test_the_statistics_give_each_patch_s_popularity(client):
