@@ -20,6 +20,7 @@ from matches.services.ingest import store_replays
 from matches.services.patches import assign_patches
 from matches.services.rating.incremental import rate_pending_matches
 from matches.services.refresh import refresh_derived_tables
+from matches.tasks import reassign_patches
 from players.models import Character, Rating
 from tests.factories import BASE_TIME, random_league, replay
 
@@ -243,3 +244,28 @@ def test_the_statistics_give_each_patch_s_popularity(client):
     assert '<a href="?patch=all#by-patch">All time</a>' in page
     assert client.get("/stats?patch=9.9").status_code == 400
     assert client.get("/api/v1/stats/?patch=9.9").status_code == 400
+
+
+def test_a_patch_added_in_the_admin_places_every_game_in_a_task(
+    admin_client, monkeypatch, django_capture_on_commit_callbacks
+):
+    queued: list[None] = []
+    monkeypatch.setattr(reassign_patches, "delay", lambda: queued.append(None))
+    store(*random_league(60))
+    rate_pending_matches()
+    assign_patches()
+    assert not Match.objects.filter(patch__isnull=False).exists()  # no patch yet
+    form = {"name": "1.0", "versions": "", "live_at_0": "2026-10-01", "live_at_1": "00:00:00"}
+    with django_capture_on_commit_callbacks(execute=True):
+        response = admin_client.post("/admin/matches/patch/add/", form)
+    assert response.status_code == 302, response.content.decode()[:2000]
+    assert queued == [None]  # queued at commit, not run in the request
+    assert not Match.objects.filter(patch__isnull=False).exists()
+    reassign_patches()
+    assert not Match.objects.filter(patch__isnull=True).exists()
+    patch = Patch.objects.get()
+    assert (
+        CharacterMatchup.objects.filter(patch=patch).count()
+        == CharacterMatchup.objects.filter(patch=None).count()
+        > 0
+    )
