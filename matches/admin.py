@@ -9,6 +9,7 @@ from matches.models import (
     CharacterMatchup,
     IngestRun,
     Match,
+    Patch,
     PlayerFlagChange,
     RejectedReplay,
     ReplaySource,
@@ -16,6 +17,7 @@ from matches.models import (
 )
 from matches.operations import operations_overview
 from matches.services.flags import set_player_flags
+from matches.services.patches import patches_changed
 from matches.sources.pulling import KINDS, validate_settings
 from players.models import Player, PlayerName
 from web.generation import bump_generation
@@ -68,6 +70,46 @@ class ReplaySourceAdmin(admin.ModelAdmin):
         return TemplateResponse(request, "admin/matches/operations.html", context)
 
 
+class PatchForm(forms.ModelForm):
+    class Meta:
+        model = Patch
+        fields = ("name", "versions", "live_at")
+
+    def clean_versions(self) -> list[str]:
+        """Trimmed, each listed once, and by no other patch: a version names one patch."""
+        versions = list(dict.fromkeys(v.strip() for v in self.cleaned_data["versions"]))
+        taken = (
+            Patch.objects.filter(versions__overlap=versions)
+            .exclude(pk=self.instance.pk)
+            .values_list("name", flat=True)
+        )
+        if taken:
+            raise forms.ValidationError(f"Already listed by {', '.join(sorted(taken))}.")
+        return versions
+
+
+@admin.register(Patch)
+class PatchAdmin(admin.ModelAdmin):
+    """Patches: every change gives every game its patch again, and rebuilds what groups
+    by it, in a task queued at commit (matches.services.patches)."""
+
+    form = PatchForm
+    list_display = ("name", "live_at", "versions")
+    search_fields = ("name",)
+
+    def save_model(self, request: HttpRequest, obj: Patch, form: forms.ModelForm, change: bool):
+        super().save_model(request, obj, form, change)
+        patches_changed()
+
+    def delete_model(self, request: HttpRequest, obj: Patch) -> None:
+        super().delete_model(request, obj)
+        patches_changed()
+
+    def delete_queryset(self, request: HttpRequest, queryset) -> None:
+        super().delete_queryset(request, queryset)
+        patches_changed()
+
+
 @admin.register(Match)
 class MatchAdmin(admin.ModelAdmin):
     list_display = (
@@ -96,6 +138,7 @@ class MatchAdmin(admin.ModelAdmin):
 class CharacterMatchupAdmin(admin.ModelAdmin):
     list_display = (
         "bracket",
+        "patch",
         "character",
         "opponent",
         "wins",
@@ -104,8 +147,8 @@ class CharacterMatchupAdmin(admin.ModelAdmin):
         "offset",
         "standard_error",
     )
-    list_filter = ("bracket", "character")
-    list_select_related = ("character", "opponent")
+    list_filter = ("bracket", "patch", "character")
+    list_select_related = ("patch", "character", "opponent")
 
 
 @admin.register(IngestRun)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from django.contrib.postgres.fields import ArrayField
 from django.db import models
 from django.db.models import Q
 from django.db.models.functions import Coalesce
@@ -29,6 +30,29 @@ class ReplaySource(models.Model):
 
     def __str__(self) -> str:
         return f"{self.name} ({self.kind})"
+
+
+class Patch(models.Model):
+    """A version of the game (docs/rating-model.md#patches): the build or patch strings its
+    replays report, and when it went live. A game belongs to the patch that lists its
+    version, else (no version, or one no patch lists) to the latest patch live at its
+    time; `Match.patch` records it (matches.services.patches)."""
+
+    name = models.CharField(max_length=64, unique=True)
+    versions = ArrayField(
+        models.CharField(max_length=64),
+        blank=True,
+        default=list,
+        help_text="The version strings replays of this patch report, comma-separated",
+    )
+    live_at = models.DateTimeField(unique=True, help_text="When the patch went live")
+
+    class Meta:
+        ordering = ("-live_at",)
+        verbose_name_plural = "patches"
+
+    def __str__(self) -> str:
+        return self.name
 
 
 class MatchQuerySet(models.QuerySet["Match"]):
@@ -111,6 +135,21 @@ class Match(models.Model):
     )
     platform_b = models.CharField(max_length=4, blank=True, default="")
     winner = models.CharField(max_length=1, choices=Winner.choices)
+    version = models.CharField(
+        max_length=64, blank=True, default="", help_text="The game's version the replay reported"
+    )
+    # Derived from the version and the time by matches.services.patches (set after the
+    # game is stored, and again for every game when the patches change): the aggregates
+    # group by it. No index: every read of it is a whole-table aggregate.
+    patch = models.ForeignKey(
+        Patch,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+        db_index=False,
+        db_constraint=False,
+    )
 
     objects = MatchQuerySet.as_manager()
 
@@ -219,6 +258,8 @@ class CharacterMatchup(models.Model):
         TOP100 = "top100", "Top 100"
 
     bracket = models.CharField(max_length=8, choices=Bracket.choices)
+    # None: every game (all time); else the games of that patch.
+    patch = models.ForeignKey(Patch, on_delete=models.CASCADE, null=True, related_name="+")
     character = models.ForeignKey(Character, on_delete=models.PROTECT, related_name="+")
     opponent = models.ForeignKey(Character, on_delete=models.PROTECT, related_name="+")
     wins = models.PositiveIntegerField(default=0)
@@ -232,7 +273,9 @@ class CharacterMatchup(models.Model):
     class Meta:
         constraints = [
             models.UniqueConstraint(
-                fields=["bracket", "character", "opponent"], name="unique_character_matchup"
+                fields=["bracket", "patch", "character", "opponent"],
+                name="unique_character_matchup",
+                nulls_distinct=False,
             )
         ]
 

@@ -6,7 +6,8 @@ stored new games also sends ``rate_matches`` once its transaction has committed,
 follows a live feed with more pulls until the next beat (CELERY_PULL_FOLLOW_PAUSE), and a
 refresh sends ``refresh_lab`` while the lab has no report with games yet;
 ``recompute_after_flag_changes`` is queued by an operator's hidden or cheater flag
-change (matches.services.flags).
+change (matches.services.flags), ``reassign_patches`` by an operator's change to the
+patches (matches.services.patches).
 Tasks are acknowledged late (settings), so a worker that dies mid-task has the task
 delivered again; every task is safe to run twice or side by side. Every task has a
 soft and a hard time limit (CELERY_TASK_ANNOTATIONS in settings), so a stuck one is
@@ -20,7 +21,9 @@ from django.conf import settings
 
 from matches.services.evaluation import refresh_lab as refresh_lab_service
 from matches.services.flags import recompute_after_flag_changes as recompute_after_flags
+from matches.services.patches import assign_patches
 from matches.services.rating.incremental import ClaimLost, rate_pending_matches
+from matches.services.refresh import refresh_derived_tables
 from matches.services.refresh import refresh_site as refresh_site_service
 from matches.sources.pulling import DATABASE_UNAVAILABLE, follow_enabled_sources
 
@@ -67,3 +70,11 @@ def recompute_after_flag_changes() -> int:
     were rated (0 when another delivery of the task had already done it)."""
     run = recompute_after_flags()
     return 0 if run is None else run.rated
+
+
+@shared_task(autoretry_for=DATABASE_UNAVAILABLE, **_RETRY)
+def reassign_patches() -> None:
+    """After an operator changed the patches: every game's patch again, then the tables
+    that group by it (matches.services.patches)."""
+    assign_patches(every_game=True)
+    refresh_derived_tables()

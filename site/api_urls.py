@@ -17,6 +17,7 @@ from rest_framework.views import APIView
 from matches.api import calculator, lab, matchups, profile, rivals, statistics
 from matches.api.serializers.calculator import ProbabilityQuery
 from matches.api.serializers.matchups import MatchupsQuery
+from matches.api.serializers.patches import PatchQuery, RatingPatchQuery
 from matches.api.serializers.profile import HistoryQuery, MatchesQuery, OpponentsQuery
 from matches.api.serializers.rivals import HeadToHeadQuery, MeetingsQuery
 from players.api import characters, players, rankings, search
@@ -56,7 +57,12 @@ v1 = [
     endpoint(RATING, players.RatingDetailView, "rating"),
     endpoint(f"{RATING}history/", profile.RatingHistoryView, "rating-history", query=HistoryQuery),
     endpoint(f"{RATING}matches/", profile.RatingMatchesView, "rating-matches", query=MatchesQuery),
-    endpoint(f"{RATING}matchups/", profile.RatingMatchupsView, "rating-matchups"),
+    endpoint(
+        f"{RATING}matchups/",
+        profile.RatingMatchupsView,
+        "rating-matchups",
+        query=RatingPatchQuery,
+    ),
     endpoint(
         f"{RATING}opponents/",
         profile.RatingOpponentsView,
@@ -79,7 +85,7 @@ v1 = [
     ),
     endpoint("matchups/", matchups.CharacterMatchupsView, "matchups", query=MatchupsQuery),
     endpoint("probability/", calculator.ProbabilityView, "probability", query=ProbabilityQuery),
-    endpoint("stats/", statistics.StatisticsView, "stats"),
+    endpoint("stats/", statistics.StatisticsView, "stats", query=PatchQuery),
     endpoint("lab/", lab.LabView, "lab"),
 ]
 

@@ -50,7 +50,7 @@ urlpatterns = [
     path("player/<player_id:player_id>", page(profile.player), name="player"),
     path(
         "player/<player_id:player_id>/<character:code>",
-        page(profile.profile, reads=HISTORY_PAGE),
+        page(profile.profile, reads=(*HISTORY_PAGE, "patch")),
         name="profile",
     ),
     path(
@@ -58,9 +58,13 @@ urlpatterns = [
         page(rivals.rivals, reads=RIVALS_PAGE),
         name="rivals",
     ),
-    path("matchups", page(matchups.matchups, reads=["bracket", "character"]), name="matchups"),
+    path(
+        "matchups",
+        page(matchups.matchups, reads=["bracket", "character", "patch"]),
+        name="matchups",
+    ),
     path("calculator", page(calculator.calculator, reads=CALCULATOR_INPUTS), name="calculator"),
-    path("stats", page(statistics.stats), name="stats"),
+    path("stats", page(statistics.stats, reads=["patch"]), name="stats"),
     path("lab", page(lab.lab), name="lab"),
     path("about", page(about.about), name="about"),
     path("supporters", page(supporters.supporters), name="supporters"),

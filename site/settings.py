@@ -322,6 +322,8 @@ CELERY_TASK_ANNOTATIONS = {
         # Rating too (every game, again), queued by a flag change (matches.services.flags).
         ("recompute_after_flag_changes", env_float("CELERY_RATE_TIME_LIMIT", 1800.0)),
         ("refresh_statistics", env_float("CELERY_REFRESH_TIME_LIMIT", 1800.0)),
+        # A refresh too, after every game's patch again (matches.services.patches).
+        ("reassign_patches", env_float("CELERY_REFRESH_TIME_LIMIT", 1800.0)),
         ("refresh_lab", env_float("CELERY_LAB_TIME_LIMIT", 3000.0)),
     )
 }

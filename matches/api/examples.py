@@ -48,10 +48,15 @@ _MIRROR = {
     "wins": 0,
     "losses": 0,
     "expected_wins": 0.0,
+    "change": None,
+    "change_low": None,
+    "change_high": None,
 }
 
 MATCHUPS = {
     "bracket": "all",
+    "patch": "1.29",
+    "previous_patch": "1.28",
     "characters": [SOL, KY],
     "rows": [
         {
@@ -72,6 +77,9 @@ MATCHUPS = {
                     "wins": 4410,
                     "losses": 3921,
                     "expected_wins": 4172.6,
+                    "change": 0.0241,
+                    "change_low": -0.0062,
+                    "change_high": 0.0544,
                 },
             ],
         },
@@ -92,6 +100,9 @@ MATCHUPS = {
                     "wins": 3921,
                     "losses": 4410,
                     "expected_wins": 4158.4,
+                    "change": -0.0241,
+                    "change_low": -0.0544,
+                    "change_high": 0.0062,
                 },
                 {"opponent": "KY", **_MIRROR},
             ],

@@ -21,7 +21,9 @@ class CharacterMatchupsView(APIView):
         description="For every pair, the matchup offset in rating points fitted over the "
         "bracket's counted games, given the players' pre-game ratings "
         "(docs/rating-model.md#matchups), and P(row character beats column character at "
-        "equal skill) with its 95% interval; strongest character first.",
+        "equal skill) with its 95% interval; strongest character first. Of the current "
+        "patch by default (docs/rating-model.md#patches), each cell with its change since "
+        "the previous patch; `patch=all` for every game.",
         parameters=[MatchupsQuery],
         response=MatchupMatrixSerializer,
         example=examples.MATCHUPS,
@@ -30,4 +32,5 @@ class CharacterMatchupsView(APIView):
     @cached_get
     def get(self, request: Request) -> Response:
         query = query_parameters(MatchupsQuery, request)
-        return Response(MatchupMatrixSerializer(matchup_matrix(query["bracket"])).data)
+        matrix = matchup_matrix(query["bracket"], query["patch"])
+        return Response(MatchupMatrixSerializer(matrix).data)

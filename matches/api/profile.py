@@ -11,6 +11,7 @@ from rest_framework.utils.urls import replace_query_param
 from rest_framework.views import APIView
 
 from matches.api import examples
+from matches.api.serializers.patches import RatingPatchQuery
 from matches.api.serializers.profile import (
     FairOpponentsSerializer,
     GamePageSerializer,
@@ -22,7 +23,7 @@ from matches.api.serializers.profile import (
 )
 from matches.selectors.history_points import rating_history
 from matches.selectors.match_history import rating_games
-from matches.selectors.matchups import player_matchups
+from matches.selectors.matchups import player_matchups, rating_patch_matchups
 from matches.selectors.opponents import fair_opponents
 from players.api.params import CHARACTER, PLAYER_ID, character_or_404, rating_or_404
 from players.selectors.ratings import characters, rating_overview
@@ -99,18 +100,22 @@ class RatingMatchupsView(APIView):
         description="How many rating points each matchup is worth to this rating (an offset "
         "with its standard error and 95% interval, docs/rating-model.md#matchups), with W-L "
         "and the wins its pre-game ratings alone predicted, per opposing character met and "
-        "overall.",
-        parameters=[PLAYER_ID, CHARACTER],
+        "overall; of one patch's games with `patch` (docs/rating-model.md#patches).",
+        parameters=[PLAYER_ID, CHARACTER, RatingPatchQuery],
         response=RatingMatchupsSerializer,
         example=examples.RATING_MATCHUPS,
-        errors=[404],
+        errors=[400, 404],
     )
     @cached_get
     def get(self, request: Request, player_id: str, character: str) -> Response:
+        patch = query_parameters(RatingPatchQuery, request)["patch"].patch
         overview = rating_overview(player_id, character_or_404(character).code)
         if overview is None:
             raise NotFound(f"No rating of player {player_id} on {character}.")
-        matchups = player_matchups(overview.matchups)
+        rows = overview.matchups
+        if patch is not None:
+            rows = rating_patch_matchups(player_id, overview.rating.character_id, patch)
+        matchups = player_matchups(rows)
         return Response(
             RatingMatchupsSerializer({"rating": overview.rating, "matchups": matchups}).data
         )

@@ -7,9 +7,10 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from matches.api import examples
+from matches.api.serializers.patches import PatchQuery
 from matches.api.serializers.statistics import SiteStatisticsSerializer
 from matches.selectors.statistics import site_statistics
-from web.api import documented
+from web.api import documented, query_parameters
 from web.caching import cached_get
 
 
@@ -20,10 +21,14 @@ class StatisticsView(APIView):
         summary="Site statistics",
         description="Totals, recent activity, games per day, rating and floor distributions, "
         "rating percentiles and character "
-        "popularity, as of the latest periodic refresh.",
+        "popularity (this week's, and a patch's: the current one unless `patch` names "
+        "another or `all`), as of the latest periodic refresh.",
+        parameters=[PatchQuery],
         response=SiteStatisticsSerializer,
         example=examples.STATISTICS,
+        errors=[400],
     )
     @cached_get
     def get(self, request: Request) -> Response:
-        return Response(SiteStatisticsSerializer(site_statistics()).data)
+        choice = query_parameters(PatchQuery, request)["patch"]
+        return Response(SiteStatisticsSerializer(site_statistics(choice)).data)

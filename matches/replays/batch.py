@@ -71,7 +71,7 @@ class PlayerSightings:
     def add(self, replays: Iterable[FlatReplay]) -> None:
         latest, names = self.latest, self.names
         for replay in replays:
-            _, moment, _, floor, id1, name1, _, platform1, id2, name2, _, platform2, _ = replay
+            _, moment, _, floor, id1, name1, _, platform1, id2, name2, _, platform2, *_ = replay
             for player_id, name, platform in ((id1, name1, platform1), (id2, name2, platform2)):
                 row = latest.get(player_id)
                 if row is None:

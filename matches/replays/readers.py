@@ -25,6 +25,8 @@ CSV_COLUMNS = (
     "p1_id", "p1_name", "p1_character", "p1_platform",
     "p2_id", "p2_name", "p2_character", "p2_platform",
 )  # fmt: skip
+# A file may add the game's version as a last column.
+CSV_VERSION_COLUMN = "version"
 # A valid replay takes well under 1 kB; longer lines are skipped without being held.
 MAX_LINE_BYTES = 64 * 1024
 _BOM = b"\xef\xbb\xbf"
@@ -188,8 +190,8 @@ def csv_payload(row: list[str]) -> dict:
     """The replay object of a CSV record's cells, as a JSON Lines file would give it."""
     (replay_id, played_at, floor, winner,
      p1_id, p1_name, p1_character, p1_platform,
-     p2_id, p2_name, p2_character, p2_platform) = row  # fmt: skip
-    return {
+     p2_id, p2_name, p2_character, p2_platform) = row[:12]  # fmt: skip
+    payload = {
         "id": replay_id,
         "played_at": _cell(played_at),
         "floor": _cell(floor),
@@ -201,10 +203,13 @@ def csv_payload(row: list[str]) -> dict:
              "platform": p2_platform.strip()},
         ],
     }  # fmt: skip
+    if len(row) > len(CSV_COLUMNS):
+        payload["version"] = row[len(CSV_COLUMNS)]
+    return payload
 
 
 def _read_csv(stream: BinaryIO, *, cells: bool = False) -> Iterator[RawReplay]:
-    header_seen = False
+    columns: tuple[str, ...] = ()
     for number, data in _lines(stream):
         row: list[str] = []
         if data is None:
@@ -219,14 +224,17 @@ def _read_csv(stream: BinaryIO, *, cells: bool = False) -> Iterator[RawReplay]:
             else:
                 if not row or (len(row) == 1 and not row[0].strip()):
                     continue
-        if not header_seen:
-            if error or tuple(column.strip().lower() for column in row) != CSV_COLUMNS:
-                raise ValueError(f"CSV header must be: {','.join(CSV_COLUMNS)}")
-            header_seen = True
+        if not columns:
+            header = tuple(column.strip().lower() for column in row)
+            if error or header not in (CSV_COLUMNS, (*CSV_COLUMNS, CSV_VERSION_COLUMN)):
+                raise ValueError(
+                    f"CSV header must be: {','.join(CSV_COLUMNS)}[,{CSV_VERSION_COLUMN}]"
+                )
+            columns = header
         elif error:
             yield RawReplay(number, text, None, error)
-        elif len(row) != len(CSV_COLUMNS):
-            error = f"expected {len(CSV_COLUMNS)} columns, found {len(row)}"
+        elif len(row) != len(columns):
+            error = f"expected {len(columns)} columns, found {len(row)}"
             yield RawReplay(number, text, None, error)
         elif cells:
             yield RawReplay(number, text, None, None, row)

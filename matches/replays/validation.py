@@ -23,6 +23,7 @@ from players.roster import CODE_TO_ID, ID_TO_CODE
 MAX_REPLAY_ID_LENGTH = 128
 MAX_PLAYER_ID_LENGTH = 32
 MAX_NAME_LENGTH = 64
+MAX_VERSION_LENGTH = 64
 PLATFORMS = frozenset({"pc", "ps", "xbox"})
 FLOORS = frozenset({*range(1, 11), 99})
 # Times outside this window are typos or unit mistakes (milliseconds), not games.
@@ -59,13 +60,16 @@ class ParsedReplay(NamedTuple):
     floor: int | None
     players: tuple[ReplayPlayer, ReplayPlayer]
     winner: int  # 0 or 1: index into players
+    version: str = ""  # the game's build or patch string; "" when the source did not say
 
 
 # A valid replay as one flat tuple, the cheapest record to build and to pickle, with
 # times as integer microseconds since the Unix epoch (UTC), the players as the source
 # gave them: (source_replay_id, played_at, reported_at or None, floor or None,
-# p1 id, p1 name, p1 character id, p1 platform, p2 id, ..., winner 0 or 1).
-FlatReplay = tuple[str, int, int | None, int | None, str, str, int, str, str, str, int, str, int]
+# p1 id, p1 name, p1 character id, p1 platform, p2 id, ..., winner 0 or 1, version).
+FlatReplay = tuple[
+    str, int, int | None, int | None, str, str, int, str, str, str, int, str, int, str
+]
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _MICROSECOND = timedelta(microseconds=1)
 
@@ -138,6 +142,22 @@ def _played_at(obj: dict) -> datetime:
     if not EARLIEST <= moment < LATEST:
         raise InvalidReplay(f"played_at out of range: {_show(value)}")
     return moment
+
+
+def _version(obj: dict) -> str:
+    value = obj.get("version")
+    if value is None:
+        return ""
+    if _is_int(value):
+        value = str(value)
+    elif not isinstance(value, str):
+        raise InvalidReplay(f"version must be a string, not {type(value).__name__}")
+    value = value.strip()
+    if len(value) > MAX_VERSION_LENGTH:
+        raise InvalidReplay(f"version longer than {MAX_VERSION_LENGTH} characters")
+    if not value.isprintable():
+        raise InvalidReplay("version holds unprintable characters")
+    return value
 
 
 def _floor(obj: dict) -> int | None:
@@ -242,6 +262,7 @@ def parse_replay(
     replay_id = _replay_id(obj)
     played_at = _played_at(obj)
     floor = _floor(obj)
+    version = _version(obj)
     winner = _winner(obj)
     players = obj.get("players")
     if not isinstance(players, list | tuple) or len(players) != 2:
@@ -258,6 +279,7 @@ def parse_replay(
         floor=floor,
         players=(first, second),
         winner=winner,
+        version=version,
     )
 
 
@@ -272,6 +294,7 @@ def flat_replay(replay: ParsedReplay) -> FlatReplay:
         *first,
         *second,
         replay.winner,
+        replay.version,
     )
 
 
@@ -282,17 +305,19 @@ _PLAIN_PLATFORMS = {"": "", **{platform: platform for platform in PLATFORMS}}
 
 
 def plain_csv_replay(cells: list[str], latest: int) -> FlatReplay | None:
-    """The replay of a CSV record's twelve cells when it plainly passes every rule, else
-    None: then `parse_replay` of its payload (`readers.csv_payload`) decides, and says
-    why it is rejected. Takes what nearly every real file holds (epoch seconds, roster
-    codes, cells without padding) and builds no dict and no datetime on the way, which
-    makes it several times cheaper than the general path; for anything else (text
-    times, character ids, padded cells, a time after ``latest``, in epoch
-    microseconds) it answers None. Whatever it accepts, `parse_replay` accepts alike.
+    """The replay of a CSV record's cells (twelve, or thirteen with a version) when it
+    plainly passes every rule, else None: then `parse_replay` of its payload
+    (`readers.csv_payload`) decides, and says why it is rejected. Takes what nearly every
+    real file holds (epoch seconds, roster codes, cells without padding) and builds no
+    dict and no datetime on the way, which makes it several times cheaper than the
+    general path; for anything else (text times, character ids, padded cells, a time
+    after ``latest``, in epoch microseconds) it answers None. Whatever it accepts,
+    `parse_replay` accepts alike.
     """
     (replay_id, played_at, floor, winner,
      p1_id, p1_name, p1_character, p1_platform,
-     p2_id, p2_name, p2_character, p2_platform) = cells  # fmt: skip
+     p2_id, p2_name, p2_character, p2_platform) = cells[:12]  # fmt: skip
+    version = cells[12] if len(cells) > 12 else ""
     replay_id = replay_id.strip()
     name1 = p1_name.strip()
     name2 = p2_name.strip()
@@ -323,6 +348,9 @@ def plain_csv_replay(cells: list[str], latest: int) -> FlatReplay | None:
         and character2 is not None
         and p1_platform in _PLAIN_PLATFORMS
         and p2_platform in _PLAIN_PLATFORMS
+        and len(version) <= MAX_VERSION_LENGTH
+        and version.isprintable()
+        and version == version.strip()
     ):
         return None
     seconds = int(played_at)
@@ -333,5 +361,5 @@ def plain_csv_replay(cells: list[str], latest: int) -> FlatReplay | None:
         replay_id, moment, None, _PLAIN_FLOORS[floor],
         p1_id, name1, character1, p1_platform,
         p2_id, name2, character2, p2_platform,
-        _PLAIN_WINNERS[winner],
+        _PLAIN_WINNERS[winner], version,
     )  # fmt: skip

@@ -3,13 +3,21 @@ and a rating's matchups against each opposing character (the profile)."""
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from django.conf import settings
 from django.db.models import F, Sum
 
-from matches.models import CharacterMatchup
-from matches.ratings.matchup_offset import Offset, OffsetEvidence, expected, one_step_offset
+from matches.models import CharacterMatchup, Match, Patch
+from matches.ratings.matchup_offset import (
+    Z95,
+    Offset,
+    OffsetEvidence,
+    expected,
+    one_step_offset,
+)
+from matches.selectors.patches import PatchChoice
 from players.models import Character, PlayerMatchup
 from players.selectors.ratings import characters
 
@@ -71,10 +79,33 @@ def estimate_of_sums(evidence: OffsetEvidence) -> MatchupEstimate:
 
 
 @dataclass(frozen=True)
+class MatchupChange:
+    """How much P(win at equal skill) moved from one patch's table to the next, with the
+    95% interval of the move (the two estimates' errors taken as independent)."""
+
+    change: float
+    low: float
+    high: float
+
+    @classmethod
+    def between(cls, before: Offset, after: Offset) -> MatchupChange:
+        # d p / d m of p = 1 / (1 + 10^(-m/400)): the delta method, chance by chance.
+        def spread(offset: Offset) -> float:
+            p = offset.probability
+            return p * (1.0 - p) * math.log(10.0) / 400.0 * offset.standard_error
+
+        change = after.probability - before.probability
+        half = Z95 * math.hypot(spread(before), spread(after))
+        return cls(change, change - half, change + half)
+
+
+@dataclass(frozen=True)
 class MatchupCell:
     opponent: Character
     estimate: MatchupEstimate
     mirror: bool = False  # X vs X: 50% by definition, from no games
+    # Since the previous patch's table (a patch's table only; None without games in both).
+    change: MatchupChange | None = None
 
     @property
     def probability(self) -> float | None:
@@ -97,6 +128,8 @@ class MatchupRow:
 class MatchupMatrix:
     bracket: str
     rows: list[MatchupRow]  # strongest first; columns come in the same order
+    patch: str = "all"  # the patch's name, or "all" (matches.selectors.patches)
+    previous_patch: str | None = None  # the patch the changes are measured from
 
     @property
     def columns(self) -> list[Character]:
@@ -108,15 +141,13 @@ _NO_GAMES = MatchupEstimate(None, 0, 0, 0.0)
 _MIRROR = MatchupEstimate(Offset(0.0, 0.0), 0, 0, 0.0)
 
 
-def matchup_matrix(bracket: str = CharacterMatchup.Bracket.ALL) -> MatchupMatrix:
-    """P(X beats Y at equal skill) for every pair of characters in a bracket, from the
-    fitted offsets (matches.services.character_matchups); two queries."""
-    roster = characters()
+def _estimates(bracket: str, patch: Patch | None) -> dict[tuple[int, int], MatchupEstimate]:
+    """A bracket's stored estimates, of a patch or (None) of all time."""
     # Up to 27 x 26 rows, as plain tuples: as model objects they cost more than the page.
-    estimates = {
+    return {
         (character, opponent): MatchupEstimate.of(Offset(offset, error), wins, losses, expected)
         for character, opponent, wins, losses, expected, offset, error in (
-            CharacterMatchup.objects.filter(bracket=bracket).values_list(
+            CharacterMatchup.objects.filter(bracket=bracket, patch=patch).values_list(
                 "character_id",
                 "opponent_id",
                 "wins",
@@ -127,16 +158,35 @@ def matchup_matrix(bracket: str = CharacterMatchup.Bracket.ALL) -> MatchupMatrix
             )
         )
     }
+
+
+def _change(before: MatchupEstimate | None, after: MatchupEstimate) -> MatchupChange | None:
+    if before is None or before.offset is None or after.offset is None:
+        return None
+    return MatchupChange.between(before.offset, after.offset)
+
+
+def matchup_matrix(
+    bracket: str = CharacterMatchup.Bracket.ALL,
+    choice: PatchChoice | None = None,
+) -> MatchupMatrix:
+    """P(X beats Y at equal skill) for every pair of characters in a bracket, of all time
+    or of the chosen patch, from the fitted offsets (matches.services.character_matchups),
+    each patch's cell with its change since the previous patch; three queries at most."""
+    choice = choice or PatchChoice(None, None, [])
+    roster = characters()
+    estimates = _estimates(bracket, choice.patch)
+    before = {} if choice.previous is None else _estimates(bracket, choice.previous)
+
+    def cell(character: Character, opponent: Character) -> MatchupCell:
+        if opponent.id == character.id:
+            return MatchupCell(opponent, _MIRROR, mirror=True)
+        pair = (character.id, opponent.id)
+        estimate = estimates.get(pair, _NO_GAMES)
+        return MatchupCell(opponent, estimate, change=_change(before.get(pair), estimate))
+
     rows = [
-        MatchupRow(
-            character,
-            [
-                MatchupCell(opponent, _MIRROR, mirror=True)
-                if opponent.id == character.id
-                else MatchupCell(opponent, estimates.get((character.id, opponent.id), _NO_GAMES))
-                for opponent in roster
-            ],
-        )
+        MatchupRow(character, [cell(character, opponent) for opponent in roster])
         for character in roster
     ]
     averages = [row.average for row in rows]
@@ -145,15 +195,19 @@ def matchup_matrix(bracket: str = CharacterMatchup.Bracket.ALL) -> MatchupMatrix
         key=lambda i: (averages[i] is None, -(averages[i] or 0.0), rows[i].character.id),
     )
     return MatchupMatrix(
-        bracket, [MatchupRow(rows[i].character, [rows[i].cells[j] for j in order]) for i in order]
+        bracket,
+        [MatchupRow(rows[i].character, [rows[i].cells[j] for j in order]) for i in order],
+        choice.key,
+        None if choice.previous is None else choice.previous.name,
     )
 
 
-def bracket_games() -> dict[str, int]:
-    """The counted games between two different characters in each bracket (a mirror has
-    no offset to fit, so none is stored); one query."""
+def bracket_games(patch: Patch | None = None) -> dict[str, int]:
+    """The counted games between two different characters in each bracket, of all time
+    or of a patch (a mirror has no offset to fit, so none is stored); one query."""
     totals = dict(
-        CharacterMatchup.objects.values_list("bracket")
+        CharacterMatchup.objects.filter(patch=patch)
+        .values_list("bracket")
         .annotate(games=Sum(F("wins") + F("losses")))
         .values_list("bracket", "games")
     )
@@ -187,3 +241,37 @@ def player_matchups(matchups: list[PlayerMatchup]) -> PlayerMatchups:
         overall += evidence
         rows.append(PlayerMatchupRow(matchup.opponent_character, estimate_of_sums(evidence)))
     return PlayerMatchups(rows, estimate_of_sums(overall))
+
+
+def rating_patch_matchups(player_id: str, character_id: int, patch: Patch) -> list[PlayerMatchup]:
+    """A rating's matchup sums over its counted games of one patch, as `PlayerMatchup`
+    rows (unsaved; the all-time ones are stored) for `player_matchups`: summed here from
+    the rating's own games, found along its side indexes, as the rating ledger sums them
+    (matches.ratings.ledger.MatchupLedger); by opposing character id."""
+    games = (
+        Match.objects.of_rating(player_id, character_id)
+        .filter(patch=patch, rating__counted=True)
+        .values_list(
+            "player_a_id",
+            "character_a_id",
+            "character_b_id",
+            "winner",
+            "rating__value_a",
+            "rating__value_b",
+        )
+    )
+    sums: dict[int, PlayerMatchup] = {}
+    roster = {character.id: character for character in characters()}
+    for player_a, character_a, character_b, winner, value_a, value_b in games:
+        on_a = player_a == player_id and character_a == character_id
+        opponent = character_b if on_a else character_a
+        expected_a = expected(value_a - value_b)
+        won = (winner == Match.Winner.A) == on_a
+        row = sums.get(opponent)
+        if row is None:
+            row = sums[opponent] = PlayerMatchup(opponent_character=roster[opponent])
+        row.wins += won
+        row.losses += not won
+        row.expected_wins += expected_a if on_a else 1.0 - expected_a
+        row.information += expected_a * (1.0 - expected_a)
+    return [sums[opponent] for opponent in sorted(sums)]

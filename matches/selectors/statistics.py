@@ -8,6 +8,8 @@ from datetime import datetime
 from typing import Any
 
 from matches.models import SiteStatistic
+from matches.selectors.patches import PatchChoice
+from players.selectors.ratings import characters
 
 
 @dataclass(frozen=True)
@@ -25,6 +27,7 @@ class SiteStatistics:
     # {hour|day|week: {players, games}}
     activity: dict[str, dict[str, int]] | None
     computed_at: datetime | None
+    patch_popularity: PatchPopularity
 
 
 STATISTIC_KEYS = (
@@ -35,11 +38,13 @@ STATISTIC_KEYS = (
     "popularity",
     "percentiles",
     "activity",
+    "patch_popularity",
 )
 
 
-def site_statistics() -> SiteStatistics:
-    """Every statistic the stats page shows, in one query."""
+def site_statistics(choice: PatchChoice | None = None) -> SiteStatistics:
+    """Every statistic the stats page shows, the popularity of the chosen patch (default:
+    all time) among them, in two queries."""
     rows = {row.key: row for row in SiteStatistic.objects.filter(key__in=STATISTIC_KEYS)}
     data = {key: rows[key].data if key in rows else None for key in STATISTIC_KEYS}
     return SiteStatistics(
@@ -50,5 +55,53 @@ def site_statistics() -> SiteStatistics:
         popularity=data["popularity"],
         percentiles=data["percentiles"] or [],
         activity=data["activity"],
+        patch_popularity=patch_popularity(
+            data["patch_popularity"] or {}, choice or PatchChoice(None, None, [])
+        ),
         computed_at=max((row.computed_at for row in rows.values()), default=None),
+    )
+
+
+@dataclass(frozen=True)
+class PatchShare:
+    code: str
+    name: str
+    share: float
+    change: float | None  # since the previous patch; None for all time or the first patch
+
+
+@dataclass(frozen=True)
+class PatchPopularity:
+    """Each character's share of the games of one patch (or of all time), with its change
+    in share since the previous patch; most played first."""
+
+    patch: str  # a patch's name, or "all"
+    previous_patch: str | None
+    games: int
+    rows: list[PatchShare]
+
+
+def patch_popularity(stored: dict[str, dict[str, Any]], choice: PatchChoice) -> PatchPopularity:
+    """The popularity of the chosen patch from the refresh's shares ({patch name or "all":
+    {games, shares: {code: share}}}, matches.services.statistics; none yet: no games)."""
+    empty = {"games": 0, "shares": {}}
+    shares = stored.get(choice.key, empty)["shares"]
+    previous = None if choice.previous is None else stored.get(choice.previous.name)
+    rows = [
+        PatchShare(
+            character.code,
+            character.name,
+            shares.get(character.code, 0.0),
+            None
+            if previous is None or not shares
+            else shares.get(character.code, 0.0) - previous["shares"].get(character.code, 0.0),
+        )
+        for character in characters()
+    ]
+    rows.sort(key=lambda row: (-row.share, row.code))
+    return PatchPopularity(
+        choice.key,
+        None if previous is None else choice.previous.name,
+        stored.get(choice.key, empty)["games"],
+        rows,
     )

@@ -1,12 +1,13 @@
 """Character matchups (docs/rating-model.md#matchups), rebuilt whole from the stored games.
 
-SQL aggregates over the counted games group them by character pair and by a narrow
+SQL aggregates over the counted games group them by patch, character pair and a narrow
 bin of the rating difference (every game for the whole field; the games between two
 top-rated players, found from those players, for the top-N brackets); the offset of
 each pair is then fitted in Python (matches.ratings.matchup_offset.fit_offset). A
-compiled recompute sums the same from the games in its ledger (`aggregate_from_ledger`). Sums
-over games do not depend on the order the games were played in, and games of players
-flagged hidden or cheater since they were rated drop out at the next rebuild.
+compiled recompute sums the same from the games in its ledger (`aggregate_from_ledger`). All-time
+sums are the patches' sums added up. Sums over games do not depend on the order the
+games were played in, and games of players flagged hidden or cheater since they were
+rated drop out at the next rebuild.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from django.conf import settings
 from django.db import connection, transaction
 
 from matches.dbfunctions import expected_sql
-from matches.models import BRACKET_LIMITS, CharacterMatchup, Match, MatchRating
+from matches.models import BRACKET_LIMITS, CharacterMatchup, Match, MatchRating, Patch
 from matches.ratings.matchup_offset import DIFFERENCE_BIN_POINTS, DifferenceBin, fit_offset
 from matches.services.locks import RATING_WRITER_LOCK, acquire_transaction_lock
 from players import rules
@@ -34,10 +35,11 @@ _MEMBERS = "character_matchup_members"
 
 
 def _aggregate_sql(*, tiered: bool) -> str:
-    """(character X, character Y, difference bin, [tier,] games, X wins, sum of
+    """(patch, character X, character Y, [tier,] difference bin, games, X wins, sum of
     differences, X's expected wins) per group of the counted games between unflagged
     players of two different characters; X is side A, the difference is A's pre-game
-    value minus B's.
+    value minus B's. The patch (docs/rating-model.md#patches) is one more column of the
+    grouping, so a patch's table costs the refresh no other pass over the games.
 
     `tiered`: only the games between two members of the top-N brackets, found from the
     members through the side index, each with its tier, the smallest bracket both sides
@@ -55,23 +57,23 @@ def _aggregate_sql(*, tiered: bool) -> str:
           AND m.player_a_id NOT IN ({flagged}) AND m.player_b_id NOT IN ({flagged})"""
     if not tiered:
         return f"""
-            SELECT m.character_a_id, m.character_b_id, {sums}
+            SELECT m.patch_id, m.character_a_id, m.character_b_id, {sums}
             FROM {ratings} r JOIN {matches} m ON m.id = r.match_id
             WHERE {counted}
-            GROUP BY 1, 2, 3
+            GROUP BY 1, 2, 3, 4
         """
     reach = "GREATEST(ta.rank, tb.rank)"
     limits = sorted(limit for limit in BRACKET_LIMITS.values() if limit is not None)
     tier = " ".join(f"WHEN {reach} <= {limit} THEN {limit}" for limit in limits)
     return f"""
-        SELECT m.character_a_id, m.character_b_id, CASE {tier} END, {sums}
+        SELECT m.patch_id, m.character_a_id, m.character_b_id, CASE {tier} END, {sums}
         FROM {_MEMBERS} ta
         JOIN {matches} m ON m.player_a_id = ta.player_id AND m.character_a_id = ta.character_id
         JOIN {_MEMBERS} tb ON tb.player_id = m.player_b_id
              AND tb.character_id = m.character_b_id
         JOIN {ratings} r ON r.match_id = m.id
         WHERE {counted}
-        GROUP BY 1, 2, 3, 4
+        GROUP BY 1, 2, 3, 4, 5
     """
 
 
@@ -125,6 +127,23 @@ def _mean_difference(rows: Iterable[tuple]) -> list[tuple]:
     ]
 
 
+def by_patch(rows: Iterable[tuple], key_width: int) -> dict[int | None, list[tuple]]:
+    """Aggregate rows led by their patch id, without it, per patch; under None, every
+    patch's rows summed per key (the first `key_width` columns after the patch): all
+    time, which also holds the games of no patch (before the first)."""
+    per_patch: defaultdict[int | None, list[tuple]] = defaultdict(list)
+    every: dict[tuple, list[float]] = {}
+    for patch, *row in rows:
+        key = tuple(row[:key_width])
+        if patch is not None:
+            per_patch[patch].append((*row,))
+        total = every.setdefault(key, [0, 0, 0.0, 0.0])
+        for position, value in enumerate(row[key_width:]):
+            total[position] += value
+    per_patch[None] = [(*key, *total) for key, total in every.items()]
+    return per_patch
+
+
 def bracket_groups(everyone: Iterable[tuple], tiered: Iterable[tuple]) -> dict[str, list[tuple]]:
     """Rows of the aggregates for each bracket, as matchup_rows reads them: the whole
     field from `everyone`; each top-N bracket from the `tiered` rows (X, Y, tier, bin,
@@ -150,10 +169,11 @@ def bracket_groups(everyone: Iterable[tuple], tiered: Iterable[tuple]) -> dict[s
 
 
 def matchup_rows(
-    bracket: str, groups: Iterable[tuple], prior_deviation: float
+    bracket: str, groups: Iterable[tuple], prior_deviation: float, patch_id: int | None = None
 ) -> Iterator[CharacterMatchup]:
-    """Both orientations of every pair in a bracket from rows of the aggregate: (X, Y)
-    holds the fitted offset m, (Y, X) holds -m with the same standard error."""
+    """Both orientations of every pair in a bracket (of a patch, None: all time) from rows
+    of the aggregate: (X, Y) holds the fitted offset m, (Y, X) holds -m with the same
+    standard error."""
     bins: defaultdict[tuple[int, int], list[DifferenceBin]] = defaultdict(list)
     totals: defaultdict[tuple[int, int], list[float]] = defaultdict(lambda: [0, 0, 0.0])
     for a, b, games, wins, mean_difference, expected_wins in groups:
@@ -176,6 +196,7 @@ def matchup_rows(
         losses = games - wins
         yield CharacterMatchup(
             bracket=bracket,
+            patch_id=patch_id,
             character_id=x,
             opponent_id=y,
             wins=wins,
@@ -186,6 +207,7 @@ def matchup_rows(
         )
         yield CharacterMatchup(
             bracket=bracket,
+            patch_id=patch_id,
             character_id=y,
             opponent_id=x,
             wins=losses,
@@ -201,12 +223,14 @@ def rebuild_character_matchups(
     groups_of: Callable[[dict[tuple[str, int], int], int | None], Iterable[tuple]] | None = None,
 ) -> int:
     """Replace every character matchup by a fit over the counted games of now-unflagged
-    players (top-N brackets: both players ranked that high on their character now);
-    returns how many rows it wrote. The caller bumps the cache generation.
+    players (top-N brackets: both players ranked that high on their character now), for
+    all time and for each patch; returns how many rows it wrote. The caller bumps the
+    cache generation.
 
-    The games are summed by SQL (`_aggregate_sql`), or by `groups_of(members, limit)`,
-    which gives a bracket's rows from games already in memory (a compiled
-    recompute's), `members` being the top ratings' ranks and `limit` the bracket's.
+    The games are summed by SQL (`_aggregate_sql`), or, for all time, by
+    `groups_of(members, limit)`, which gives a bracket's rows from games already in
+    memory (a compiled recompute's), `members` being the top ratings' ranks and `limit`
+    the bracket's; the patches' tables then come from SQL, when there are patches.
 
     It holds the rating writer's lock, so it reads no half-rated batch and no table a
     recompute has emptied, and two rebuilds never interleave (a recompute, which holds
@@ -216,21 +240,24 @@ def rebuild_character_matchups(
     members = top_rated_keys(largest)
     prior_deviation = settings.MATCHUP_PRIOR_DEVIATION
     if groups_of is None:
-        rows = _fit_from_sql(members, prior_deviation)
+        rows = _fit_from_sql(members, prior_deviation, all_time=True)
     else:
         rows = [
             row
             for bracket, limit in BRACKET_LIMITS.items()
             for row in matchup_rows(bracket, groups_of(members, limit), prior_deviation)
         ]
+        if Patch.objects.exists():
+            rows += _fit_from_sql(members, prior_deviation, all_time=False)
     CharacterMatchup.objects.all().delete()
     CharacterMatchup.objects.bulk_create(rows)
     return len(rows)
 
 
 def _fit_from_sql(
-    members: dict[tuple[str, int], int], prior_deviation: float
+    members: dict[tuple[str, int], int], prior_deviation: float, *, all_time: bool
 ) -> list[CharacterMatchup]:
+    """Every patch's tables, and with `all_time` the all-time ones, from one aggregate."""
     rows: list[CharacterMatchup] = []
     with connection.cursor() as cursor:
         cursor.execute(
@@ -246,10 +273,14 @@ def _fit_from_sql(
         cursor.execute(f"ANALYZE {_MEMBERS}")
         parameters = {"a": Match.Winner.A, "bin": float(DIFFERENCE_BIN_POINTS)}
         cursor.execute(_aggregate_sql(tiered=False), parameters)
-        everyone = cursor.fetchall()
+        everyone = by_patch(cursor.fetchall(), key_width=3)
         cursor.execute(_aggregate_sql(tiered=True), parameters)
-        for bracket, groups in bracket_groups(everyone, cursor.fetchall()).items():
-            rows += matchup_rows(bracket, groups, prior_deviation)
+        tiered = by_patch(cursor.fetchall(), key_width=4)
+        for patch in everyone:
+            if patch is None and not all_time:
+                continue
+            for bracket, groups in bracket_groups(everyone[patch], tiered.get(patch, [])).items():
+                rows += matchup_rows(bracket, groups, prior_deviation, patch)
         # A failure before this rolls the creation back with the rest.
         cursor.execute(f"DROP TABLE {_MEMBERS}")
     return rows

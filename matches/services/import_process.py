@@ -46,6 +46,7 @@ GAME_COLUMNS = (
     ("character_b_id", "integer"),
     ("platform_b", "text"),
     ("winner", "text"),
+    ("version", "text"),
 )
 # The columns of `SeenPlayers`: what the players' and their names' upserts take.
 SEEN_PLAYER_COLUMNS = (
@@ -157,14 +158,14 @@ def game_sightings(games: bytes) -> Iterator[FlatReplay]:
     the time, floor and each player's id, name and platform (sides A and B for 1 and 2;
     the rest is left zero)."""
     for line in games.decode().split("\n")[:-1]:
-        _, played, _, floor, id_a, name_a, _, platform_a, id_b, name_b, _, platform_b, _ = (
+        _, played, _, floor, id_a, name_a, _, platform_a, id_b, name_b, _, platform_b, *_ = (
             line.split("\t")
         )
         if "\\" in line:
             name_a, name_b = name_a.replace("\\\\", "\\"), name_b.replace("\\\\", "\\")
         yield (
             "", int(played), None, None if floor == _NULL else int(floor),
-            id_a, name_a, 0, platform_a, id_b, name_b, 0, platform_b, 0,
+            id_a, name_a, 0, platform_a, id_b, name_b, 0, platform_b, 0, "",
         )  # fmt: skip
 
 
@@ -217,7 +218,8 @@ def encode_games(replays: list[FlatReplay]) -> bytes:
     lines = []
     for replay in replays:
         (replay_id, played, reported, floor,
-         id1, name1, char1, platform1, id2, name2, char2, platform2, winner) = replay  # fmt: skip
+         id1, name1, char1, platform1, id2, name2, char2, platform2,
+         winner, version) = replay  # fmt: skip
         if id1 > id2:
             id1, name1, char1, platform1, id2, name2, char2, platform2 = (
                 id2, name2, char2, platform2, id1, name1, char1, platform1
@@ -226,6 +228,7 @@ def encode_games(replays: list[FlatReplay]) -> bytes:
         lines.append(
             f"{_text(replay_id)}\t{played}\t{_NULL if reported is None else reported}\t"
             f"{_NULL if floor is None else floor}\t{id1}\t{_text(name1)}\t{char1}\t"
-            f"{platform1}\t{id2}\t{_text(name2)}\t{char2}\t{platform2}\t{'AB'[winner]}\n"
+            f"{platform1}\t{id2}\t{_text(name2)}\t{char2}\t{platform2}\t{'AB'[winner]}\t"
+            f"{_text(version)}\n"
         )
     return "".join(lines).encode()

@@ -31,6 +31,7 @@ MATCH_INSERT_COLUMNS = (
     "character_b_id",
     "platform_b",
     "winner",
+    "version",
 )
 
 NAME_COLUMNS = ("player_id", "name", "first_seen", "last_seen")
@@ -61,7 +62,8 @@ def player_upserts() -> tuple[str, str]:
 def match_row(source_id: int, replay: FlatReplay, now: datetime) -> tuple:
     """The stored row of a game: side A is the player with the smaller id."""
     (replay_id, played, reported, floor,
-     id1, _, char1, platform1, id2, _, char2, platform2, winner) = replay  # fmt: skip
+     id1, _, char1, platform1, id2, _, char2, platform2,
+     winner, version) = replay  # fmt: skip
     if id1 > id2:
         id1, char1, platform1, id2, char2, platform2 = id2, char2, platform2, id1, char1, platform1
         winner = 1 - winner
@@ -79,6 +81,7 @@ def match_row(source_id: int, replay: FlatReplay, now: datetime) -> tuple:
         char2,
         platform2,
         "A" if winner == 0 else "B",
+        version,
     )
 
 

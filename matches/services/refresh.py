@@ -14,6 +14,7 @@ from matches.selectors.lab import lab_has_scored_games
 from matches.services.calibration import refit_calibration
 from matches.services.character_matchups import rebuild_character_matchups
 from matches.services.evaluation import refresh_lab
+from matches.services.patches import assign_patches
 from matches.services.rating.decay import decay_all_ratings
 from matches.services.statistics import recompute_site_statistics
 from web.generation import bump_generation
@@ -29,10 +30,12 @@ def refresh_site(*, evaluate_lab: Callable[[], object] = refresh_lab) -> None:
 
 
 def refresh_derived_tables(now: datetime | None = None) -> None:
-    """Decay idle ratings up to `now`, rebuild the character matchups and recompute every
-    site statistic, then bump the cache generation."""
+    """Decay idle ratings up to `now`, give the new games their patch, rebuild the
+    character matchups and recompute every site statistic, then bump the cache
+    generation."""
     now = now or timezone.now()
     decay_all_ratings(now)
+    assign_patches()
     rebuild_character_matchups()
     recompute_site_statistics(now)
     bump_generation()

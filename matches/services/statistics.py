@@ -27,7 +27,8 @@ from django.db.models import (
 )
 from django.db.models.functions import Floor, TruncDate
 
-from matches.models import Match
+from matches.models import Match, Patch
+from matches.selectors.patches import ALL_TIME
 from matches.services.site_statistic import store_statistic
 from players import rules
 from players.models import Character, Player, Rating
@@ -53,16 +54,53 @@ FLOORS = (*range(1, 11), 99)
 ACTIVITY_WINDOWS = {"hour": timedelta(hours=1), "day": timedelta(days=1), "week": timedelta(days=7)}
 
 
-def _visible_games_by_day(now: datetime) -> dict[date | None, int]:
-    """Visible games by day over the games-per-day window, the older ones under None:
-    the total and the chart from one pass over the games instead of two."""
+def _visible_games(now: datetime) -> list[dict[str, Any]]:
+    """Visible games by day over the games-per-day window (the older ones under None), by
+    patch and by the two characters: the total, the chart and each patch's popularity
+    from one pass over the games instead of three."""
     day = Case(
         When(played_at__gte=now - GAMES_PER_DAY_WINDOW, then=TruncDate("played_at")),
         default=None,
         output_field=DateField(),
     )
-    rows = Match.objects.visible().annotate(day=day).values("day").annotate(games=Count("id"))
-    return {row["day"]: row["games"] for row in rows.order_by()}
+    rows = (
+        Match.objects.visible()
+        .annotate(day=day)
+        .values("day", "patch", "character_a", "character_b")
+        .annotate(games=Count("id"))
+    )
+    return list(rows.order_by())
+
+
+def _games_by_day(games: list[dict[str, Any]]) -> dict[date | None, int]:
+    by_day: dict[date | None, int] = {}
+    for row in games:
+        by_day[row["day"]] = by_day.get(row["day"], 0) + row["games"]
+    return by_day
+
+
+def _patch_popularity(games: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Each character's share of the games of each patch (both sides count), by patch
+    name, and of every game under `all` (docs/rating-model.md#patches)."""
+    names = dict(Patch.objects.values_list("id", "name"))
+    sides: dict[str, dict[int, int]] = {}
+    for row in games:
+        keys = [ALL_TIME] if row["patch"] not in names else [ALL_TIME, names[row["patch"]]]
+        for key in keys:
+            counts = sides.setdefault(key, {})
+            for side in ("character_a", "character_b"):
+                counts[row[side]] = counts.get(row[side], 0) + row["games"]
+    codes = dict(Character.objects.values_list("id", "code"))
+    return {
+        key: {
+            "games": sum(counts.values()) // 2,
+            "shares": {
+                codes[character]: count / sum(counts.values())
+                for character, count in counts.items()
+            },
+        }
+        for key, counts in sides.items()
+    }
 
 
 def _totals(now: datetime, games_by_day: dict[date | None, int]) -> dict[str, int]:
@@ -255,13 +293,15 @@ def recompute_site_statistics(now: datetime) -> None:
     ranked total, the distribution and the percentiles count the same ratings), and store
     them in one transaction. The caller bumps the cache generation."""
     with one_moment():
-        games_by_day = _visible_games_by_day(now)
+        games = _visible_games(now)
+        games_by_day = _games_by_day(games)
         statistics = {
             "totals": _totals(now, games_by_day),
             "games_per_day": _games_per_day(now, games_by_day),
             "rating_distribution": _rating_distribution(),
             "floor_distribution": _floor_distribution(),
             "popularity": _popularity(now),
+            "patch_popularity": _patch_popularity(games),
             "percentiles": _percentiles(),
             "activity": _activity(now),
         }

@@ -31,6 +31,13 @@ the matrix holds only the matchup-specific part: it is centred so that each char
 offsets average to zero over the characters it meets (weighted by popularity). Ratings,
 which absorb a character's average result, then leave exactly m to be estimated.
 
+Patches (`patches`, each a name and the time it goes live) change the matrix at known
+times, as a balance patch does: from a patch on, m is the matrix before it plus a shift
+per pair drawn from Normal(0, PATCH_SHIFT_DEVIATION), centred and clipped like the
+first. Each game then reports the patch in force as its `version` (none before the
+first patch); `patch_matchups` and `write_league`'s truth files give every patch's
+matrix.
+
 Games last minutes: a player is busy for ``busy_seconds`` after each game (a game's
 length, SET_GAP_SECONDS, or less in a league too small to keep its rate otherwise) and
 starts no other game meanwhile, so no pair ever meets twice in one second. Within a
@@ -50,7 +57,7 @@ import json
 import math
 import random
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -70,6 +77,7 @@ RENAME_SHARE = 0.01
 POPULARITY_EXPONENT = 0.7  # the most played character about 10 times the least
 MATCHUP_DEVIATION = 40.0  # of the hidden matchup offsets, in rating points...
 MATCHUP_LIMIT = 100.0  # ...clipped to this
+PATCH_SHIFT_DEVIATION = 40.0  # how far a patch moves each matchup, in rating points
 SEASON_WEEKS = SEASON_SECONDS // WEEK_SECONDS
 ARRIVING_SHARE = 0.4  # of players who join during the first season, not at its start
 # Weekly drift: drift(w) = DRIFT_PERSISTENCE * drift(w - 1) + trend + Normal(0, DRIFT_STEP),
@@ -175,6 +183,15 @@ def random_name(rng: random.Random) -> str:
     return f"{word}_{rng.choice(_WORDS).lower()}"
 
 
+@dataclass(frozen=True)
+class SimulatedPatch:
+    """A patch of a simulated league: its name (also the `version` its games report) and
+    when it goes live."""
+
+    name: str
+    live_at: datetime
+
+
 class LeagueSimulator:
     """A league of ``players`` players whose games are a pure function of ``seed``."""
 
@@ -189,9 +206,11 @@ class LeagueSimulator:
         matchup_deviation: float = MATCHUP_DEVIATION,
         skill_drift: bool = True,
         shape: LeagueShape = LeagueShape(),
+        patches: Sequence[SimulatedPatch] = (),
     ) -> None:
         """`matchup_deviation` 0: a league without matchup effects; `skill_drift` False:
-        every player's skill stays fixed (the truth a rating system can reach)."""
+        every player's skill stays fixed (the truth a rating system can reach); `patches`
+        change the matchup matrix at their times (see above)."""
         self.skill_drift = skill_drift
         self.shape = shape
         if players < 2:
@@ -217,6 +236,16 @@ class LeagueSimulator:
         )
         self._strength = [rng.gauss(0, 40) for _ in _CODES]
         self._matchups = self._make_matchups(random.Random(f"{seed}:matchups"), matchup_deviation)
+        self.patches = sorted(patches, key=lambda patch: patch.live_at)
+        if len({patch.name for patch in self.patches}) < len(self.patches):
+            raise ValueError("patch names must differ")
+        # Per patch in time order, its second of going live and its matrix.
+        self._patch_seconds = [math.floor(patch.live_at.timestamp()) for patch in self.patches]
+        self._patch_matrices: list[list[list[float]]] = []
+        for patch in self.patches:
+            base = self._patch_matrices[-1] if self._patch_matrices else self._matchups
+            shift = random.Random(f"{seed}:patch:{patch.name}")
+            self._patch_matrices.append(self._make_matchups(shift, PATCH_SHIFT_DEVIATION, base))
         self._players = self._make_players(rng, players)
         self._index = {player.id: index for index, player in enumerate(self._players)}
         self._drift: list[list[float]] = [[0.0] * players]  # per week, per player
@@ -246,13 +275,16 @@ class LeagueSimulator:
     def _pick_character(self, rng: random.Random) -> int:
         return bisect.bisect(self._character_cum, rng.random() * self._character_cum[-1])
 
-    def _make_matchups(self, rng: random.Random, deviation: float) -> list[list[float]]:
-        """The hidden antisymmetric matrix m[x][y], centred on the popularity (see above)."""
+    def _make_matchups(
+        self, rng: random.Random, deviation: float, base: list[list[float]] | None = None
+    ) -> list[list[float]]:
+        """The hidden antisymmetric matrix m[x][y], centred on the popularity (see above):
+        `base` (a patch's matrix before it) plus a draw per pair, or the draw alone."""
         count = len(_CODES)
         raw = [[0.0] * count for _ in range(count)]
         for x in range(count):
             for y in range(x + 1, count):
-                raw[x][y] = rng.gauss(0, deviation)
+                raw[x][y] = (base[x][y] if base else 0.0) + rng.gauss(0, deviation)
                 raw[y][x] = -raw[x][y]
         cum = self._character_cum
         weights = [(b - a) / cum[-1] for a, b in itertools.pairwise([0.0, *cum])]
@@ -447,13 +479,29 @@ class LeagueSimulator:
                 self._play_game(skipped)
         return self._play_game(index)
 
-    def _expected(self, a: int, a_slot: int, b: int, b_slot: int, drift: list[float]) -> float:
+    def _patch_at(self, second: int) -> int:
+        """The index of the patch in force at epoch `second`; -1 before the first."""
+        return bisect.bisect_right(self._patch_seconds, second) - 1
+
+    def _matrix_at(self, second: int) -> list[list[float]]:
+        patch = self._patch_at(second)
+        return self._matchups if patch < 0 else self._patch_matrices[patch]
+
+    def _expected(
+        self,
+        a: int,
+        a_slot: int,
+        b: int,
+        b_slot: int,
+        drift: list[float],
+        matchups: list[list[float]],
+    ) -> float:
         """P(player a on their character a_slot beats player b on b_slot), given the
-        week's drift: the model in the module's docstring."""
+        week's drift and the matrix in force: the model in the module's docstring."""
         first, second = self._players[a], self._players[b]
         edge = (
             first.skills[a_slot] + drift[a] - second.skills[b_slot] - drift[b]
-            + self._matchups[first.characters[a_slot]][second.characters[b_slot]]
+            + matchups[first.characters[a_slot]][second.characters[b_slot]]
         )  # fmt: skip
         return 1 / (1 + 10 ** (-edge / 400))
 
@@ -490,10 +538,12 @@ class LeagueSimulator:
         a_slot = current.a_character
         b_slot = current.b_character
         a_character, b_character = a.characters[a_slot], b.characters[b_slot]
-        expected = self._expected(current.a, a_slot, current.b, b_slot, self._week_drift)
+        patch = self._patch_at(second)
+        matchups = self._matchups if patch < 0 else self._patch_matrices[patch]
+        expected = self._expected(current.a, a_slot, current.b, b_slot, self._week_drift, matchups)
         winner = 1 if rng.random() < expected else 2
         played_at = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(second))
-        return {
+        game = {
             "id": f"sim-{self.seed}-{index}",
             "played_at": played_at,
             "floor": a.floor,
@@ -505,6 +555,9 @@ class LeagueSimulator:
                  "platform": b.platform},
             ],
         }  # fmt: skip
+        if patch >= 0:
+            game["version"] = self.patches[patch].name
+        return game
 
     def _next(self) -> dict:
         game = self._play(self._position)
@@ -539,11 +592,19 @@ class LeagueSimulator:
             for character, skill in zip(player.characters, player.skills, strict=True)
         }
 
-    def true_matchups(self) -> dict[tuple[int, int], float]:
+    def true_matchups(self, at: datetime | None = None) -> dict[tuple[int, int], float]:
         """The hidden offset m(X, Y) in rating points of each pair of different
-        character ids: P(X side wins) gains it on top of the skills."""
-        count = len(_CODES)
-        return {(x, y): self._matchups[x][y] for x in range(count) for y in range(count) if x != y}
+        character ids: P(X side wins) gains it on top of the skills; with patches, as it
+        stands at `at` (by default when game ``position``, the next one, is played)."""
+        moment = at or self.time_of(self._position)
+        return _pairs(self._matrix_at(math.floor(moment.timestamp())))
+
+    def patch_matchups(self) -> dict[str, dict[tuple[int, int], float]]:
+        """Each patch's hidden matrix, by patch name (as `true_matchups` gives one)."""
+        return {
+            patch.name: _pairs(matrix)
+            for patch, matrix in zip(self.patches, self._patch_matrices, strict=True)
+        }
 
     def win_probability(self, game: dict) -> float:
         """The true P(first player wins) of a game this league played."""
@@ -551,8 +612,14 @@ class LeagueSimulator:
         a, b = self._index[first["id"]], self._index[second["id"]]
         a_slot = self._players[a].characters.index(_CHARACTER_INDEX[first["character"]])
         b_slot = self._players[b].characters.index(_CHARACTER_INDEX[second["character"]])
-        week = self._week_of(datetime.fromisoformat(game["played_at"]))
-        return self._expected(a, a_slot, b, b_slot, self._drift_at(week))
+        moment = datetime.fromisoformat(game["played_at"])
+        matchups = self._matrix_at(math.floor(moment.timestamp()))
+        return self._expected(a, a_slot, b, b_slot, self._drift_at(self._week_of(moment)), matchups)
+
+
+def _pairs(matrix: list[list[float]]) -> dict[tuple[int, int], float]:
+    count = len(matrix)
+    return {(x, y): matrix[x][y] for x in range(count) for y in range(count) if x != y}
 
 
 def write_league(
@@ -563,15 +630,21 @@ def write_league(
     *,
     start: datetime = DEFAULT_START,
     days: float = DEFAULT_DAYS,
+    patches: Sequence[SimulatedPatch] = (),
 ) -> int:
     """Write ``games`` games spread over ``days`` to .jsonl or .jsonl.gz, the hidden
     skills as they stand after the last game to ``<path>.skills.csv`` and the hidden
     matchup offsets to ``<path>.matchups.csv`` (character, opponent, m(character,
-    opponent)); the same arguments give byte-identical files."""
+    opponent); the matrix in force after the last game); with ``patches``, every
+    patch's to ``<path>.patches.csv`` (patch, live_at, character, opponent, offset; the
+    matrix before the first patch as patch "" from the start);
+    the same arguments give byte-identical files."""
     path = Path(path)
     if not path.name.endswith((".jsonl", ".jsonl.gz")):
         raise ValueError(f"league files are .jsonl or .jsonl.gz, not {path.name!r}")
-    league = LeagueSimulator(players, seed, start, rate=max(games, 1) / (days * 86400))
+    league = LeagueSimulator(
+        players, seed, start, rate=max(games, 1) / (days * 86400), patches=patches
+    )
     dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
     with path.open("wb") as raw:
         # mtime=0 and no file name in the header keep gzipped output reproducible.
@@ -593,6 +666,20 @@ def write_league(
         writer.writerow(("character", "opponent", "offset"))
         for (character, opponent), offset in league.true_matchups().items():
             writer.writerow((_CODES[character], _CODES[opponent], f"{offset:.2f}"))
+    if league.patches:
+        with open(f"{path}.patches.csv", "w", encoding="utf-8", newline="") as patches_file:
+            writer = csv.writer(patches_file, lineterminator="\n")
+            writer.writerow(("patch", "live_at", "character", "opponent", "offset"))
+            # The matrix before the first patch too, as patch "" from the league's start.
+            matrices = {"": (league.start, _pairs(league._matchups))}
+            for patch in league.patches:
+                matrices[patch.name] = (patch.live_at, league.patch_matchups()[patch.name])
+            for name, (live_at, matrix) in matrices.items():
+                for (character, opponent), offset in matrix.items():
+                    writer.writerow(
+                        (name, live_at.isoformat(), _CODES[character], _CODES[opponent],
+                         f"{offset:.2f}")
+                    )  # fmt: skip
     return games
 
 

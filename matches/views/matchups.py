@@ -11,19 +11,23 @@ from django.shortcuts import render
 from matches.models import BRACKET_LIMITS, CharacterMatchup
 from matches.selectors.matchups import (
     MatchupCell,
+    MatchupChange,
     MatchupMatrix,
     MatchupRow,
     bracket_games,
     matchup_matrix,
     uncertain_half_width,
 )
+from matches.views.patches import chosen_patch, patch_query, patch_texts
 from players.formatting import (
     HeatScale,
+    change_class,
     count_number,
     count_text,
     percent,
     percent_number,
     record_text,
+    signed_text,
 )
 from web.errors import InvalidQuery, one_of
 from web.partials import render_partial
@@ -41,6 +45,8 @@ class CellText(NamedTuple):
     sort: str
     title: str  # one fact a line: a tooltip on hover, the details a tap opens (matchups-1.0.js)
     label: str
+    moved: str  # "▲" / "▼" when the change since the previous patch is clear of zero
+    moved_css: str
 
 
 class OpponentText(NamedTuple):
@@ -59,6 +65,9 @@ class OpponentText(NamedTuple):
     expected: str
     expected_sort: str
     uncertain: bool
+    change: str  # since the previous patch, in percentage points, with its interval
+    change_css: str
+    change_sort: str
 
 
 class BracketText(NamedTuple):
@@ -67,14 +76,31 @@ class BracketText(NamedTuple):
     games: str
 
 
-def cell_text(row: MatchupRow, cell: MatchupCell, scale: HeatScale) -> CellText:
-    """A matrix cell's texts."""
+def change_text(change: MatchupChange | None) -> str:
+    """'+3.1 (-0.8 to +7.0)': the move in percentage points with its 95% interval."""
+    if change is None:
+        return ""
+    low, high = (signed_text(100 * bound) for bound in (change.low, change.high))
+    return f"{signed_text(100 * change.change)} ({low} to {high})"
+
+
+def _clear_move(change: MatchupChange | None) -> tuple[str, str]:
+    """An arrow and its colour when the interval of the change leaves out zero."""
+    if change is None or change.low <= 0.0 <= change.high:
+        return "", ""
+    return ("\u25b2", "up") if change.change > 0 else ("\u25bc", "down")
+
+
+def cell_text(
+    row: MatchupRow, cell: MatchupCell, scale: HeatScale, previous: str | None = None
+) -> CellText:
+    """A matrix cell's texts; `previous` names the patch its change is measured from."""
     pair = f"{row.character.name} vs {cell.opponent.name}"
     if cell.mirror:
-        return CellText(css="heat-even", sort="0.5", title=f"{pair}\n50% (a mirror)", label="50")
+        return CellText("heat-even", "0.5", f"{pair}\n50% (a mirror)", "50", "", "")
     estimate = cell.estimate
     if estimate.offset is None:
-        return CellText(css="heat-none", sort="-1", title=f"{pair}\nno games", label="·")
+        return CellText("heat-none", "-1", f"{pair}\nno games", "·", "", "")
     low, high = estimate.interval
     lines = [
         pair,
@@ -85,11 +111,16 @@ def cell_text(row: MatchupRow, cell: MatchupCell, scale: HeatScale) -> CellText:
     ]
     if estimate.uncertain:
         lines.append(f"Uncertain: the interval is wider than {_wide_interval_text()}")
+    if cell.change is not None:
+        lines.append(f"Since patch {previous}: {change_text(cell.change)} percentage points")
+    moved, moved_css = _clear_move(cell.change)
     return CellText(
         css=_cell_css(cell, scale),
         sort=str(estimate.probability),
         title="\n".join(lines),
         label=percent_number(estimate.probability, 0),
+        moved=moved,
+        moved_css=moved_css,
     )
 
 
@@ -98,8 +129,11 @@ def opponent_text(cell: MatchupCell, scale: HeatScale) -> OpponentText:
     estimate = cell.estimate
     name, code = cell.opponent.name, cell.opponent.code
     if estimate.offset is None:
-        return OpponentText(name, code, "heat-none", "-1", "·", "", "0", 0, "", 0, "", "-1", False)
+        return OpponentText(
+            name, code, "heat-none", "-1", "·", "", "0", 0, "", 0, "", "-1", False, "", "", "-1000"
+        )
     low, high = estimate.interval
+    change = change_text(cell.change)
     return OpponentText(
         name=name,
         code=code,
@@ -116,6 +150,9 @@ def opponent_text(cell: MatchupCell, scale: HeatScale) -> OpponentText:
         expected=f"{estimate.expected_wins:.1f}",
         expected_sort=f"{estimate.expected_wins:.3f}",
         uncertain=estimate.uncertain,
+        change=change,
+        change_css=change_class(change) if _clear_move(cell.change)[0] else "",
+        change_sort="-1000" if cell.change is None else f"{cell.change.change:.5f}",
     )
 
 
@@ -159,11 +196,16 @@ def matchups(request: HttpRequest) -> HttpResponse:
     bracket = request.GET.get("bracket", CharacterMatchup.Bracket.ALL)
     if bracket not in CharacterMatchup.Bracket.values:
         raise InvalidQuery("bracket", one_of(CharacterMatchup.Bracket.values))
-    matrix = matchup_matrix(bracket)
-    games = bracket_games()
+    choice = chosen_patch(request)
+    matrix = matchup_matrix(bracket, choice)
+    games = bracket_games(choice.patch)
     scale = heat_scale(matrix)
     context = {
         "matrix": matrix,
+        "patch": choice,
+        "patches": patch_texts(choice),
+        # Links keep the patch once there are patches to choose from.
+        "patch_query": patch_query(choice),
         "brackets": [
             BracketText(key, label, count_number(games[key]))
             for key, label in CharacterMatchup.Bracket.choices
@@ -174,7 +216,8 @@ def matchups(request: HttpRequest) -> HttpResponse:
         "preview": LinkPreview(
             "Character matchups",
             f"How often each of {len(matrix.rows)} characters beats each other at equal "
-            f"skill, with 95% intervals (games: {CharacterMatchup.Bracket(bracket).label}).",
+            f"skill, with 95% intervals (games: {CharacterMatchup.Bracket(bracket).label}, "
+            f"{choice.label.lower()}).",
         ),
     }
     code = request.GET.get("character")
@@ -184,7 +227,11 @@ def matchups(request: HttpRequest) -> HttpResponse:
                 row,
                 render_partial(
                     "matches/matchup_cells.html",
-                    {"cells": [cell_text(row, cell, scale) for cell in row.cells]},
+                    {
+                        "cells": [
+                            cell_text(row, cell, scale, matrix.previous_patch) for cell in row.cells
+                        ]
+                    },
                 ),
             )
             for row in matrix.rows

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils import timezone
@@ -10,7 +12,10 @@ from django.utils import timezone
 from matches import charts
 from matches.selectors.history_points import HISTORY_RANGES
 from matches.selectors.match_history import GameCursor
+from matches.selectors.matchups import player_matchups, rating_patch_matchups
+from matches.selectors.patches import ALL_TIME
 from matches.selectors.profile import RatingProfile, rating_profile
+from matches.views.patches import chosen_patch
 from matches.views.profile_texts import profile_body
 from players.formatting import count_number, rating_text, record_text, shown_name
 from players.selectors.ratings import best_character_code
@@ -65,12 +70,17 @@ def profile(request: HttpRequest, player_id: str, code: str) -> HttpResponse:
     if history_range not in HISTORY_RANGES:
         raise InvalidQuery("range", one_of(HISTORY_RANGES))
     before, after = history_cursors(request)
+    # The matchups of all time unless a patch is asked for (docs/rating-model.md#patches).
+    patch = chosen_patch(request, default=ALL_TIME)
     now = timezone.now()
     found = rating_profile(
         player_id, code, history_range=history_range, before=before, after=after, now=now
     )
     if found is None:
         raise Http404("We know no rated games of this player with this character.")
+    if patch.patch is not None:
+        rows = rating_patch_matchups(found.rating.player_id, found.rating.character_id, patch.patch)
+        found = replace(found, matchups=player_matchups(rows))
     span = HISTORY_RANGES[history_range]
     rating = found.rating
     peak = (
@@ -98,7 +108,7 @@ def profile(request: HttpRequest, player_id: str, code: str) -> HttpResponse:
             "character": found.rating.character.name,
             "body": render_partial(
                 "matches/profile_body.html",
-                profile_body(found, chart, peak_ringed=ringed)._asdict(),
+                profile_body(found, chart, peak_ringed=ringed, patch=patch)._asdict(),
             ),
         },
     )

@@ -19,8 +19,10 @@ from matches.selectors.history_points import HISTORY_RANGES
 from matches.selectors.match_history import GameSet, RatedGame
 from matches.selectors.matchups import MatchupEstimate
 from matches.selectors.opponents import FairOpponent
+from matches.selectors.patches import PatchChoice
 from matches.selectors.profile import RatingProfile, Unranked
 from matches.selectors.rivals import MEETINGS_WINDOW
+from matches.views.patches import PatchText, patch_texts
 from players.formatting import (
     change_class,
     count_number,
@@ -222,11 +224,23 @@ class ProfileBody(NamedTuple):
     matchup_overall: MatchupTexts
     matchup_wide_interval: str  # the ± in points past which a matchup is greyed
     past_names: list[PastName]
+    # The matchups' patch picker (none without patches) and the choice's key and words.
+    matchup_patches: list[PatchText] = []
+    matchup_patch: str = "all"
+    matchup_patch_words: str = "all their games"
 
 
-def profile_body(found: RatingProfile, chart: SafeString, *, peak_ringed: bool) -> ProfileBody:
+def profile_body(
+    found: RatingProfile,
+    chart: SafeString,
+    *,
+    peak_ringed: bool,
+    patch: PatchChoice | None = None,
+) -> ProfileBody:
     """A profile's body and its rating chart, which rings the peak or not (the profile URL
-    reversed once for all its links)."""
+    reversed once for all its links); its matchups are those of `patch` (default: all
+    time) as `found` holds them."""
+    patch = patch or PatchChoice(None, None, [])
     rating, overview, url = found.rating, found.overview, profile_url_maker()
     player, character = rating.player, rating.character
     ranks = found.ranks
@@ -318,6 +332,11 @@ def profile_body(found: RatingProfile, chart: SafeString, *, peak_ringed: bool) 
             )
             for n in overview.past_names
         ],
+        matchup_patches=patch_texts(patch),
+        matchup_patch=patch.key,
+        matchup_patch_words="all their games"
+        if patch.patch is None
+        else f"their games of patch {patch.patch.name}",
     )
 
 

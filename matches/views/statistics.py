@@ -11,7 +11,8 @@ from django.shortcuts import render
 
 from matches import charts
 from matches.selectors.statistics import SiteStatistics, site_statistics
-from players.formatting import count_text
+from matches.views.patches import chosen_patch, patch_texts
+from players.formatting import change_class, count_text, signed_text
 
 
 def _statistics_charts(statistics: SiteStatistics) -> dict[str, str]:
@@ -81,7 +82,9 @@ def _popularity_rows(popularity: dict[str, Any] | None) -> list[dict[str, Any]]:
 
 
 def stats(request: HttpRequest) -> HttpResponse:
-    statistics = site_statistics()
+    choice = chosen_patch(request)
+    statistics = site_statistics(choice)
+    by_patch = statistics.patch_popularity
     # What beat really runs (settings.CELERY_BEAT_SCHEDULE), not a number in the template.
     refresh_seconds = settings.CELERY_BEAT_SCHEDULE["refresh_statistics"]["schedule"]
     return render(
@@ -92,5 +95,13 @@ def stats(request: HttpRequest) -> HttpResponse:
             "charts": _statistics_charts(statistics),
             "refreshed": every(refresh_seconds),
             "popularity_rows": _popularity_rows(statistics.popularity),
+            "patch": choice,
+            "patches": patch_texts(choice),
+            "by_patch": by_patch,
+            "by_patch_changes": [
+                (row, text, change_class(text))
+                for row in by_patch.rows
+                for text in [signed_text(None if row.change is None else 100 * row.change)]
+            ],
         },
     )

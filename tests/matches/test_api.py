@@ -129,6 +129,9 @@ def test_matches_reject_bad_parameters(api, query):
     assert list(response.json()["error"]["fields"]) == list(query)
 
 
+NO_CHANGE = {"change": None, "change_low": None, "change_high": None}
+
+
 @pytest.mark.parametrize("bracket", ["all", "top100"])
 def test_matchup_matrix(api, bracket):
     body = api.get(f"{V1}/matchups/", {"bracket": bracket}).json()
@@ -141,9 +144,14 @@ def test_matchup_matrix(api, bracket):
     assert [cell["opponent"] for cell in sol["cells"]] == codes
     ky = next(cell for cell in sol["cells"] if cell["opponent"] == "KY")
     mine = CharacterMatchup.objects.get(bracket=bracket, character__code="SO", opponent__code="KY")
-    assert ky == estimate_body(
-        Offset(mine.offset, mine.standard_error), mine.wins, mine.losses, mine.expected_wins
-    ) | {"opponent": "KY", "mirror": False}
+    assert (
+        ky
+        == estimate_body(
+            Offset(mine.offset, mine.standard_error), mine.wins, mine.losses, mine.expected_wins
+        )
+        | {"opponent": "KY", "mirror": False}
+        | NO_CHANGE
+    )  # all time: no patch to change from
     itself = next(cell for cell in sol["cells"] if cell["opponent"] == "SO")
     assert (itself["mirror"], itself["probability"], itself["games"]) == (True, 0.5, 0)
     unplayed = next(cell for cell in sol["cells"] if cell["opponent"] == "AB")
@@ -160,6 +168,7 @@ def test_matchup_matrix(api, bracket):
         "wins": 0,
         "losses": 0,
         "expected_wins": 0.0,
+        **NO_CHANGE,
     }
 
 
@@ -331,4 +340,8 @@ def test_statistics_before_any_refresh(api):
         "popularity": None,
         "percentiles": [],
         "activity": None,
+        "patch_popularity": body["patch_popularity"],
     }
+    # Without patches, all time; before a refresh, no games.
+    assert body["patch_popularity"]["patch"] == "all"
+    assert body["patch_popularity"]["games"] == 0

@@ -224,7 +224,9 @@ def test_bad_input_found_in_the_child_is_reported_as_bad_input(tmp_path: Path):
     with pytest.raises(CommandError, match="CSV header must be"):
         call_command("import_replays", str(path), stdout=io.StringIO())
     assert not Match.objects.exists()
-    assert IngestRun.objects.get().error.endswith(f"CSV header must be: {','.join(CSV_COLUMNS)}")
+    assert IngestRun.objects.get().error.endswith(
+        f"CSV header must be: {','.join(CSV_COLUMNS)}[,version]"
+    )
 
 
 def test_an_unexpected_error_in_the_child_comes_with_its_traceback():

@@ -7,12 +7,13 @@ from typing import Any
 
 from rest_framework import serializers
 
+from matches.api.serializers.patches import PatchQuery
 from matches.models import CharacterMatchup
 from matches.selectors.matchups import MatchupCell, MatchupEstimate
 from players.api.serializers import CharacterSerializer
 
 
-class MatchupsQuery(serializers.Serializer):
+class MatchupsQuery(PatchQuery):
     bracket = serializers.ChoiceField(
         choices=CharacterMatchup.Bracket.values,
         default=CharacterMatchup.Bracket.ALL,
@@ -74,11 +75,28 @@ class MatchupCellSerializer(MatchupEstimateSerializer):
         help_text="The row character itself: 50% by definition, from no games."
     )
 
+    change = serializers.FloatField(
+        allow_null=True,
+        help_text="How much `probability` moved since the previous patch's table "
+        "(`previous_patch`); null for all time, the first patch or a pair without games in "
+        "either.",
+    )
+    change_low = serializers.FloatField(
+        allow_null=True, help_text="Lower end of the 95% interval of `change`."
+    )
+    change_high = serializers.FloatField(
+        allow_null=True, help_text="Upper end of the 95% interval of `change`."
+    )
+
     def to_representation(self, cell: MatchupCell) -> dict[str, Any]:
+        change = cell.change
         return {
             "opponent": cell.opponent.code,
             "mirror": cell.mirror,
             **super().to_representation(cell.estimate),
+            "change": None if change is None else change.change,
+            "change_low": None if change is None else change.low,
+            "change_high": None if change is None else change.high,
         }
 
 
@@ -93,6 +111,10 @@ class MatchupRowSerializer(serializers.Serializer):
 
 class MatchupMatrixSerializer(serializers.Serializer):
     bracket = serializers.CharField(help_text="`all`, `top1000` or `top100`.")
+    patch = serializers.CharField(help_text="The patch's name, or `all` (every game).")
+    previous_patch = serializers.CharField(
+        allow_null=True, help_text="The patch each cell's `change` is measured from."
+    )
     characters = CharacterSerializer(
         source="columns", many=True, help_text="Rows and columns, strongest first."
     )

@@ -88,6 +88,25 @@ class ActivitySerializer(serializers.Serializer):
     week = ActivityCountSerializer(help_text="In the last 7 days.")
 
 
+class PatchShareSerializer(serializers.Serializer):
+    character = serializers.CharField(source="code", help_text="The character's code.")
+    share = serializers.FloatField(help_text="Its share of the patch's games (both sides count).")
+    change = serializers.FloatField(
+        allow_null=True,
+        help_text="The share's change since `previous_patch`; null for all time or the first "
+        "patch.",
+    )
+
+
+class PatchPopularitySerializer(serializers.Serializer):
+    patch = serializers.CharField(help_text="The patch's name, or `all` (every game).")
+    previous_patch = serializers.CharField(
+        allow_null=True, help_text="The patch each `change` is measured from."
+    )
+    games = serializers.IntegerField(help_text="The patch's visible games.")
+    rows = PatchShareSerializer(many=True, help_text="Most played first.")
+
+
 class SiteStatisticsSerializer(serializers.Serializer):
     computed_at = serializers.DateTimeField(
         allow_null=True, help_text="When the statistics were last refreshed; null: never yet."
@@ -112,4 +131,9 @@ class SiteStatisticsSerializer(serializers.Serializer):
     )
     activity = ActivitySerializer(
         allow_null=True, help_text="Players and games in the last hour, day and week."
+    )
+    patch_popularity = PatchPopularitySerializer(
+        help_text="Character shares of the games of the `patch` asked for (default the "
+        "current patch), with their change since the previous patch "
+        "(docs/rating-model.md#patches)."
     )

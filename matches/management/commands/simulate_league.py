@@ -4,7 +4,7 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.utils import timezone
 
-from matches.simulation.league import DEFAULT_DAYS, write_league
+from matches.simulation.league import DEFAULT_DAYS, SimulatedPatch, write_league
 
 
 def _moment(text: str) -> datetime:
@@ -12,10 +12,20 @@ def _moment(text: str) -> datetime:
     return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
 
 
+def _patch(text: str) -> tuple[str, float]:
+    """NAME@DAYS: a patch going live DAYS after the league's start."""
+    name, _, days = text.rpartition("@")
+    try:
+        return name, float(days)
+    except ValueError:
+        raise ValueError(f"a patch is NAME@DAYS, not {text!r}") from None
+
+
 class Command(BaseCommand):
     help = (
         "Write a simulated league's replays (docs/replay-format.md), its hidden skills "
-        "(<out>.skills.csv) and matchup offsets (<out>.matchups.csv). By default the league "
+        "(<out>.skills.csv) and matchup offsets (<out>.matchups.csv; with --patch, every patch's "
+        "in <out>.patches.csv). By default the league "
         "ends now, so that its ratings are current once rated; give --start or --end for "
         "files that the same arguments reproduce."
     )
@@ -26,6 +36,16 @@ class Command(BaseCommand):
         parser.add_argument("--seed", type=int, default=1)
         parser.add_argument("--out", type=Path, required=True, help="FILE.jsonl or FILE.jsonl.gz")
         parser.add_argument("--days", type=float, default=DEFAULT_DAYS, help="season length")
+        parser.add_argument(
+            "--patch",
+            type=_patch,
+            action="append",
+            default=[],
+            dest="patches",
+            metavar="NAME@DAYS",
+            help="a patch that changes the hidden matchups DAYS after the start (repeatable); "
+            "its games report NAME as their version",
+        )
         when = parser.add_mutually_exclusive_group()
         when.add_argument("--start", type=_moment, help="ISO date or time of the first game")
         when.add_argument(
@@ -42,6 +62,7 @@ class Command(BaseCommand):
         days: float,
         start: datetime | None,
         end: datetime | None,
+        patches: list[tuple[str, float]],
         **options,
     ) -> None:
         if players < 2 or games < 0 or days <= 0:
@@ -49,8 +70,11 @@ class Command(BaseCommand):
         if start is None:
             start = (end or timezone.now().replace(microsecond=0)) - timedelta(days=days)
         try:
-            written = write_league(out, players, games, seed, start=start, days=days)
+            plan = [SimulatedPatch(name, start + timedelta(days=at)) for name, at in patches]
+            written = write_league(out, players, games, seed, start=start, days=days, patches=plan)
         except ValueError as error:
             raise CommandError(str(error)) from error
         self.stdout.write(f"wrote {written} games among {players} players to {out}")
         self.stdout.write(f"hidden skills in {out}.skills.csv, matchups in {out}.matchups.csv")
+        if patches:
+            self.stdout.write(f"each patch's matchups in {out}.patches.csv")
