@@ -23,6 +23,7 @@ from rest_framework.views import APIView
 
 from web.cache_keys import keep_only_parameters
 from web.generation import current_generation
+from web.metrics import CACHE_LOOKUPS
 
 PAGE_CACHE_SECONDS = 3600
 RESPONSE_CACHE_SECONDS = 600
@@ -37,6 +38,7 @@ def cached_by_generation(
     stored when it is a 200 (its content and type) or a redirect (its location)."""
     version = current_generation()
     stored = cache.get(key, version=version)
+    CACHE_LOOKUPS.labels(key.split(":", 1)[0], "miss" if stored is None else "hit").inc()
     if stored is not None:
         status, content_type, body = stored
         if status == 200:

@@ -1,0 +1,127 @@
+"""Prometheus metrics (docs/monitoring.md): the process counters and histograms, and the
+/metrics view that exposes them with the gauges read from the database at scrape time.
+
+With PROMETHEUS_MULTIPROC_DIR set (gunicorn's workers, Celery's worker and its children on
+one machine), every process writes its samples to files in that folder and /metrics adds
+them up (prometheus-client's multiprocess mode); unset, /metrics shows this process's own.
+The apps add their scrape-time collectors with `add_scrape_collector` (web imports no app).
+"""
+
+from __future__ import annotations
+
+import hmac
+import ipaddress
+import time
+from collections.abc import Callable
+
+from django.conf import settings
+from django.http import HttpRequest, HttpResponse
+from django.views.decorators.cache import never_cache
+from prometheus_client import (
+    CONTENT_TYPE_LATEST,
+    REGISTRY,
+    CollectorRegistry,
+    Counter,
+    Histogram,
+    generate_latest,
+)
+from prometheus_client.multiprocess import MultiProcessCollector
+from prometheus_client.registry import Collector
+from rest_framework.throttling import BaseThrottle
+
+REQUESTS = Counter(
+    "ratings_http_requests",
+    "Requests answered, by view (its URL name), method and status code.",
+    ["view", "method", "status"],
+)
+REQUEST_SECONDS = Histogram(
+    "ratings_http_request_duration_seconds",
+    "Time from the request reaching Django to its answer, by view.",
+    ["view"],
+    buckets=(0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0),
+)
+CACHE_LOOKUPS = Counter(
+    "ratings_response_cache_lookups",
+    "Whole-response cache lookups (web.caching), by kind (page or api) and result.",
+    ["kind", "result"],
+)
+TASKS = Counter(
+    "ratings_celery_tasks",
+    "Celery tasks ended, by task name and outcome (success, failure, retry, revoked).",
+    ["task", "outcome"],
+)
+
+# Methods a view answers; anything else is one label, so a client cannot add series.
+_METHODS = frozenset({"GET", "HEAD", "OPTIONS", "POST"})
+_scrape_collectors: list[Collector] = []
+
+
+def add_scrape_collector(collector: Collector) -> None:
+    """Have /metrics also collect `collector` (its values read at scrape time)."""
+    if collector not in _scrape_collectors:
+        _scrape_collectors.append(collector)
+
+
+def view_label(request: HttpRequest) -> str:
+    """The URL name of the view that answered (or its path for unnamed ones); one label
+    for requests no URL matched, so scanners cannot add series."""
+    match = request.resolver_match
+    if match is None:
+        return "unmatched"
+    return match.view_name or match.route or "unnamed"
+
+
+def record_request(request: HttpRequest, status: int, seconds: float) -> None:
+    view = view_label(request)
+    method = request.method if request.method in _METHODS else "other"
+    REQUESTS.labels(view, method, str(status)).inc()
+    REQUEST_SECONDS.labels(view).observe(seconds)
+
+
+def count_requests(get_response: Callable[[HttpRequest], HttpResponse]) -> Callable:
+    """Middleware: every answer counted by view and status, and its time observed."""
+
+    def middleware(request: HttpRequest) -> HttpResponse:
+        started = time.perf_counter()
+        response = get_response(request)
+        record_request(request, response.status_code, time.perf_counter() - started)
+        return response
+
+    return middleware
+
+
+def _allowed_networks() -> list[ipaddress.IPv4Network | ipaddress.IPv6Network]:
+    return [ipaddress.ip_network(item, strict=False) for item in settings.METRICS_ALLOWED_ADDRESSES]
+
+
+def may_scrape(request: HttpRequest) -> bool:
+    """The bearer token when one is set, or a client address in METRICS_ALLOWED_ADDRESSES
+    (found as the throttles find it: X-Forwarded-For only behind NUM_PROXIES proxies)."""
+    token = settings.METRICS_BEARER_TOKEN
+    given = request.headers.get("Authorization", "")
+    if token and hmac.compare_digest(given.encode(), f"Bearer {token}".encode()):
+        return True
+    try:
+        client = ipaddress.ip_address(BaseThrottle().get_ident(request))
+    except ValueError:
+        return False
+    return any(client in network for network in _allowed_networks())
+
+
+def _registry() -> CollectorRegistry:
+    registry = CollectorRegistry(auto_describe=False)
+    if settings.PROMETHEUS_MULTIPROC_DIR:
+        MultiProcessCollector(registry, path=settings.PROMETHEUS_MULTIPROC_DIR)
+    else:
+        registry.register(REGISTRY)
+    for collector in _scrape_collectors:
+        registry.register(collector)
+    return registry
+
+
+@never_cache
+def metrics(request: HttpRequest) -> HttpResponse:
+    """The site's metrics in Prometheus's text format, for allowed scrapers only."""
+    if not may_scrape(request):
+        return HttpResponse("Forbidden\n", status=403, content_type="text/plain")
+    return HttpResponse(generate_latest(_registry()), content_type=CONTENT_TYPE_LATEST)
