@@ -10,7 +10,7 @@ EMBEDDED_POSTGRES_DIR ?= $(or $(VAR_DIR),var)/postgres
 TEST_POSTGRES_DIR := $(or $(VAR_DIR),var)/postgres-test
 WITH_TEST_DB := $(BIN)/python -m web.embedded_db stop-after $(TEST_POSTGRES_DIR) --
 
-.PHONY: install run test lint check migrate bench bench-live bench-web bench-api bench-faults bench-predictions bench-scale browser-deps clean
+.PHONY: install run test lint check migrate bench bench-live bench-web bench-api bench-faults bench-predictions bench-scale browser-deps prometheus-deps alerts clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -42,7 +42,19 @@ browser-deps:
 		(apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null) \
 		|| echo "chromium could not be installed: browser tests will be skipped"; }
 
-check: install
+# Debian's Prometheus: promtool checks and tests the alert rules (`make alerts`), and the
+# scrape test (tests/site/test_prometheus_scrape.py) runs the server.
+prometheus-deps:
+	@command -v promtool >/dev/null 2>&1 && command -v prometheus >/dev/null 2>&1 || { \
+		echo "installing Debian's prometheus for the alert rule tests and the scrape test"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+			--no-install-recommends prometheus >/dev/null; }
+
+alerts: prometheus-deps
+	promtool check rules docs/alerts.yml
+	promtool test rules docs/alerts.test.yml
+
+check: install alerts
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check --quiet .
 	$(WITH_TEST_DB) sh -c '$(BIN)/python manage.py makemigrations --check --dry-run && \
