@@ -112,13 +112,22 @@ def log_context(variable: ContextVar[str | None], value: str) -> Iterator[None]:
 
 
 def request_ids(get_response: Callable[[HttpRequest], HttpResponse]) -> Callable:
-    """Middleware: the request's id for its log lines, returned in X-Request-ID."""
+    """Middleware: the request's id for its log lines, returned in X-Request-ID.
+
+    It stays set after the middleware returns, for Django's own line about an error
+    answer (logged after every middleware), until `forget_request_id` at the end of the
+    request."""
 
     def middleware(request: HttpRequest) -> HttpResponse:
         identifier = incoming_request_id(request)
-        with log_context(request_id, identifier):
-            response = get_response(request)
+        request_id.set(identifier)
+        response = get_response(request)
         response[REQUEST_ID_HEADER] = identifier
         return response
 
     return middleware
+
+
+def forget_request_id(**_: object) -> None:
+    """On request_finished: lines logged between requests belong to none."""
+    request_id.set(None)

@@ -18,13 +18,13 @@ from django.conf import settings
 from django.http import HttpRequest, HttpResponse
 from django.views.decorators.cache import never_cache
 from prometheus_client import (
-    CONTENT_TYPE_LATEST,
     REGISTRY,
     CollectorRegistry,
     Counter,
     Histogram,
     generate_latest,
 )
+from prometheus_client.exposition import CONTENT_TYPE_PLAIN_0_0_4
 from prometheus_client.multiprocess import MultiProcessCollector
 from prometheus_client.registry import Collector
 from rest_framework.throttling import BaseThrottle
@@ -124,4 +124,5 @@ def metrics(request: HttpRequest) -> HttpResponse:
     """The site's metrics in Prometheus's text format, for allowed scrapers only."""
     if not may_scrape(request):
         return HttpResponse("Forbidden\n", status=403, content_type="text/plain")
-    return HttpResponse(generate_latest(_registry()), content_type=CONTENT_TYPE_LATEST)
+    # The text format every Prometheus 2 reads (Debian's included).
+    return HttpResponse(generate_latest(_registry()), content_type=CONTENT_TYPE_PLAIN_0_0_4)
