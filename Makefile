@@ -25,7 +25,8 @@ migrate: install
 
 # Web server, Celery worker and beat together; Ctrl-C stops all three and the embedded
 # database. A new site fills up fast here: sources are pulled and games rated every 10 s,
-# decay and statistics refreshed every 2 minutes (60 s and hourly by default).
+# decay and statistics refreshed every 2 minutes (60 s and hourly by default). /metrics
+# adds up the three processes' counts (var/metrics, emptied by runstack at each start).
 run: install
 	$(BIN)/python -m web.embedded_db stop-after $(EMBEDDED_POSTGRES_DIR) -- sh -c '\
 		$(BIN)/python manage.py migrate --no-input && \
@@ -33,6 +34,7 @@ run: install
 		DEBUG=$${DEBUG:-1} CELERY_PULL_SECONDS=$${CELERY_PULL_SECONDS:-10} \
 		CELERY_RATE_SECONDS=$${CELERY_RATE_SECONDS:-10} \
 		CELERY_REFRESH_SECONDS=$${CELERY_REFRESH_SECONDS:-120} \
+		PROMETHEUS_MULTIPROC_DIR=$${PROMETHEUS_MULTIPROC_DIR:-$(or $(VAR_DIR),var)/metrics} \
 		exec $(BIN)/python manage.py runstack'
 
 # Chromium from Debian for the browser tests (never a test tool's own download).

@@ -13,6 +13,7 @@ import hmac
 import ipaddress
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse
@@ -106,6 +107,14 @@ def may_scrape(request: HttpRequest) -> bool:
     except ValueError:
         return False
     return any(client in network for network in _allowed_networks())
+
+
+def empty_multiprocess_folder() -> None:
+    """Forget the samples that the processes of an earlier start left in
+    PROMETHEUS_MULTIPROC_DIR (before starting the site's processes anew)."""
+    if settings.PROMETHEUS_MULTIPROC_DIR:
+        for samples in Path(settings.PROMETHEUS_MULTIPROC_DIR).glob("*.db"):
+            samples.unlink(missing_ok=True)
 
 
 def _registry() -> CollectorRegistry:

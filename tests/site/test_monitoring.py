@@ -21,6 +21,7 @@ from matches.services.refresh import refresh_site
 from matches.sources.pulling import add_source
 from tests.factories import replay, store_calibration
 from web.logs import logging_config
+from web.metrics import empty_multiprocess_folder
 
 pytestmark = pytest.mark.django_db
 
@@ -213,3 +214,11 @@ def test_a_pulls_log_lines_name_its_source(json_log):
         logging.getLogger("matches.sources.pulling").warning("slow feed")
     [line] = [json.loads(line) for line in json_log.getvalue().splitlines()]
     assert (line["source"], line["message"], line["request_id"]) == ("feed", "slow feed", None)
+
+
+def test_a_new_start_forgets_the_samples_of_the_last_one(settings, tmp_path):
+    settings.PROMETHEUS_MULTIPROC_DIR = str(tmp_path)
+    (tmp_path / "counter_4242.db").write_bytes(b"old counts")
+    (tmp_path / "README").write_text("not a sample file")
+    empty_multiprocess_folder()
+    assert [path.name for path in tmp_path.iterdir()] == ["README"]
