@@ -19,9 +19,10 @@ from matches.services.ingest import finish_run, start_run, store_replays
 from matches.services.rating.incremental import rate_pending_matches
 from matches.services.refresh import refresh_site
 from matches.sources.pulling import add_source
+from ratingsite.celery import app as celery_app
 from tests.factories import replay, store_calibration
 from web.logs import logging_config
-from web.metrics import empty_multiprocess_folder
+from web.metrics import TASKS, empty_multiprocess_folder
 
 pytestmark = pytest.mark.django_db
 
@@ -222,3 +223,20 @@ def test_a_new_start_forgets_the_samples_of_the_last_one(settings, tmp_path):
     (tmp_path / "README").write_text("not a sample file")
     empty_multiprocess_folder()
     assert [path.name for path in tmp_path.iterdir()] == ["README"]
+
+
+@celery_app.task(name="tests.site.log_a_line")
+def log_a_line() -> None:
+    logging.getLogger("tests").warning("inside a task")
+
+
+def test_a_tasks_log_lines_carry_its_id_and_its_end_is_counted(json_log):
+    succeeded = TASKS.labels("tests.site.log_a_line", "success")
+    before = succeeded._value.get()
+    log_a_line.apply(task_id="task-42")
+    lines = [json.loads(line) for line in json_log.getvalue().splitlines()]
+    [line] = [line for line in lines if line["message"] == "inside a task"]
+    assert line["task_id"] == "task-42"
+    assert succeeded._value.get() == before + 1
+    logging.getLogger("tests").warning("after the task")
+    assert json.loads(json_log.getvalue().splitlines()[-1])["task_id"] is None
