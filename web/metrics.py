@@ -13,7 +13,9 @@ import hmac
 import ipaddress
 import time
 from collections.abc import Callable
+from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse
@@ -72,11 +74,24 @@ def view_label(request: HttpRequest) -> str:
     return match.view_name or match.route or "unnamed"
 
 
+@lru_cache(maxsize=4096)
+def _request_series(view: str, method: str, status: int) -> tuple[Any, Any]:
+    """The counter and histogram children of one kind of answer, looked up once: `labels()`
+    costs more than the increment it leads to (a few views, methods and statuses)."""
+    return REQUESTS.labels(view, method, str(status)), REQUEST_SECONDS.labels(view)
+
+
 def record_request(request: HttpRequest, status: int, seconds: float) -> None:
-    view = view_label(request)
     method = request.method if request.method in _METHODS else "other"
-    REQUESTS.labels(view, method, str(status)).inc()
-    REQUEST_SECONDS.labels(view).observe(seconds)
+    requests, latency = _request_series(view_label(request), method, status)
+    requests.inc()
+    latency.observe(seconds)
+
+
+@lru_cache(maxsize=16)
+def cache_lookup_counter(kind: str, hit: bool) -> Any:
+    """The counter of one kind of whole-response cache lookup (web.caching)."""
+    return CACHE_LOOKUPS.labels(kind, "hit" if hit else "miss")
 
 
 def count_requests(get_response: Callable[[HttpRequest], HttpResponse]) -> Callable:
