@@ -66,7 +66,7 @@ def check_broker() -> None:
         # The local broker is a folder the site writes messages into.
         folder = options["data_folder_out"]
         if not os.access(folder, os.W_OK | os.X_OK):
-            raise NotReady(f"cannot write to {folder}")
+            raise NotReady("its message folder is not writable")
         return
     with Connection(
         url, transport_options=options, connect_timeout=BROKER_TIMEOUT_SECONDS
