@@ -10,7 +10,7 @@ EMBEDDED_POSTGRES_DIR ?= $(or $(VAR_DIR),var)/postgres
 TEST_POSTGRES_DIR := $(or $(VAR_DIR),var)/postgres-test
 WITH_TEST_DB := $(BIN)/python -m web.embedded_db stop-after $(TEST_POSTGRES_DIR) --
 
-.PHONY: install lock run test lint check migrate bench bench-live bench-web bench-api bench-faults bench-predictions bench-scale browser-deps clean
+.PHONY: install lock run test lint check migrate bench bench-live bench-web bench-api bench-faults bench-predictions bench-scale browser-deps prometheus-deps alerts clean
 
 # Every dependency, runtime and dev, at the exact version and hashes of requirements.lock
 # (`make lock` writes it from pyproject.toml); then the project itself, which adds none.
@@ -39,7 +39,8 @@ migrate: install
 
 # Web server, Celery worker and beat together; Ctrl-C stops all three and the embedded
 # database. A new site fills up fast here: sources are pulled and games rated every 10 s,
-# decay and statistics refreshed every 2 minutes (60 s and hourly by default).
+# decay and statistics refreshed every 2 minutes (60 s and hourly by default). /metrics
+# adds up the three processes' counts (var/metrics, emptied by runstack at each start).
 run: install
 	$(BIN)/python -m web.embedded_db stop-after $(EMBEDDED_POSTGRES_DIR) -- sh -c '\
 		$(BIN)/python manage.py migrate --no-input && \
@@ -47,6 +48,7 @@ run: install
 		DEBUG=$${DEBUG:-1} CELERY_PULL_SECONDS=$${CELERY_PULL_SECONDS:-10} \
 		CELERY_RATE_SECONDS=$${CELERY_RATE_SECONDS:-10} \
 		CELERY_REFRESH_SECONDS=$${CELERY_REFRESH_SECONDS:-120} \
+		PROMETHEUS_MULTIPROC_DIR=$${PROMETHEUS_MULTIPROC_DIR:-$(or $(VAR_DIR),var)/metrics} \
 		exec $(BIN)/python manage.py runstack'
 
 # Chromium from Debian for the browser tests (never a test tool's own download).
@@ -56,7 +58,19 @@ browser-deps:
 		(apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null) \
 		|| echo "chromium could not be installed: browser tests will be skipped"; }
 
-check: install
+# Debian's Prometheus: promtool checks and tests the alert rules (`make alerts`), and the
+# scrape test (tests/site/test_prometheus_scrape.py) runs the server.
+prometheus-deps:
+	@command -v promtool >/dev/null 2>&1 && command -v prometheus >/dev/null 2>&1 || { \
+		echo "installing Debian's prometheus for the alert rule tests and the scrape test"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+			--no-install-recommends prometheus >/dev/null; }
+
+alerts: prometheus-deps
+	promtool check rules docs/alerts.yml
+	promtool test rules docs/alerts.test.yml
+
+check: install alerts
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check --quiet .
 	$(WITH_TEST_DB) sh -c '$(BIN)/python manage.py makemigrations --check --dry-run && \

@@ -5,8 +5,10 @@ import_replays → recompute_ratings → refresh_derived_tables) and reused whil
 that many games. A child process per size then requests each page 200 times through
 Django's test client, in-process (no network), twice: with the page cache off (every
 request renders from the database) and on (the generation-keyed page cache, in local
-memory). A trivial view in the same run gives the floor. The run is appended to
-docs/benchmarks-history.md and its row of BENCHMARKS.md rewritten.
+memory). Each of those is timed again with the request metrics off (web.metrics'
+middleware taken out), page by page right after the run with them: the cost of /metrics
+on every page (issue 34: at most 5%). A trivial view in the same run gives the floor. The
+run is appended to docs/benchmarks-history.md and its row of BENCHMARKS.md rewritten.
 
     python -m bench.web [--games 10000 1000000] [--requests 200]
 """
@@ -32,6 +34,8 @@ ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "bench" / "out"
 SEED = 2026
 WARMUP = 5
+METRICS_MIDDLEWARE = "web.metrics.count_requests"
+NO_METRICS = "without metrics"
 
 
 def trivial(request: HttpRequest) -> HttpResponse:
@@ -192,6 +196,7 @@ def _summary(times: list[float]) -> dict[str, float]:
 
 def measure(requests: int) -> dict[str, dict]:
     _setup()
+    from django.conf import settings
     from django.db import connection
     from django.test import Client, override_settings
     from django.test.utils import CaptureQueriesContext
@@ -204,6 +209,7 @@ def measure(requests: int) -> dict[str, dict]:
         "off": {"default": {"BACKEND": "django.core.cache.backends.dummy.DummyCache"}},
         "on": {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}},
     }
+    without_metrics = [name for name in settings.MIDDLEWARE if name != METRICS_MIDDLEWARE]
     results: dict[str, dict] = {}
     with override_settings(ROOT_URLCONF="bench.web", STORAGES=plain_static):
         pages = _pages()
@@ -217,6 +223,8 @@ def measure(requests: int) -> dict[str, dict]:
                             client.get(url)
                         entry["queries"] = len(queries)
                     entry[mode] = _summary(_timings(client, url, requests))
+                    with override_settings(MIDDLEWARE=without_metrics):
+                        entry[f"{mode} {NO_METRICS}"] = _summary(_timings(client, url, requests))
     return results
 
 
@@ -242,6 +250,16 @@ def page_ratios(runs: dict[int, dict[str, dict]]) -> dict[str, tuple[float, floa
     }
 
 
+def metrics_costs(run: dict[str, dict]) -> dict[tuple[str, str], float]:
+    """Each page's median with the request metrics over its median without, uncached
+    ("off") and cached ("on")."""
+    return {
+        (label, mode): entry[mode]["median"] / entry[f"{mode} {NO_METRICS}"]["median"]
+        for label, entry in run.items()
+        for mode in ("off", "on")
+    }
+
+
 def figure(runs: dict[int, dict[str, dict]]) -> Figure:
     """The run in a row: the worst growth with the database, and the cached pages."""
     sizes = " and ".join(f"{games:,}" for games in sorted(runs))
@@ -262,11 +280,22 @@ def figure(runs: dict[int, dict[str, dict]]) -> Figure:
             f"{max(runs):,} games ({worst}); {text}; uncached pages take "
             f"{min(over_trivial):.1f}x to {max(over_trivial):.0f}x the trivial view"
         )
+    costs = {
+        (games, *key): ratio
+        for games, run in runs.items()
+        for key, ratio in metrics_costs(run).items()
+    }
+    games, label, mode = max(costs, key=costs.get)
+    text += (
+        f"; request metrics cost at most {100 * (costs[games, label, mode] - 1):+.1f}% of a "
+        f"median ({label}, {'cached' if mode == 'on' else 'uncached'}, {games:,} games)"
+    )
     return Figure(
         "make bench-web",
         f"server time of every page at {sizes} games",
         text,
-        "median at the larger size ≤ 1.5x at the smaller; ≤ 3x the trivial view",
+        "median at the larger size ≤ 1.5x at the smaller; ≤ 3x the trivial view; "
+        "request metrics ≤ 5% of every page (issue 34)",
     )
 
 
@@ -305,6 +334,18 @@ def report(runs: dict[int, dict[str, dict]], requests: int) -> list[str]:
         ]
         for label, (ratio, trivial_ratio) in page_ratios(runs).items():
             lines.append(f"| {label} | {ratio:.2f} | {trivial_ratio:.1f} |")
+    lines += [
+        "",
+        "Medians with the request metrics (web.metrics.count_requests) over the same page's "
+        "without them, timed right after (target ≤ 1.05):",
+        "",
+        "| page |" + "".join(f" {games:,}: no cache | {games:,}: cached |" for games in sizes),
+        "|---|" + "---:|---:|" * len(sizes),
+    ]
+    costs = {games: metrics_costs(runs[games]) for games in sizes}
+    for label in runs[sizes[0]]:
+        cells = (f" {costs[g][label, 'off']:.3f} | {costs[g][label, 'on']:.3f} |" for g in sizes)
+        lines.append(f"| {label} |" + "".join(cells))
     return lines
 
 

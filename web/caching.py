@@ -23,6 +23,7 @@ from rest_framework.views import APIView
 
 from web.cache_keys import keep_only_parameters
 from web.generation import current_generation
+from web.metrics import cache_lookup_counter
 
 PAGE_CACHE_SECONDS = 3600
 RESPONSE_CACHE_SECONDS = 600
@@ -37,6 +38,7 @@ def cached_by_generation(
     stored when it is a 200 (its content and type) or a redirect (its location)."""
     version = current_generation()
     stored = cache.get(key, version=version)
+    cache_lookup_counter(key.split(":", 1)[0], stored is not None).inc()
     if stored is not None:
         status, content_type, body = stored
         if status == 200:

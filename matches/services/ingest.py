@@ -21,6 +21,7 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
+from matches.metrics import GAMES_PULLED, GAMES_REJECTED
 from matches.models import IngestRun, Match, PendingMatch, RejectedReplay, ReplaySource
 from matches.replays.batch import PlayerSightings, parse_batch
 from matches.replays.readers import RawReplay
@@ -280,4 +281,6 @@ def finish_run(run: IngestRun, result: IngestResult, error: str = "") -> IngestR
     run.duplicate, run.rejected = result.duplicate, result.rejected
     run.error = storable_text(error)  # errors quote input: file names, feed replies
     run.save()
+    GAMES_PULLED.labels(run.source.name).inc(result.new)
+    GAMES_REJECTED.labels(run.source.name).inc(result.rejected)
     return run

@@ -11,11 +11,13 @@ from datetime import datetime
 from django.utils import timezone
 
 from matches.selectors.lab import lab_has_scored_games
+from matches.selectors.monitoring import LAST_REFRESH
 from matches.services.calibration import refit_calibration
 from matches.services.character_matchups import rebuild_character_matchups
 from matches.services.evaluation import refresh_lab
 from matches.services.patches import assign_patches
 from matches.services.rating.decay import decay_all_ratings
+from matches.services.site_statistic import timed_run
 from matches.services.statistics import recompute_site_statistics
 from web.generation import bump_generation
 
@@ -23,8 +25,9 @@ from web.generation import bump_generation
 def refresh_site(*, evaluate_lab: Callable[[], object] = refresh_lab) -> None:
     """Refresh the derived tables; while the lab has no report with games, evaluate it
     with `evaluate_lab` (at once by default; the task sends it to a worker instead)."""
-    refit_calibration()
-    refresh_derived_tables()  # bumps the generation: pages show the new calibration too
+    with timed_run(LAST_REFRESH):
+        refit_calibration()
+        refresh_derived_tables()  # bumps the generation: pages show the new calibration too
     if not lab_has_scored_games():
         evaluate_lab()
 

@@ -23,6 +23,8 @@ from matches.models import IngestRun, ReplaySource
 from matches.services.ingest import IngestResult, finish_run, start_run
 from matches.sources import directory, http, simulator
 from matches.sources.base import CursorMoved, read_settings
+from web import logs
+from web.logs import log_context
 
 logger = logging.getLogger(__name__)
 
@@ -73,12 +75,13 @@ def pull_enabled_sources() -> list[IngestRun]:
     whole pull later)."""
     runs = []
     for source in ReplaySource.objects.filter(enabled=True, kind__in=list(KINDS)).order_by("id"):
-        try:
-            runs.append(pull_source(source))
-        except STOPS_ALL_SOURCES:
-            raise
-        except Exception:
-            logger.exception("pulling %s failed", source.name)
+        with log_context(logs.source, source.name):
+            try:
+                runs.append(pull_source(source))
+            except STOPS_ALL_SOURCES:
+                raise
+            except Exception:
+                logger.exception("pulling %s failed", source.name)
     return runs
 
 

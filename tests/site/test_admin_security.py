@@ -18,6 +18,7 @@ from django.contrib.auth.password_validation import validate_password
 from django.core.exceptions import ValidationError
 from django.core.management import CommandError, call_command
 from django.test import Client
+from prometheus_client import REGISTRY
 
 from web.admin_logins import admin_login_failed
 
@@ -73,10 +74,18 @@ class Browser:
         return answer.status_code == 200
 
 
+def failed_logins_counted(locked_out: str) -> float:
+    return (
+        REGISTRY.get_sample_value("ratings_admin_login_failures_total", {"locked_out": locked_out})
+        or 0.0
+    )
+
+
 def test_twenty_wrong_passwords_lock_the_client_out_until_the_cool_off_ends(
     live_server, lockout, failures, caplog, settings
 ):
     settings.AXES_COOLOFF_TIME = timedelta(seconds=COOL_OFF_SECONDS)
+    counted = {flag: failed_logins_counted(flag) for flag in ("true", "false")}
     browser = Browser(live_server.url)
     statuses = [browser.log_in("operator", f"guess-{n}").status_code for n in range(20)]
     # The form answers the first four wrong passwords; from the fifth on, 429.
@@ -90,6 +99,9 @@ def test_twenty_wrong_passwords_lock_the_client_out_until_the_cool_off_ends(
     assert {(failure["username"], failure["client"]) for failure in failures} == {
         ("operator", "127.0.0.1")
     }
+    # Counted in /metrics too: 4 before the lockout, 17 refused.
+    assert failed_logins_counted("false") - counted["false"] == 4
+    assert failed_logins_counted("true") - counted["true"] == 17
     logged = [r for r in caplog.records if r.name == "web.admin_logins"]
     assert len(logged) == 21
     assert logged[-1].getMessage() == (

@@ -7,7 +7,6 @@ from __future__ import annotations
 import os
 import re
 import signal
-import socket
 import subprocess
 import sys
 import urllib.request
@@ -17,14 +16,9 @@ import psutil
 import psycopg
 
 from matches.models import MatchRating
+from tests.live_processes import free_port
 from tests.worker.conftest import ROOT, wait_for
 from web import embedded_db
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 def answers(url: str) -> bool:

@@ -12,6 +12,7 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from web import embedded_db
+from web.metrics import empty_multiprocess_folder
 
 STOP_SECONDS = 20  # warm shutdown allowance before a child is killed
 
@@ -69,6 +70,7 @@ class Command(BaseCommand):
         self.stdout.write(f"broker: {settings.CELERY_BROKER_URL.split('@')[-1]}")
         if settings.EMBEDDED_POSTGRES_DIR:
             self.stdout.write(f"database: embedded, under {settings.EMBEDDED_POSTGRES_DIR}")
+        empty_multiprocess_folder()  # counters start from 0 with the processes
         children: dict[str, subprocess.Popen] = {}
         try:
             for name, argv in self._commands(addr, port, concurrency, gunicorn).items():

@@ -15,6 +15,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from matches.dbfunctions import EpochSeconds
+from matches.metrics import count_rated
 from matches.models import MatchRating, PendingMatch
 from matches.ratings.ledger import Game
 from matches.services import bulk
@@ -78,4 +79,5 @@ def rate_pending_matches(
         batches += 1
     if rated:
         bump_generation()
+    count_rated(rated, batches)
     return RatingRun(rated, counted, batches)

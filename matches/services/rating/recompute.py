@@ -16,6 +16,7 @@ from matches.models import CharacterMatchup, MatchRating, PendingMatch
 from matches.ratings.array_ledger import ArrayLedger, offset_matrix
 from matches.ratings.calibration import LogitBin
 from matches.selectors.chances import ChanceModel, chance_model
+from matches.selectors.monitoring import LAST_RECOMPUTE
 from matches.services import bulk
 from matches.services.calibration import refit_calibration
 from matches.services.character_matchups import rebuild_character_matchups
@@ -25,6 +26,7 @@ from matches.services.rating import recompute_storage
 from matches.services.rating.decay import decay_shown
 from matches.services.rating.storage import MATCH_RATING_COLUMNS, RatingRun
 from matches.services.read_ahead import other_connections_see_this_transaction
+from matches.services.site_statistic import timed_run
 from players.models import Player, PlayerMatchup, Rating, RatingSnapshot
 from web.generation import bump_generation
 
@@ -73,17 +75,18 @@ def recompute_all_ratings(
     ratings.
     """
     until = (now or timezone.now()).timestamp()
-    with paused_garbage_collection(), transaction.atomic():
-        acquire_transaction_lock(RATING_WRITER_LOCK, wait=True)
-        # The matchup offsets in force, read before the table is emptied and refitted.
-        model = chance_model()
-        _reset_derived_tables()
-        excluded = Player.objects.flagged().values_list("id", flat=True)
-        run, predictions = _recompute_compiled(model, excluded, chunk_size, progress, until)
-    bulk.analyze(_DERIVED_MODELS)
-    # The shown chances go through a calibration fitted on the old ratings' predictions.
-    refit_calibration(predictions)
-    bump_generation()
+    with timed_run(LAST_RECOMPUTE):
+        with paused_garbage_collection(), transaction.atomic():
+            acquire_transaction_lock(RATING_WRITER_LOCK, wait=True)
+            # The matchup offsets in force, read before the table is emptied and refitted.
+            model = chance_model()
+            _reset_derived_tables()
+            excluded = Player.objects.flagged().values_list("id", flat=True)
+            run, predictions = _recompute_compiled(model, excluded, chunk_size, progress, until)
+        bulk.analyze(_DERIVED_MODELS)
+        # The shown chances go through a calibration fitted on the old ratings' predictions.
+        refit_calibration(predictions)
+        bump_generation()
     return run
 
 

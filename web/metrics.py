@@ -1,0 +1,162 @@
+"""Prometheus metrics (docs/monitoring.md): the process counters and histograms, and the
+/metrics view that exposes them with the gauges read from the database at scrape time.
+
+With PROMETHEUS_MULTIPROC_DIR set (gunicorn's workers, Celery's worker and its children on
+one machine), every process writes its samples to files in that folder and /metrics adds
+them up (prometheus-client's multiprocess mode); unset, /metrics shows this process's own.
+The apps add their scrape-time collectors with `add_scrape_collector` (web imports no app).
+"""
+
+from __future__ import annotations
+
+import hmac
+import ipaddress
+import time
+from collections.abc import Callable
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from django.conf import settings
+from django.http import HttpRequest, HttpResponse
+from django.views.decorators.cache import never_cache
+from prometheus_client import (
+    REGISTRY,
+    CollectorRegistry,
+    Counter,
+    Histogram,
+    generate_latest,
+)
+from prometheus_client.exposition import CONTENT_TYPE_PLAIN_0_0_4
+from prometheus_client.multiprocess import MultiProcessCollector
+from prometheus_client.registry import Collector
+from rest_framework.throttling import BaseThrottle
+
+REQUESTS = Counter(
+    "ratings_http_requests",
+    "Requests answered, by view (its URL name), method and status code.",
+    ["view", "method", "status"],
+)
+REQUEST_SECONDS = Histogram(
+    "ratings_http_request_duration_seconds",
+    "Time from the request reaching Django to its answer, by view.",
+    ["view"],
+    buckets=(0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0),
+)
+CACHE_LOOKUPS = Counter(
+    "ratings_response_cache_lookups",
+    "Whole-response cache lookups (web.caching), by kind (page or api) and result.",
+    ["kind", "result"],
+)
+TASKS = Counter(
+    "ratings_celery_tasks",
+    "Celery tasks ended, by task name and outcome (success, failure, retry, revoked).",
+    ["task", "outcome"],
+)
+ADMIN_LOGIN_FAILURES = Counter(
+    "ratings_admin_login_failures",
+    "Failed admin logins, by whether the client or username is now locked out.",
+    ["locked_out"],
+)
+
+# Methods a view answers; anything else is one label, so a client cannot add series.
+_METHODS = frozenset({"GET", "HEAD", "OPTIONS", "POST"})
+_scrape_collectors: list[Collector] = []
+
+
+def add_scrape_collector(collector: Collector) -> None:
+    """Have /metrics also collect `collector` (its values read at scrape time)."""
+    if collector not in _scrape_collectors:
+        _scrape_collectors.append(collector)
+
+
+def view_label(request: HttpRequest) -> str:
+    """The URL name of the view that answered (or its path for unnamed ones); one label
+    for requests no URL matched, so scanners cannot add series."""
+    match = request.resolver_match
+    if match is None:
+        return "unmatched"
+    return match.view_name or match.route or "unnamed"
+
+
+@lru_cache(maxsize=4096)
+def _request_series(view: str, method: str, status: int) -> tuple[Any, Any]:
+    """The counter and histogram children of one kind of answer, looked up once: `labels()`
+    costs more than the increment it leads to (a few views, methods and statuses)."""
+    return REQUESTS.labels(view, method, str(status)), REQUEST_SECONDS.labels(view)
+
+
+def record_request(request: HttpRequest, status: int, seconds: float) -> None:
+    method = request.method if request.method in _METHODS else "other"
+    requests, latency = _request_series(view_label(request), method, status)
+    requests.inc()
+    latency.observe(seconds)
+
+
+@lru_cache(maxsize=16)
+def cache_lookup_counter(kind: str, hit: bool) -> Any:
+    """The counter of one kind of whole-response cache lookup (web.caching)."""
+    return CACHE_LOOKUPS.labels(kind, "hit" if hit else "miss")
+
+
+def count_requests(get_response: Callable[[HttpRequest], HttpResponse]) -> Callable:
+    """Middleware: every answer counted by view and status, and its time observed."""
+
+    def middleware(request: HttpRequest) -> HttpResponse:
+        started = time.perf_counter()
+        response = get_response(request)
+        record_request(request, response.status_code, time.perf_counter() - started)
+        return response
+
+    return middleware
+
+
+def _allowed_networks() -> list[ipaddress.IPv4Network | ipaddress.IPv6Network]:
+    return [ipaddress.ip_network(item, strict=False) for item in settings.METRICS_ALLOWED_ADDRESSES]
+
+
+def may_scrape(request: HttpRequest) -> bool:
+    """The bearer token when one is set, or a client address in METRICS_ALLOWED_ADDRESSES
+    (found as the throttles find it: X-Forwarded-For only behind NUM_PROXIES proxies)."""
+    token = settings.METRICS_BEARER_TOKEN
+    given = request.headers.get("Authorization", "")
+    if token and hmac.compare_digest(given.encode(), f"Bearer {token}".encode()):
+        return True
+    try:
+        client = ipaddress.ip_address(BaseThrottle().get_ident(request))
+    except ValueError:
+        return False
+    return any(client in network for network in _allowed_networks())
+
+
+def count_failed_login(sender: Any, locked_out: bool, **kwargs: Any) -> None:
+    """Receiver of web.admin_logins.admin_login_failed."""
+    ADMIN_LOGIN_FAILURES.labels(locked_out="true" if locked_out else "false").inc()
+
+
+def empty_multiprocess_folder() -> None:
+    """Forget the samples that the processes of an earlier start left in
+    PROMETHEUS_MULTIPROC_DIR (before starting the site's processes anew)."""
+    if settings.PROMETHEUS_MULTIPROC_DIR:
+        for samples in Path(settings.PROMETHEUS_MULTIPROC_DIR).glob("*.db"):
+            samples.unlink(missing_ok=True)
+
+
+def _registry() -> CollectorRegistry:
+    registry = CollectorRegistry(auto_describe=False)
+    if settings.PROMETHEUS_MULTIPROC_DIR:
+        MultiProcessCollector(registry, path=settings.PROMETHEUS_MULTIPROC_DIR)
+    else:
+        registry.register(REGISTRY)
+    for collector in _scrape_collectors:
+        registry.register(collector)
+    return registry
+
+
+@never_cache
+def metrics(request: HttpRequest) -> HttpResponse:
+    """The site's metrics in Prometheus's text format, for allowed scrapers only."""
+    if not may_scrape(request):
+        return HttpResponse("Forbidden\n", status=403, content_type="text/plain")
+    # The text format every Prometheus 2 reads (Debian's included).
+    return HttpResponse(generate_latest(_registry()), content_type=CONTENT_TYPE_PLAIN_0_0_4)
