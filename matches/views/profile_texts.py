@@ -160,6 +160,11 @@ class RivalRow(NamedTuple):
     record: str
 
 
+class LinkedAccount(NamedTuple):
+    name: str
+    url: str
+
+
 class PastName(NamedTuple):
     name: str
     first_seen: str
@@ -222,6 +227,8 @@ class ProfileBody(NamedTuple):
     matchup_overall: MatchupTexts
     matchup_wide_interval: str  # the ± in points past which a matchup is greyed
     past_names: list[PastName]
+    also_plays_as: list[LinkedAccount]
+    claim_url: str  # "This is me"
 
 
 def profile_body(found: RatingProfile, chart: SafeString, *, peak_ringed: bool) -> ProfileBody:
@@ -318,6 +325,11 @@ def profile_body(found: RatingProfile, chart: SafeString, *, peak_ringed: bool) 
             )
             for n in overview.past_names
         ],
+        also_plays_as=[
+            LinkedAccount(name=shown_name(other.name), url=reverse("player", args=[other.id]))
+            for other in found.also_plays_as
+        ],
+        claim_url=reverse("claim", args=[player.id]),
     )
 
 
