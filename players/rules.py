@@ -2,6 +2,8 @@
 
 - A **hidden** player appears nowhere: hidden by an operator, or made **private** by
   the player who claimed the profile (players.services.ownership).
+- A **withdrawn** player is hidden by an operator: their games leave every history too.
+  A private player's games stay in their opponents' histories, against "a private player".
 - An **unrated** player is hidden by an operator or a cheater: their games move no rating.
   A private player's games still count, so that nobody else's rating changes.
 - A **flagged** player is unrated or private: they are ranked nowhere.
@@ -30,6 +32,11 @@ from django.db.models import Model, Q
 def hidden(path: str = "") -> Q:
     """Players shown nowhere (those `path` leads to): hidden by an operator, or private."""
     return Q(**{f"{path}hidden": True}) | Q(**{f"{path}private": True})
+
+
+def withdrawn(path: str = "") -> Q:
+    """Players hidden by an operator, whose games no history shows."""
+    return Q(**{f"{path}hidden": True})
 
 
 def unrated(path: str = "") -> Q:
@@ -63,6 +70,10 @@ class _Flags(Protocol):
     private: bool
 
 
+def is_hidden(player: _Flags) -> bool:
+    return player.hidden or player.private
+
+
 def is_flagged(player: _Flags) -> bool:
     return player.hidden or player.cheater or player.private
 
@@ -76,9 +87,9 @@ def is_settled(deviation: float) -> bool:
 
 
 @cache
-def hidden_ids_sql() -> str:
-    """A subquery of the hidden players' ids (few: hashed, where joined they are not)."""
-    return _player_ids_sql(hidden())
+def withdrawn_ids_sql() -> str:
+    """A subquery of the withdrawn players' ids (few, and within player_flagged_idx)."""
+    return _player_ids_sql(withdrawn())
 
 
 @cache

@@ -447,7 +447,10 @@ def history_sets(sets: list[GameSet], url: ProfileUrl, *, own_rating: bool) -> l
                 utc=games[0].utc,
                 # "Sep\u00a030," keeps to one line: a phone's column breaks only before the time.
                 when=f"{first:%b}\u00a0{first.day}, {games[0].time}",
-                url=url(game_set.opponent.id, game_set.opponent_character.code),
+                # A private opponent has no page to link to.
+                url=url(game_set.opponent.id, game_set.opponent_character.code)
+                if game_set.opponent.id
+                else "",
                 opponent=shown_name(game_set.opponent.name),
                 character=game_set.opponent_character.name,
                 code=game_set.opponent_character.code,
