@@ -10,7 +10,16 @@ from functools import partial
 
 from django.urls import path
 
-from matches.views import about, calculator, lab, matchups, profile, rivals, statistics
+from matches.views import (
+    about,
+    calculator,
+    lab,
+    matchups,
+    owner_data,
+    profile,
+    rivals,
+    statistics,
+)
 from matches.views.calculator import ContenderForm
 from players.views import ownership, rankings, search, supporters
 from web.caching import cached_page
@@ -52,6 +61,11 @@ urlpatterns = [
     path("player/<player_id:player_id>/claim", ownership.claim, name="claim"),
     path("player/<player_id:player_id>/claim/status", ownership.claim_status, name="claim-status"),
     path("player/<player_id:player_id>/owner", ownership.owner, name="owner"),
+    path(
+        "player/<player_id:player_id>/owner/<slug:table>.<slug:extension>",
+        owner_data.download,
+        name="owner-download",
+    ),
     path(
         "player/<player_id:player_id>/<character:code>",
         page(profile.profile, reads=HISTORY_PAGE),

@@ -201,3 +201,33 @@ def test_linked_accounts_show_each_other_while_public(players, django_capture_on
         owner.post(f"/player/{OTHER}/owner", {"action": "private"})
     page = Client().get(f"/player/{PLAYER}/SO").content.decode()
     assert "Also plays as" not in page and "Mallory" not in page
+
+
+def test_the_owner_downloads_every_game_and_rating_day_with_formulas_neutralised(players):
+    owner = Client()
+    play(3, PLAYER, f"Daisy{start_claim(owner)}")
+    status(owner)
+    store_replays(
+        source=ReplaySourceFactory(),
+        replays=iter_replay_payloads(
+            [
+                replay(
+                    4, PLAYER, OPPONENT, names=("Daisy", "=HYPERLINK(1)"), played_at=timezone.now()
+                )
+            ]
+        ),
+    )
+    rate_pending_matches()
+    assert Client().get(f"/player/{PLAYER}/owner/games.csv").status_code == 403
+    games = owner.get(f"/player/{PLAYER}/owner/games.csv")
+    assert games["Content-Type"].startswith("text/csv")
+    lines = games.content.decode().splitlines()
+    assert lines[0].startswith("player_id,character,played_at,result,opponent_id,opponent")
+    assert len(lines) == 1 + 3  # the player's three games
+    assert ",'=HYPERLINK(1)," in games.content.decode()
+    assert ",=HYPERLINK" not in games.content.decode()
+    as_json = owner.get(f"/player/{PLAYER}/owner/games.json").json()
+    # Opponents by their current name, as the history shows them.
+    assert len(as_json) == 3 and {game["opponent"] for game in as_json} == {"=HYPERLINK(1)"}
+    history = owner.get(f"/player/{PLAYER}/owner/ratings.json").json()
+    assert history and {row["player_id"] for row in history} == {PLAYER}
