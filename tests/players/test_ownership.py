@@ -231,3 +231,24 @@ def test_the_owner_downloads_every_game_and_rating_day_with_formulas_neutralised
     assert len(as_json) == 3 and {game["opponent"] for game in as_json} == {"=HYPERLINK(1)"}
     history = owner.get(f"/player/{PLAYER}/owner/ratings.json").json()
     assert history and {row["player_id"] for row in history} == {PLAYER}
+
+
+def test_the_api_gives_an_owner_their_data_with_the_key_above_the_anonymous_rate(players):
+    owner = Client()
+    play(3, PLAYER, f"Daisy{start_claim(owner)}")
+    key = status(owner)["key"]
+    rate_pending_matches()
+    assert Client().get("/api/v1/me/games/").status_code == 401
+    wrong = Client().get("/api/v1/me/games/", HTTP_AUTHORIZATION=f"Key {PLAYER}:nope")
+    assert wrong.status_code == 401 and wrong.json()["error"]["code"] == "authentication_failed"
+    signed = {"HTTP_AUTHORIZATION": f"Key {PLAYER}:{key}", "REMOTE_ADDR": "10.0.5.1"}
+    games = Client().get("/api/v1/me/games/", **signed).json()
+    assert [game["player_id"] for game in games] == [PLAYER, PLAYER]
+    assert Client().get("/api/v1/me/ratings/", **signed).json()[0]["player_id"] == PLAYER
+    # Past the anonymous rate (120 a minute), the key keeps reading.
+    anonymous = [
+        Client().get("/api/v1/stats/", REMOTE_ADDR="10.0.5.1").status_code for _ in range(125)
+    ]
+    assert anonymous.count(429) > 0
+    owned = [Client().get("/api/v1/me/ratings/", **signed).status_code for _ in range(20)]
+    assert owned == [200] * 20
