@@ -252,3 +252,13 @@ def test_the_api_gives_an_owner_their_data_with_the_key_above_the_anonymous_rate
     assert anonymous.count(429) > 0
     owned = [Client().get("/api/v1/me/ratings/", **signed).status_code for _ in range(20)]
     assert owned == [200] * 20
+
+
+def test_a_completed_claim_closes_the_others_so_their_codes_complete_nothing(players):
+    mine, theirs = Client(), Client()
+    my_code, their_code = start_claim(mine), start_claim(theirs, address="10.0.6.1")
+    play(3, PLAYER, f"Daisy{my_code}")
+    key = status(mine)["key"]
+    play(4, PLAYER, f"Daisy{their_code}")
+    assert status(theirs)["state"] == "closed"
+    assert service.check_key(PLAYER, key) is not None

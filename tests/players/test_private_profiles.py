@@ -110,14 +110,28 @@ def test_a_private_player_is_shown_nowhere_yet_their_games_count(private_player)
     pages = [Client().get(f"/player/{opponent.id}/{code}").content.decode() for code in codes]
     assert any("a private player" in page for page in pages)
 
-    # A new game against them still moves the opponent's rating.
-    before = dict(Rating.objects.values_list("id", "value"))
-    sides = sorted([player.id, opponent.id])
-    game = replay(99_999, *sides, played_at=timezone.now(), names=("x", "y"))
+    # A new game against them, on ratings both have, still counts and moves the opponent.
+    mine = Rating.objects.filter(player=player).select_related("character").first()
+    theirs = Rating.objects.filter(player=opponent).select_related("character").first()
+    low = min(mine, theirs, key=lambda rating: rating.value)
+    a, b = sorted([mine, theirs], key=lambda r: r.player_id)
+    game = replay(
+        99_999,
+        a.player_id,
+        b.player_id,
+        characters=(a.character.code, b.character.code),
+        winner=1 if a == low else 2,  # an upset: informative, so it counts
+        played_at=timezone.now(),
+    )
     store_replays(source=ReplaySourceFactory(), replays=iter_replay_payloads([game]))
     rate_pending_matches()
-    moved = {i for i, value in Rating.objects.values_list("id", "value") if before.get(i) != value}
-    assert Rating.objects.filter(player=opponent, id__in=moved).exists()
+    newest = Match.objects.select_related("rating").latest("id")
+    assert newest.rating.counted
+    theirs_after = Rating.objects.get(id=theirs.id)
+    assert (theirs_after.value, theirs_after.wins + theirs_after.losses) != (
+        theirs.value,
+        theirs.wins + theirs.losses,
+    )
 
 
 def test_public_again_the_player_is_back_everywhere(
