@@ -185,6 +185,8 @@ def owner(request: HttpRequest, player_id: str) -> HttpResponse:
             context.update(outcome)
             status = 403 if "error" in outcome else 200
             player.refresh_from_db()
+    if ownership is not None:  # the owner sees their own name, private or not
+        context["name"] = shown_name(player.name)
     context.update(
         ownership=ownership,
         signed_out=signed_out,

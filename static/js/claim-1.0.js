@@ -18,7 +18,7 @@
       keyText.textContent = answer.key;
       keyBox.hidden = false;
     }
-    if (answer.state !== "waiting") { message.className = "warning"; }
+    if (answer.state === "expired" || answer.state === "closed") { message.className = "claim-message warning"; }
     return answer.state === "waiting";
   }
 
