@@ -262,3 +262,21 @@ def test_a_completed_claim_closes_the_others_so_their_codes_complete_nothing(pla
     play(4, PLAYER, f"Daisy{their_code}")
     assert status(theirs)["state"] == "closed"
     assert service.check_key(PLAYER, key) is not None
+
+
+def test_an_operator_sees_the_log_and_revokes_in_the_admin(players, admin_client):
+    owner = Client()
+    play(3, PLAYER, f"Daisy{start_claim(owner)}")
+    key = status(owner)["key"]
+    assert admin_client.get("/admin/players/ownershipevent/").status_code == 200
+    listing = admin_client.get("/admin/players/ownership/").content.decode()
+    assert PLAYER in listing and key not in listing
+    admin_client.post(
+        "/admin/players/ownership/",
+        {"action": "revoke", "_selected_action": [PLAYER]},
+        REMOTE_ADDR="10.0.7.1",
+    )
+    assert service.check_key(PLAYER, key) is None
+    revoked = OwnershipEvent.objects.get(player_id=PLAYER, kind="revoked")
+    assert (revoked.by, revoked.client_address) == ("admin", "10.0.7.1")
+    assert "revoked" in owner.get(f"/player/{PLAYER}/owner").content.decode()
