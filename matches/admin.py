@@ -205,9 +205,10 @@ class PlayerAdmin(admin.ModelAdmin):
         "supporter",
     )
     list_editable = FLAGS
-    list_filter = ("hidden", "cheater", "supporter", "platform")
+    list_filter = ("hidden", "cheater", "supporter", "private", "platform")
     search_fields = ("id", "name", "names__name")
-    readonly_fields = ("id", "first_seen", "last_seen")
+    # Private is the owner's choice, changed (and logged) under Ownerships.
+    readonly_fields = ("id", "first_seen", "last_seen", "private")
     inlines = [PlayerNameInline]
     show_full_result_count = False
 

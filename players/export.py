@@ -1,12 +1,14 @@
-"""The public ratings dump: one row per visible rating, streamed in a stable order."""
+"""Data dumps: the public ratings dump, one row per visible rating, streamed in a stable
+order; an owner's rating history; and the CSV writing both share."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from typing import Any
+import csv
+from collections.abc import Iterable, Iterator
+from typing import IO, Any
 
 from players import rules
-from players.models import Rating
+from players.models import Rating, RatingSnapshot
 
 EXPORT_FIELDS = (
     "player_id",
@@ -17,6 +19,10 @@ EXPORT_FIELDS = (
     "wins",
     "losses",
 )
+RATING_HISTORY_FIELDS = ("player_id", "character", "day", "value", "deviation")
+# A spreadsheet runs a cell starting with one of these as a formula (CSV injection): a
+# player's name is anything they typed in the game.
+FORMULA_STARTS = ("=", "+", "-", "@")
 
 
 def exported_ratings() -> Iterator[dict[str, Any]]:
@@ -35,3 +41,32 @@ def exported_ratings() -> Iterator[dict[str, Any]]:
     )
     for row in rows.iterator(chunk_size=5000):
         yield dict(zip(EXPORT_FIELDS, row, strict=True))
+
+
+def rating_history(player_ids: list[str]) -> Iterator[dict[str, Any]]:
+    """Every day-end value of these players' ratings (an owner's own data: private or not)."""
+    rows = (
+        RatingSnapshot.objects.filter(rating__player_id__in=player_ids)
+        .order_by("rating__player_id", "rating__character_id", "day")
+        .values_list("rating__player_id", "rating__character__code", "day", "value", "deviation")
+    )
+    for row in rows.iterator(chunk_size=5000):
+        yield dict(zip(RATING_HISTORY_FIELDS, row, strict=True))
+
+
+def safe_cell(value: object) -> object:
+    """A text cell a spreadsheet would run as a formula, quoted so that it is shown as text."""
+    if isinstance(value, str) and value.startswith(FORMULA_STARTS):
+        return "'" + value
+    return value
+
+
+def write_csv(stream: IO[str], fields: Iterable[str], rows: Iterable[dict[str, Any]]) -> int:
+    """Write `rows` as CSV with a header, formula-like texts neutralised; returns the count."""
+    writer = csv.DictWriter(stream, fieldnames=list(fields), lineterminator="\n")
+    writer.writeheader()
+    count = 0
+    for row in rows:
+        writer.writerow({key: safe_cell(value) for key, value in row.items()})
+        count += 1
+    return count

@@ -40,6 +40,9 @@ class PlayerQuerySet(models.QuerySet["Player"]):
     def flagged(self) -> PlayerQuerySet:
         return self.filter(rules.flagged())
 
+    def unrated(self) -> PlayerQuerySet:
+        return self.filter(rules.unrated())
+
 
 class Player(models.Model):
     """A player, keyed by the game's own id (a 64-bit number kept as the string the game sends)."""
@@ -61,6 +64,12 @@ class Player(models.Model):
     hidden = models.BooleanField(default=False, help_text="Opted out: appears nowhere on the site")
     cheater = models.BooleanField(default=False, help_text="Kept, but never moves anyone's rating")
     supporter = models.BooleanField(default=False)
+    # A default in the database too: the bulk writers of ingestion list their columns.
+    private = models.BooleanField(
+        default=False,
+        db_default=False,
+        help_text="Made private by its owner: appears nowhere, its games still count",
+    )
 
     objects = PlayerQuerySet.as_manager()
 
@@ -240,3 +249,84 @@ class PlayerMatchup(models.Model):
 
     def __str__(self) -> str:
         return f"{self.rating_id} vs {self.opponent_character_id}"
+
+
+class Ownership(models.Model):
+    """A claimed profile (players.services.ownership): its owner key, kept only as a hash
+    made by Django's password hashers, and the person it belongs to (linked accounts)."""
+
+    player = models.OneToOneField(
+        Player, on_delete=models.CASCADE, primary_key=True, related_name="ownership"
+    )
+    key_hash = models.CharField(max_length=256)
+    # Raised by every new key (a claim again, a rotation) and by a revocation: a browser
+    # signed in under an older one is signed out, and told why.
+    key_version = models.PositiveIntegerField(default=0)
+    claimed_at = models.DateTimeField()
+    # When a new claim last replaced the key (a lost key): told to the old owner's browser.
+    replaced_at = models.DateTimeField(null=True, blank=True)
+    revoked_at = models.DateTimeField(null=True, blank=True)
+    # Accounts linked by their owner share one person ("also plays as").
+    person = models.UUIDField(null=True, blank=True, db_index=True)
+
+    def __str__(self) -> str:
+        return f"owner of {self.player_id}"
+
+
+class Claim(models.Model):
+    """A claim on a profile, started in one browser, completed by a replay of that player
+    whose name holds the code; the browser that holds the token then collects the key."""
+
+    player = models.ForeignKey(Player, on_delete=models.CASCADE, related_name="claims")
+    code = models.CharField(max_length=16)
+    token_hash = models.CharField(max_length=64)  # SHA-256 of the browser's claim token
+    started_at = models.DateTimeField()
+    expires_at = models.DateTimeField()
+    completed_at = models.DateTimeField(null=True, blank=True)
+    # Closed unused: another claim on the profile completed first, or the owner cancelled.
+    closed_at = models.DateTimeField(null=True, blank=True)
+    # The ownership's key version this claim's completion made; its key is issued once.
+    key_version = models.PositiveIntegerField(null=True, blank=True)
+    key_issued_at = models.DateTimeField(null=True, blank=True)
+    client_address = models.GenericIPAddressField(null=True, blank=True)
+
+    class Meta:
+        indexes = [
+            # Every stored batch of games looks up the open claims: few, indexed alone.
+            models.Index(
+                fields=["expires_at"],
+                name="claim_open_idx",
+                condition=Q(completed_at__isnull=True, closed_at__isnull=True),
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"claim on {self.player_id} from {self.started_at:%Y-%m-%d %H:%M}"
+
+
+class OwnershipEvent(models.Model):
+    """The log of ownership changes: what, when, by whom and from which client address."""
+
+    class Kind(models.TextChoices):
+        CLAIM_STARTED = "claim-started", "claim started"
+        CLAIMED = "claimed", "claimed by a replay"
+        KEY_ISSUED = "key-issued", "key shown to the claiming browser"
+        KEY_ROTATED = "key-rotated", "key rotated"
+        PRIVATE = "private", "made private"
+        PUBLIC = "public", "made public"
+        LINKED = "linked", "linked"
+        UNLINKED = "unlinked", "unlinked"
+        REVOKED = "revoked", "revoked by an operator"
+
+    player = models.ForeignKey(Player, on_delete=models.CASCADE, related_name="ownership_events")
+    kind = models.CharField(max_length=16, choices=Kind.choices)
+    at = models.DateTimeField()
+    by = models.CharField(max_length=150)  # "owner", "replay", an operator's user name
+    client_address = models.GenericIPAddressField(null=True, blank=True)
+    detail = models.CharField(max_length=200, blank=True, default="")
+
+    class Meta:
+        indexes = [models.Index(fields=["player", "-at"], name="ownership_event_player_idx")]
+
+    def __str__(self) -> str:
+        return f"{self.player_id} {self.kind} at {self.at:%Y-%m-%d %H:%M}"

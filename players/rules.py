@@ -1,8 +1,12 @@
 """Who and what the site shows and ranks, each rule written once.
 
-- A **hidden** player opted out: their games are kept (and rated) but appear nowhere.
-- A **flagged** player is hidden or a cheater: their games move no rating and they are
-  ranked nowhere.
+- A **hidden** player appears nowhere: hidden by an operator, or made **private** by
+  the player who claimed the profile (players.services.ownership).
+- A **withdrawn** player is hidden by an operator: their games leave every history too.
+  A private player's games stay in their opponents' histories, against "a private player".
+- An **unrated** player is hidden by an operator or a cheater: their games move no rating.
+  A private player's games still count, so that nobody else's rating changes.
+- A **flagged** player is unrated or private: they are ranked nowhere.
 - A rating is **settled** when its deviation is below settings.RATING_LOW_DEVIATION: it
   may be ranked, and it has a tier, peaks and best wins.
 - A rating is **ranked** when it is settled and its player is not flagged.
@@ -26,13 +30,23 @@ from django.db.models import Model, Q
 
 
 def hidden(path: str = "") -> Q:
-    """Hidden players (those `path` leads to)."""
+    """Players shown nowhere (those `path` leads to): hidden by an operator, or private."""
+    return Q(**{f"{path}hidden": True}) | Q(**{f"{path}private": True})
+
+
+def withdrawn(path: str = "") -> Q:
+    """Players hidden by an operator, whose games no history shows."""
     return Q(**{f"{path}hidden": True})
 
 
+def unrated(path: str = "") -> Q:
+    """Players whose games move no rating: hidden by an operator, or cheating."""
+    return Q(**{f"{path}hidden": True}) | Q(**{f"{path}cheater": True})
+
+
 def flagged(path: str = "") -> Q:
-    """Flagged players: hidden or cheating."""
-    return hidden(path) | Q(**{f"{path}cheater": True})
+    """Flagged players, ranked nowhere: unrated or private."""
+    return unrated(path) | Q(**{f"{path}private": True})
 
 
 def low_deviation() -> float:
@@ -53,10 +67,15 @@ def ranked() -> Q:
 class _Flags(Protocol):
     hidden: bool
     cheater: bool
+    private: bool
+
+
+def is_hidden(player: _Flags) -> bool:
+    return player.hidden or player.private
 
 
 def is_flagged(player: _Flags) -> bool:
-    return player.hidden or player.cheater
+    return player.hidden or player.cheater or player.private
 
 
 def is_settled(deviation: float) -> bool:
@@ -68,9 +87,15 @@ def is_settled(deviation: float) -> bool:
 
 
 @cache
-def hidden_ids_sql() -> str:
-    """A subquery of the hidden players' ids (few: hashed, where joined they are not)."""
-    return _player_ids_sql(hidden())
+def withdrawn_ids_sql() -> str:
+    """A subquery of the withdrawn players' ids (few, and within player_flagged_idx)."""
+    return _player_ids_sql(withdrawn())
+
+
+@cache
+def unrated_ids_sql() -> str:
+    """A subquery of the unrated players' ids (few, and within player_flagged_idx)."""
+    return _player_ids_sql(unrated())
 
 
 @cache

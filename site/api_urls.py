@@ -14,7 +14,7 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitVie
 from rest_framework.serializers import Serializer
 from rest_framework.views import APIView
 
-from matches.api import calculator, lab, matchups, profile, rivals, statistics
+from matches.api import calculator, lab, matchups, owner_data, profile, rivals, statistics
 from matches.api.serializers.calculator import ProbabilityQuery
 from matches.api.serializers.matchups import MatchupsQuery
 from matches.api.serializers.patches import PatchQuery, RatingPatchQuery
@@ -87,6 +87,9 @@ v1 = [
     endpoint("probability/", calculator.ProbabilityView, "probability", query=ProbabilityQuery),
     endpoint("stats/", statistics.StatisticsView, "stats", query=PatchQuery),
     endpoint("lab/", lab.LabView, "lab"),
+    # An owner's own data: per owner, never cached (no ETag, no shared entry).
+    path("me/games/", owner_data.OwnerGamesView.as_view(), name="owner-games"),
+    path("me/ratings/", owner_data.OwnerRatingsView.as_view(), name="owner-ratings"),
 ]
 
 urlpatterns = [

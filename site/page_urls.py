@@ -10,9 +10,18 @@ from functools import partial
 
 from django.urls import path
 
-from matches.views import about, calculator, lab, matchups, profile, rivals, statistics
+from matches.views import (
+    about,
+    calculator,
+    lab,
+    matchups,
+    owner_data,
+    profile,
+    rivals,
+    statistics,
+)
 from matches.views.calculator import ContenderForm
-from players.views import rankings, search, supporters
+from players.views import ownership, rankings, search, supporters
 from web.caching import cached_page
 
 # Settings whose values appear on pages.
@@ -48,6 +57,15 @@ urlpatterns = [
     path("top/<character:code>", page(rankings.top, reads=RANKING_PAGE), name="top-character"),
     path("search", page(search.search, reads=["name"]), name="search"),
     path("player/<player_id:player_id>", page(profile.player), name="player"),
+    # A player's own profile: per browser, never cached.
+    path("player/<player_id:player_id>/claim", ownership.claim, name="claim"),
+    path("player/<player_id:player_id>/claim/status", ownership.claim_status, name="claim-status"),
+    path("player/<player_id:player_id>/owner", ownership.owner, name="owner"),
+    path(
+        "player/<player_id:player_id>/owner/<slug:table>.<slug:extension>",
+        owner_data.download,
+        name="owner-download",
+    ),
     path(
         "player/<player_id:player_id>/<character:code>",
         page(profile.profile, reads=(*HISTORY_PAGE, "patch")),

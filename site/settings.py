@@ -345,6 +345,12 @@ CELERY_TASK_ANNOTATIONS = {
     )
 }
 
+# --- Profile claims (players.services.ownership, README "Your profile") ------------------
+CLAIM_CODE_HOURS = env_int("CLAIM_CODE_HOURS", 48)
+# Each counted per client address and per profile, in fixed hour windows.
+CLAIM_STARTS_PER_HOUR = env_int("CLAIM_STARTS_PER_HOUR", 5)
+KEY_ATTEMPTS_PER_HOUR = env_int("KEY_ATTEMPTS_PER_HOUR", 10)
+
 # --- API ------------------------------------------------------------------------------
 # How many proxies in front of the site append to X-Forwarded-For; the API throttle and the
 # admin login lockout take the client's address from that header only then (0: the header is
@@ -358,7 +364,11 @@ REST_FRAMEWORK = {
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "EXCEPTION_HANDLER": "web.api.exception_handler",
     "DEFAULT_THROTTLE_CLASSES": ["rest_framework.throttling.AnonRateThrottle"],
-    "DEFAULT_THROTTLE_RATES": {"anon": env_str("API_THROTTLE_RATE", "120/min")},
+    "DEFAULT_THROTTLE_RATES": {
+        "anon": env_str("API_THROTTLE_RATE", "120/min"),
+        # A profile's owner reading their own data with their key (players.api.owner).
+        "owner": env_str("OWNER_API_THROTTLE_RATE", "600/min"),
+    },
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
     "PAGE_SIZE": 50,
     "NUM_PROXIES": NUM_PROXIES,

@@ -142,6 +142,10 @@ _ERROR_EXAMPLES = {
         "The query parameters are invalid.",
         error_body(400, "invalid", _VALIDATION_DETAIL, {"bracket": ['"top5" is not a choice.']}),
     ),
+    401: (
+        "No owner key, or a key that does not open the profile it names.",
+        error_body(401, "authentication_failed", "That key does not open that profile."),
+    ),
     404: (
         "No such resource (or it belongs to a hidden player), or an invalid page or cursor.",
         error_body(404, "not_found", "No player 230129212655563979."),

@@ -48,8 +48,8 @@ class HistoryPoint:
 _LATEST_GAMES_SQL = """
 SELECT {played_at}, m.winner, r.counted,
     m.player_a_id = %(player)s AND m.character_a_id = %(character)s,
-    m.player_a_id IN ({hidden_ids}),
-    m.player_b_id IN ({hidden_ids}),
+    m.player_a_id IN ({withdrawn_ids}),
+    m.player_b_id IN ({withdrawn_ids}),
     r.value_a, r.deviation_a, r.change_a, r.value_b, r.deviation_b, r.change_b
 FROM matches_match m LEFT OUTER JOIN matches_matchrating r ON r.match_id = m.id
 WHERE m.id IN (SELECT id FROM (
@@ -67,7 +67,7 @@ _LATEST_GAMES = _LATEST_GAMES_SQL.format(
     side_a=_LATEST_SIDE_SQL.format(side="a"),
     side_b=_LATEST_SIDE_SQL.format(side="b"),
     played_at="{played_at}",
-    hidden_ids="{hidden_ids}",
+    withdrawn_ids="{withdrawn_ids}",
 )
 
 
@@ -76,8 +76,8 @@ def _points_after_games(
 ) -> tuple[list[HistoryPoint], bool]:
     """The rating before the first of its last `limit` games since `since`, then after
     each of them (oldest first), leaving out games not yet rated and those against
-    hidden players; and whether those are all its games since then. One query
-    (`_LATEST_GAMES_SQL`).
+    withdrawn players (hidden by an operator; a private one's games are drawn); and
+    whether those are all its games since then. One query (`_LATEST_GAMES_SQL`).
 
     Each side picks its latest games' ids from its index alone; filtering on the result
     or the opponent there instead would let the planner, expecting a rating to have a
@@ -89,7 +89,7 @@ def _points_after_games(
         # One more than `limit` tells whether older games are left out.
         cursor.execute(
             _LATEST_GAMES.format(
-                played_at=utc_wall_time("m.played_at"), hidden_ids=rules.hidden_ids_sql()
+                played_at=utc_wall_time("m.played_at"), withdrawn_ids=rules.withdrawn_ids_sql()
             ),
             {
                 "player": rating.player_id,

@@ -50,6 +50,10 @@ class GamePlayer(NamedTuple):
     cheater: bool
 
 
+# A private opponent (players.rules) as every history shows them: no name, no id, no link.
+PRIVATE_PLAYER = GamePlayer("", "a private player", "", False)
+
+
 @dataclass(frozen=True, slots=True)
 class RatedGame:
     """One game seen from one rating's side."""
@@ -109,8 +113,8 @@ def _unsettled(deviation: float | None) -> bool:
 def _rated_game(row: tuple, rating: Rating) -> RatedGame:
     """A page row as a game. A game with a player flagged for cheating moves nobody: it has
     no chance, and a cheater's rating before it is not shown (theirs is shown nowhere)."""
-    match_id, played_at, floor, winner, counted, *opponent, character_id = row[:10]
-    value, deviation, change, opponent_value, opponent_deviation, my_winner, chance = row[10:]
+    match_id, played_at, floor, winner, counted, *opponent, private, character_id = row[:11]
+    value, deviation, change, opponent_value, opponent_deviation, my_winner, chance = row[11:]
     opponent_cheater = bool(opponent[3])
     flagged = opponent_cheater or rating.player.cheater
     if opponent_cheater:
@@ -123,7 +127,7 @@ def _rated_game(row: tuple, rating: Rating) -> RatedGame:
         value,
         deviation,
         change,
-        GamePlayer(opponent[0], opponent[1], opponent[2], opponent_cheater),
+        PRIVATE_PLAYER if private else GamePlayer(*opponent[:3], opponent_cheater),
         roster_characters()[character_id],
         opponent_value,
         opponent_deviation,
@@ -187,7 +191,7 @@ _PAGE_GAMES_SQL = """
 WITH page AS ({side_a} UNION ALL {side_b}
     ORDER BY played_at {order}, id {order} LIMIT %(limit)s)
 SELECT m.id, {played_at}, m.floor, m.winner, r.counted,
-    p.id, p.name, p.platform, p.cheater, {theirs[character]},
+    p.id, p.name, p.platform, p.cheater, p.private, {theirs[character]},
     {mine[value]}, {mine[deviation]}, {mine[change]}, {theirs[value]}, {theirs[deviation]},
     CASE WHEN page.side = 'a' THEN '{winner_a}' ELSE '{winner_b}' END,
     CASE WHEN page.side = 'a' THEN r.chance_a ELSE 1.0 - r.chance_a END
@@ -199,7 +203,7 @@ ORDER BY 2 {order}, 1 {order}
 _SIDE_IDS_SQL = """SELECT id, played_at, '{mine}' AS side FROM (
     SELECT id, played_at FROM matches_match
     WHERE player_{mine}_id = %(player)s AND character_{mine}_id = %(character)s
-        AND player_a_id NOT IN ({hidden_ids}) AND player_b_id NOT IN ({hidden_ids})
+        AND player_a_id NOT IN ({withdrawn_ids}) AND player_b_id NOT IN ({withdrawn_ids})
         {conditions}
     ORDER BY played_at {order}, id {order} LIMIT %(limit)s
 ) side_{mine}"""
@@ -210,7 +214,7 @@ def newest_games_sql() -> str:
     parameters: %(player)s, %(character)s): each game's id, played_at and the rating's
     side ('a' or 'b'), read along the side indexes as a page of history is."""
     ids = partial(
-        _SIDE_IDS_SQL.format, conditions="", order="DESC", hidden_ids=rules.hidden_ids_sql()
+        _SIDE_IDS_SQL.format, conditions="", order="DESC", withdrawn_ids=rules.withdrawn_ids_sql()
     )
     return (
         f"{ids(mine='a')} UNION ALL {ids(mine='b')} "
@@ -252,7 +256,7 @@ def _rating_games(
         params.update(condition.params)
     where = "".join(f" AND ({condition.sql})" for condition in conditions)
     ids = partial(
-        _SIDE_IDS_SQL.format, conditions=where, order=order, hidden_ids=rules.hidden_ids_sql()
+        _SIDE_IDS_SQL.format, conditions=where, order=order, withdrawn_ids=rules.withdrawn_ids_sql()
     )
     sql = _PAGE_GAMES_SQL.format(
         side_a=ids(mine="a"),
@@ -379,7 +383,7 @@ def _history_neighbours(rating: Rating, games: list[RatedGame]) -> Adjacent:
         _SIDE_IDS_SQL.format,
         conditions=" AND played_at <= g.played_at AND (played_at < g.played_at OR id < g.id)",
         order="DESC",
-        hidden_ids=rules.hidden_ids_sql(),
+        withdrawn_ids=rules.withdrawn_ids_sql(),
     )
     params = {
         "player": rating.player_id,

@@ -21,7 +21,8 @@ from matches.selectors.matchups import PlayerMatchups, player_matchups
 from matches.selectors.opponents import FairOpponent, profile_fair_opponents
 from matches.selectors.rivals import Meeting, players_met_most
 from players import rules
-from players.models import Rating
+from players.models import Player, Rating
+from players.selectors.ownership import also_plays_as
 from players.selectors.rankings import UNSETTLED, RatingRanks, rating_ranks, unranked_reason
 from players.selectors.ratings import RatingOverview, rating_overview
 from web.moment import one_moment
@@ -77,6 +78,8 @@ class RatingProfile:
     # are as they stood before it.
     recompute_pending: bool = False
     meetings: list[Meeting] = field(default_factory=list)  # players met most (none: a cheater)
+    # The owner's other public accounts (players.selectors.ownership).
+    also_plays_as: list[Player] = field(default_factory=list)
 
     @property
     def rating(self) -> Rating:
@@ -117,6 +120,7 @@ def rating_profile(
             unranked(rating),
             flag_recompute_pending(player_id),
             [] if rating.player.cheater else players_met_most(rating),
+            also_plays_as(player_id),
         )
 
 

@@ -41,14 +41,14 @@ def recent_predictions() -> list[LogitBin]:
     if not window:
         return []
     first = MatchRating.objects.order_by("-match_id").values_list("match_id", flat=True)[window - 1]
-    flagged = Player.objects.flagged().values("id")
+    unrated = Player.objects.unrated().values("id")
     logit = chance_logit("rating__chance_a")
     # The window on both tables' ids: PostgreSQL carries only equalities across a join,
     # and without its bound one side is read whole (ten million rows for a million).
     rows = (
         Match.objects.filter(id__gte=first, rating__match_id__gte=first)
-        .exclude(player_a__in=flagged)
-        .exclude(player_b__in=flagged)
+        .exclude(player_a__in=unrated)
+        .exclude(player_b__in=unrated)
         .annotate(logit=logit)
         .values(cell=Round(F("logit") / BIN_WIDTH))
         .annotate(

@@ -46,15 +46,15 @@ def _aggregate_sql(*, tiered: bool) -> str:
     belong to. Otherwise every game, without members: looking both sides of ten million
     games up among the members cost more than the aggregate itself."""
     matches, ratings = Match._meta.db_table, MatchRating._meta.db_table
-    # A few flagged players among very many: a small hashed set, not two joins.
-    flagged = rules.flagged_ids_sql()
+    # A few unrated players among very many: a small hashed set, not two joins.
+    unrated = rules.unrated_ids_sql()
     sums = f"""ROUND((r.value_a - r.value_b) / %(bin)s),
                COUNT(*),
                SUM(CASE WHEN m.winner = %(a)s THEN 1 ELSE 0 END),
                SUM(r.value_a - r.value_b),
                SUM({expected_sql("r.value_a - r.value_b")})"""
     counted = f"""r.counted AND m.character_a_id <> m.character_b_id
-          AND m.player_a_id NOT IN ({flagged}) AND m.player_b_id NOT IN ({flagged})"""
+          AND m.player_a_id NOT IN ({unrated}) AND m.player_b_id NOT IN ({unrated})"""
     if not tiered:
         return f"""
             SELECT m.patch_id, m.character_a_id, m.character_b_id, {sums}

@@ -106,7 +106,7 @@ class Replay:
 
 def excluded_players() -> frozenset[str]:
     """Players whose games move no rating on the site."""
-    return frozenset(Player.objects.flagged().values_list("id", flat=True))
+    return frozenset(Player.objects.unrated().values_list("id", flat=True))
 
 
 def history_chunks(

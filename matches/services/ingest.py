@@ -39,6 +39,7 @@ from matches.services.ingest_rows import (
 )
 from matches.services.locks import INGEST_WRITER_LOCK, acquire_transaction_lock
 from players.models import Player, PlayerName
+from players.services.ownership import complete_claims
 
 CHUNK_SIZE = 20_000
 # Distinct players a transaction gathers before it is written and committed, which bounds
@@ -81,7 +82,8 @@ def _chunks(items: Iterable[RawReplay], size: int) -> Iterator[list[RawReplay]]:
 
 def _write_sightings(sightings: PlayerSightings) -> None:
     """Upsert the players, then their names, in key order: concurrent importers then
-    lock shared rows in the same order and cannot deadlock."""
+    lock shared rows in the same order and cannot deadlock. Then complete the profile
+    claims whose code these names show (players.services.ownership)."""
     players, names = player_upserts()
     moment = from_epoch_microseconds
     bulk.insert(
@@ -104,6 +106,7 @@ def _write_sightings(sightings: PlayerSightings) -> None:
         ),
         names,
     )
+    complete_claims((key, name, moment(last)) for key, name, _, last in sightings.names.values())
 
 
 def _insert_matches(rows: list[tuple]) -> int:

@@ -162,6 +162,11 @@ class RivalRow(NamedTuple):
     record: str
 
 
+class LinkedAccount(NamedTuple):
+    name: str
+    url: str
+
+
 class PastName(NamedTuple):
     name: str
     first_seen: str
@@ -228,6 +233,8 @@ class ProfileBody(NamedTuple):
     matchup_patches: list[PatchText] = []
     matchup_patch: str = "all"
     matchup_patch_words: str = "all their games"
+    also_plays_as: list[LinkedAccount]
+    claim_url: str  # "This is me"
 
 
 def profile_body(
@@ -337,6 +344,11 @@ def profile_body(
         matchup_patch_words="all their games"
         if patch.patch is None
         else f"their games of patch {patch.patch.name}",
+        also_plays_as=[
+            LinkedAccount(name=shown_name(other.name), url=reverse("player", args=[other.id]))
+            for other in found.also_plays_as
+        ],
+        claim_url=reverse("claim", args=[player.id]),
     )
 
 
@@ -454,7 +466,10 @@ def history_sets(sets: list[GameSet], url: ProfileUrl, *, own_rating: bool) -> l
                 utc=games[0].utc,
                 # "Sep\u00a030," keeps to one line: a phone's column breaks only before the time.
                 when=f"{first:%b}\u00a0{first.day}, {games[0].time}",
-                url=url(game_set.opponent.id, game_set.opponent_character.code),
+                # A private opponent has no page to link to.
+                url=url(game_set.opponent.id, game_set.opponent_character.code)
+                if game_set.opponent.id
+                else "",
                 opponent=shown_name(game_set.opponent.name),
                 character=game_set.opponent_character.name,
                 code=game_set.opponent_character.code,

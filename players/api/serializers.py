@@ -7,6 +7,7 @@ from typing import Any
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from players import rules
 from players.api.fields import RatingField, ShownNameField, TierField, rating_numbers
 from players.formatting import shown_name
 from players.models import Character, Player, Rating
@@ -207,7 +208,7 @@ class PeakSerializer(serializers.Serializer):
 
 class BestWinSerializer(serializers.Serializer):
     opponent = serializers.SerializerMethodField(
-        help_text="Who was beaten; null when that player has since hidden themself."
+        help_text="Who was beaten; null when that player is hidden or private."
     )
     character = CharacterSerializer(
         source="best_win_character", help_text="The character they played."
@@ -218,7 +219,7 @@ class BestWinSerializer(serializers.Serializer):
     @extend_schema_field(PlayerSummarySerializer(allow_null=True))
     def get_opponent(self, rating: Rating) -> dict[str, Any] | None:
         opponent: Player | None = rating.best_win_opponent
-        if opponent is None or opponent.hidden:
+        if opponent is None or rules.is_hidden(opponent):
             return None
         return PlayerSummarySerializer(opponent).data
 

@@ -200,11 +200,11 @@ UNSETTLED = "unsettled"  # unranked_reason of a rating whose ± is too wide
 
 
 def unranked_reason(rating: Rating) -> str | None:
-    """Why a rating is not ranked (None when it is): "hidden", "cheater", or "unsettled"
-    (its ± too wide; matches.selectors.profile tells idle from too few games). Reads the
+    """Why a rating is not ranked (None when it is): "hidden" (or private), "cheater", or
+    "unsettled" (its ± too wide; matches.selectors.profile tells idle from too few games). Reads the
     rating's loaded player."""
     player = rating.player
-    if player.hidden:
+    if rules.is_hidden(player):
         return "hidden"
     if player.cheater:
         return "cheater"

@@ -60,7 +60,7 @@ class RatingOverview:
     @property
     def best_win_hidden(self) -> bool:
         opponent = self.rating.best_win_opponent
-        return opponent is not None and opponent.hidden
+        return opponent is not None and rules.is_hidden(opponent)
 
 
 def rating_overview(player_id: str, character_code: str) -> RatingOverview | None:

@@ -11,7 +11,7 @@ from django.db.models import F
 
 from matches.models import CharacterMatchup, Match, MatchRating
 from matches.selectors.history_points import rating_history
-from matches.selectors.match_history import match_sets
+from matches.selectors.match_history import PRIVATE_PLAYER, match_sets
 from matches.selectors.opponents import fair_opponents_at
 from matches.selectors.rivals import MEETINGS_WINDOW, players_met_most
 from matches.services.character_matchups import BRACKET_LIMITS, rebuild_character_matchups
@@ -29,10 +29,11 @@ def shown_ratings() -> list[Rating]:
 
 
 def games_of(rating: Rating) -> list[Match]:
-    """The rating's games against shown players, newest first, through the ORM's joins."""
+    """The rating's games but those against withdrawn players (private ones stay, as "a
+    private player"), newest first, through the ORM's joins."""
     return list(
         Match.objects.of_rating(rating.player_id, rating.character_id)
-        .filter(~rules.hidden("player_a__"), ~rules.hidden("player_b__"))
+        .filter(~rules.withdrawn("player_a__"), ~rules.withdrawn("player_b__"))
         .select_related("rating")
         .order_by("-played_at", "-id")
     )
@@ -46,6 +47,9 @@ def test_match_history_holds_the_games_against_shown_players(flagged_league: dat
         assert [game.match_id for game in shown] == [match.id for match in expected]
         for game, match in zip(shown, expected, strict=True):
             opponent = match.player_b if match.player_a_id == rating.player_id else match.player_a
+            if opponent.private:
+                assert game.opponent == PRIVATE_PLAYER
+                continue
             assert (game.opponent.id, game.opponent.cheater) == (opponent.id, opponent.cheater)
             assert game.counted == match.rating.counted
 
@@ -61,10 +65,12 @@ def test_sets_against_one_opponent_are_the_history_sets_against_them(
     # which leaves them out, joins what they would have parted, and so must the sets
     # against one opponent.
     merged = 0
+    hidden = set(Player.objects.filter(rules.hidden()).values_list("id", flat=True))
     for rating in shown_ratings():
         history = match_sets(rating, games=10_000).sets
         ids = [[game.match_id for game in games.games] for games in history]
-        for opponent_id in {opponent_of(match, rating.player_id) for match in games_of(rating)}:
+        opponents = {opponent_of(match, rating.player_id) for match in games_of(rating)}
+        for opponent_id in opponents - hidden:  # a private opponent has no sets of their own
             against = match_sets(rating, games=10_000, opponent_id=opponent_id).sets
             expected = [
                 set_ids
@@ -135,14 +141,14 @@ def test_fair_opponents_are_active_ratings_of_players_not_flagged(
         assert sorted(found) == sorted(expected)
 
 
-def test_character_matchups_count_the_counted_games_between_players_not_flagged(
+def test_character_matchups_count_the_counted_games_between_rated_players(
     flagged_league: datetime,
 ) -> None:
     rebuild_character_matchups()
     members = top_rated_keys(max(limit for limit in BRACKET_LIMITS.values() if limit))
     counted = (
         MatchRating.objects.filter(
-            ~rules.flagged("match__player_a__"), ~rules.flagged("match__player_b__"), counted=True
+            ~rules.unrated("match__player_a__"), ~rules.unrated("match__player_b__"), counted=True
         )
         .exclude(match__character_a=F("match__character_b"))
         .values_list(

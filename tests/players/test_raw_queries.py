@@ -70,15 +70,25 @@ def test_the_rules_as_querysets_and_as_predicates_agree(flagged_league: datetime
     ranked = set(Rating.objects.filter(rules.ranked()).values_list("id", flat=True))
     hidden = set(Player.objects.filter(rules.hidden()).values_list("id", flat=True))
     flagged = set(Player.objects.filter(rules.flagged()).values_list("id", flat=True))
-    assert hidden and flagged > hidden
+    unrated = set(Player.objects.filter(rules.unrated()).values_list("id", flat=True))
+    withdrawn = set(Player.objects.filter(rules.withdrawn()).values_list("id", flat=True))
+    assert withdrawn and hidden > withdrawn and flagged > hidden and flagged > unrated > withdrawn
     for rating in Rating.objects.select_related("player"):
         player = rating.player
         spelled_out = rating.deviation < settings.RATING_LOW_DEVIATION and not (
-            player.hidden or player.cheater
+            player.hidden or player.cheater or player.private
         )
         predicates = rules.is_settled(rating.deviation) and not rules.is_flagged(player)
         assert (rating.id in ranked) == spelled_out == predicates
-        assert (player.id in hidden, player.id in flagged) == (
-            player.hidden,
+        assert (
+            player.id in hidden,
+            player.id in flagged,
+            player.id in unrated,
+            player.id in withdrawn,
+        ) == (
+            player.hidden or player.private,
+            player.hidden or player.cheater or player.private,
             player.hidden or player.cheater,
+            player.hidden,
         )
+        assert rules.is_hidden(player) == (player.id in hidden)

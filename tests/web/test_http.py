@@ -149,6 +149,8 @@ def test_the_version_root_lists_every_endpoint_with_absolute_urls(api, django_as
         .replace("SO/", "{character}/")
         for path in ENDPOINTS
     )
+    # And an owner's own data, which answers only with an owner key (tests/players/test_ownership).
+    routes = [*routes, "me/games/", "me/ratings/"]
     assert sorted(endpoints.values()) == sorted(f"http://testserver{V1}/{r}" for r in routes)
     assert (index["schema"], index["docs"]) == (
         "http://testserver/api/schema/",
@@ -156,7 +158,9 @@ def test_the_version_root_lists_every_endpoint_with_absolute_urls(api, django_as
     )
     for url in endpoints.values():
         if "{" not in url:
-            assert api.get(url.removeprefix("http://testserver")).status_code in (200, 400)
+            owners_only = "/me/" in url
+            status = api.get(url.removeprefix("http://testserver")).status_code
+            assert status == 401 if owners_only else status in (200, 400)
 
 
 def test_schema_and_docs_are_served_without_a_cdn(api):

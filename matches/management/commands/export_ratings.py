@@ -1,11 +1,10 @@
-import csv
 import json
 from pathlib import Path
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandParser
 
-from players.export import EXPORT_FIELDS, exported_ratings
+from players.export import EXPORT_FIELDS, exported_ratings, write_csv
 
 
 class Command(BaseCommand):
@@ -25,16 +24,9 @@ class Command(BaseCommand):
 
     def _write(self, stream: Any, format: str) -> int:
         if format == "csv":
-            writer = csv.DictWriter(stream, fieldnames=EXPORT_FIELDS, lineterminator="\n")
-            writer.writeheader()
-            write = writer.writerow
-        else:
-
-            def write(row: dict) -> None:
-                stream.write(json.dumps(row, ensure_ascii=False) + "\n")
-
+            return write_csv(stream, EXPORT_FIELDS, exported_ratings())
         count = 0
         for row in exported_ratings():
-            write(row)
+            stream.write(json.dumps(row, ensure_ascii=False) + "\n")
             count += 1
         return count

@@ -81,7 +81,7 @@ def recompute_all_ratings(
             # The matchup offsets in force, read before the table is emptied and refitted.
             model = chance_model()
             _reset_derived_tables()
-            excluded = Player.objects.flagged().values_list("id", flat=True)
+            excluded = Player.objects.unrated().values_list("id", flat=True)
             run, predictions = _recompute_compiled(model, excluded, chunk_size, progress, until)
         bulk.analyze(_DERIVED_MODELS)
         # The shown chances go through a calibration fitted on the old ratings' predictions.

@@ -142,7 +142,7 @@ def load_ledgers(games: list[Game]) -> tuple[RatingLedger, MatchupLedger]:
     excluded: list[str] = []
     ratings: dict[RatingKey, RatingState] = {}
     for chunk in chunks(player_ids):
-        excluded += Player.objects.flagged().filter(id__in=chunk).values_list("id", flat=True)
+        excluded += Player.objects.unrated().filter(id__in=chunk).values_list("id", flat=True)
         for row in Rating.objects.filter(player_id__in=chunk).values_list(
             "id", "player_id", "character_id", *RATING_STATE_COLUMNS
         ):
