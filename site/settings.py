@@ -216,6 +216,10 @@ MATCHUP_PRIOR_DEVIATION = env_float("MATCHUP_PRIOR_DEVIATION", 100.0)
 # 70 points: an even matchup's interval reaches ±10 percentage points (about 80 games).
 MATCHUP_WIDE_INTERVAL = env_float("MATCHUP_WIDE_INTERVAL", 70.0)
 REPLAY_MAX_CLOCK_SKEW_SECONDS = env_int("REPLAY_MAX_CLOCK_SKEW_SECONDS", 300)
+# The fraud index (docs/rating-model.md#the-fraud-index): ratings with at least this many
+# games, and the two rating floors it is also shown above (the original site's 1500 and 1800).
+FRAUD_INDEX_MINIMUM_GAMES = env_int("FRAUD_INDEX_MINIMUM_GAMES", 200)
+FRAUD_INDEX_FLOORS = [float(floor) for floor in env_list("FRAUD_INDEX_FLOORS", ["1500", "1800"])]
 
 # --- Celery ---------------------------------------------------------------------------
 CELERY_BROKER_URL = env_str("CELERY_BROKER_URL", "filesystem://")

@@ -216,6 +216,25 @@ STATISTICS = {
         "day": {"players": 4120, "games": 8640},
         "week": {"players": 11020, "games": 60480},
     },
+    "fraud_index": {
+        "minimum_games": 200,
+        "brackets": [
+            {"key": "all", "label": "All", "floor": None},
+            {"key": "1500", "label": "1500+", "floor": 1500.0},
+            {"key": "1800", "label": "1800+", "floor": 1800.0},
+        ],
+        "rows": [
+            {
+                "character": "SO",
+                "name": "Sol Badguy",
+                "cells": {
+                    "all": {"players": 412, "offset": 21.4},
+                    "1500": {"players": 305, "offset": 18.2},
+                    "1800": {"players": 41, "offset": 9.7},
+                },
+            }
+        ],
+    },
 }
 
 OPPONENTS = {

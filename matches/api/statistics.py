@@ -19,8 +19,8 @@ class StatisticsView(APIView):
         operation_id="stats",
         summary="Site statistics",
         description="Totals, recent activity, games per day, rating and floor distributions, "
-        "rating percentiles and character "
-        "popularity, as of the latest periodic refresh.",
+        "rating percentiles, character "
+        "popularity and the fraud index, as of the latest periodic refresh.",
         response=SiteStatisticsSerializer,
         example=examples.STATISTICS,
     )

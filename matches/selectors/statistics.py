@@ -24,6 +24,9 @@ class SiteStatistics:
     percentiles: list[dict[str, Any]]
     # {hour|day|week: {players, games}}
     activity: dict[str, dict[str, int]] | None
+    # {minimum_games, brackets: [{key, label, floor}], rows: [{character, name,
+    # cells: {key: {players, offset}}}]}, highest offset first
+    fraud_index: dict[str, Any] | None
     computed_at: datetime | None
 
 
@@ -35,6 +38,7 @@ STATISTIC_KEYS = (
     "popularity",
     "percentiles",
     "activity",
+    "fraud_index",
 )
 
 
@@ -50,5 +54,6 @@ def site_statistics() -> SiteStatistics:
         popularity=data["popularity"],
         percentiles=data["percentiles"] or [],
         activity=data["activity"],
+        fraud_index=data["fraud_index"],
         computed_at=max((row.computed_at for row in rows.values()), default=None),
     )

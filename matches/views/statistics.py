@@ -80,6 +80,21 @@ def _popularity_rows(popularity: dict[str, Any] | None) -> list[dict[str, Any]]:
     return rows
 
 
+def _fraud_index_rows(fraud_index: dict[str, Any] | None) -> list[dict[str, Any]]:
+    """The fraud index table's rows: per bracket, the mean offset and its player count,
+    in the brackets' order."""
+    if not fraud_index:
+        return []
+    return [
+        {
+            "character": row["character"],
+            "name": row["name"],
+            "cells": [row["cells"][bracket["key"]] for bracket in fraud_index["brackets"]],
+        }
+        for row in fraud_index["rows"]
+    ]
+
+
 def stats(request: HttpRequest) -> HttpResponse:
     statistics = site_statistics()
     # What beat really runs (settings.CELERY_BEAT_SCHEDULE), not a number in the template.
@@ -92,5 +107,6 @@ def stats(request: HttpRequest) -> HttpResponse:
             "charts": _statistics_charts(statistics),
             "refreshed": every(refresh_seconds),
             "popularity_rows": _popularity_rows(statistics.popularity),
+            "fraud_index_rows": _fraud_index_rows(statistics.fraud_index),
         },
     )
