@@ -314,6 +314,7 @@ def test_statistics(api):
     assert body["popularity"] == stored["popularity"]
     assert body["percentiles"] == stored["percentiles"]
     assert body["activity"] == stored["activity"]
+    assert body["fraud_index"] == stored["fraud_index"]
     assert body["computed_at"]
 
 
@@ -331,4 +332,5 @@ def test_statistics_before_any_refresh(api):
         "popularity": None,
         "percentiles": [],
         "activity": None,
+        "fraud_index": None,
     }
