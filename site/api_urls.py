@@ -14,7 +14,7 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitVie
 from rest_framework.serializers import Serializer
 from rest_framework.views import APIView
 
-from matches.api import calculator, lab, matchups, profile, rivals, statistics
+from matches.api import calculator, lab, matchups, notable_games, profile, rivals, statistics
 from matches.api.serializers.calculator import ProbabilityQuery
 from matches.api.serializers.matchups import MatchupsQuery
 from matches.api.serializers.profile import HistoryQuery, MatchesQuery, OpponentsQuery
@@ -80,6 +80,7 @@ v1 = [
     endpoint("matchups/", matchups.CharacterMatchupsView, "matchups", query=MatchupsQuery),
     endpoint("probability/", calculator.ProbabilityView, "probability", query=ProbabilityQuery),
     endpoint("stats/", statistics.StatisticsView, "stats"),
+    endpoint("recent/", notable_games.NotableGamesView, "recent"),
     endpoint("lab/", lab.LabView, "lab"),
 ]
 

@@ -10,7 +10,16 @@ from functools import partial
 
 from django.urls import path
 
-from matches.views import about, calculator, lab, matchups, profile, rivals, statistics
+from matches.views import (
+    about,
+    calculator,
+    lab,
+    matchups,
+    notable_games,
+    profile,
+    rivals,
+    statistics,
+)
 from matches.views.calculator import ContenderForm
 from players.views import rankings, search, supporters
 from web.caching import cached_page
@@ -60,6 +69,7 @@ urlpatterns = [
     ),
     path("matchups", page(matchups.matchups, reads=["bracket", "character"]), name="matchups"),
     path("calculator", page(calculator.calculator, reads=CALCULATOR_INPUTS), name="calculator"),
+    path("recent", page(notable_games.recent), name="recent"),
     path("stats", page(statistics.stats), name="stats"),
     path("lab", page(lab.lab), name="lab"),
     path("about", page(about.about), name="about"),

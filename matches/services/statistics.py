@@ -31,6 +31,8 @@ from django.db.models import (
 from django.db.models.functions import Floor, TruncDate
 
 from matches.models import Match
+from matches.selectors.notable_games import NOTABLE_GAMES_KEY
+from matches.services.notable_games import notable_games
 from matches.services.site_statistic import store_statistic
 from players import rules
 from players.models import Character, Player, Rating
@@ -327,6 +329,7 @@ def recompute_site_statistics(now: datetime) -> None:
             "percentiles": _percentiles(),
             "activity": _activity(now),
             "fraud_index": _fraud_index(),
+            NOTABLE_GAMES_KEY: notable_games(now),
         }
     with transaction.atomic():
         for key, data in statistics.items():
