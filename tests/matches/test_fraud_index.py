@@ -98,7 +98,9 @@ def test_the_stats_page_and_the_api_show_the_fraud_index(client):
     html = client.get("/stats").content.decode()
     assert 'id="fraud-heading">Fraud index' in html
     # Sol: 1900 - 1700 = +200, one player; in every bracket (1500+ and 1800+ too).
-    assert '<td class="num" data-sort="200.0">+200.0</td>' in html
+    assert (
+        '<td class="num" data-sort="200.0">+200.0<small class="muted">1 player</small></td>' in html
+    )
     answer = client.get("/api/v1/stats/").json()["fraud_index"]
     assert answer["minimum_games"] == MINIMUM_GAMES
     assert [b["key"] for b in answer["brackets"]] == ["all", "1500", "1800"]
