@@ -14,7 +14,15 @@ import jinja2
 from csp.constants import NONE, SELF
 from django.core.exceptions import ImproperlyConfigured
 
-from ratingsite.env import env_bool, env_float, env_int, env_list, env_str, install_secret_key
+from ratingsite.env import (
+    env_bool,
+    env_float,
+    env_float_list,
+    env_int,
+    env_list,
+    env_str,
+    install_secret_key,
+)
 from web import embedded_db
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -219,7 +227,7 @@ REPLAY_MAX_CLOCK_SKEW_SECONDS = env_int("REPLAY_MAX_CLOCK_SKEW_SECONDS", 300)
 # The fraud index (docs/rating-model.md#the-fraud-index): ratings with at least this many
 # games, and the two rating floors it is also shown above (the original site's 1500 and 1800).
 FRAUD_INDEX_MINIMUM_GAMES = env_int("FRAUD_INDEX_MINIMUM_GAMES", 200)
-FRAUD_INDEX_FLOORS = [float(floor) for floor in env_list("FRAUD_INDEX_FLOORS", ["1500", "1800"])]
+FRAUD_INDEX_FLOORS = env_float_list("FRAUD_INDEX_FLOORS", [1500.0, 1800.0])
 
 # --- Celery ---------------------------------------------------------------------------
 CELERY_BROKER_URL = env_str("CELERY_BROKER_URL", "filesystem://")
