@@ -7,6 +7,8 @@ from datetime import datetime
 from typing import Any, NamedTuple
 
 from matches.models import SiteStatistic
+from players import rules
+from players.models import Player
 
 NOTABLE_GAMES_KEY = "notable_games"
 
@@ -71,12 +73,39 @@ def _side(data: dict[str, Any]) -> NotableSide:
     return NotableSide(**data)
 
 
+def _flagged_since(data: dict[str, Any]) -> set[str]:
+    """The players of the stored lists flagged since the refresh (a player hidden or
+    marked a cheater shows nowhere at once, before the recompute their flag queues has
+    refreshed the lists): one lookup of at most a few dozen ids by primary key."""
+    shown = {n["player_id"] for n in data["newcomers"]} | {
+        side["player_id"]
+        for entry in [*data["upsets"], *data["sets"]]
+        for side in (entry.get("winner") or entry["a"], entry.get("loser") or entry["b"])
+    }
+    return set(Player.objects.filter(rules.flagged(), id__in=shown).values_list("id", flat=True))
+
+
 def notable_games() -> NotableGames | None:
-    """The day's notable games as of the latest refresh; None before the first."""
+    """The day's notable games as of the latest refresh, without players flagged since;
+    None before the first."""
     row = SiteStatistic.objects.filter(key=NOTABLE_GAMES_KEY).first()
     if row is None:
         return None
     data = row.data
+    flagged = _flagged_since(data)
+    if flagged:
+        data = {
+            **data,
+            "upsets": [
+                u
+                for u in data["upsets"]
+                if not {u["winner"]["player_id"], u["loser"]["player_id"]} & flagged
+            ],
+            "sets": [
+                s for s in data["sets"] if not {s["a"]["player_id"], s["b"]["player_id"]} & flagged
+            ],
+            "newcomers": [n for n in data["newcomers"] if n["player_id"] not in flagged],
+        }
     return NotableGames(
         since=_moment(data["since"]),
         until=_moment(data["until"]),

@@ -14,8 +14,9 @@ import pytest
 from matches.models import Match, MatchRating
 from matches.ratings.glicko import win_probability
 from matches.services.refresh import refresh_derived_tables
-from players.models import Character, Rating
+from players.models import Character, Player, Rating
 from tests.factories import BASE_TIME, MatchFactory, PlayerFactory, RatingFactory
+from web.generation import bump_generation
 
 pytestmark = pytest.mark.django_db
 
@@ -187,3 +188,11 @@ def test_the_page_shows_the_notable_games_and_the_navigation_links_it(client):
     assert [u["chance"] for u in answer["upsets"]] == pytest.approx([0.09, 0.91])
     assert answer["sets"][0]["games"] == 2
     assert {n["name"] for n in answer["newcomers"]} == {"Underdog", "Favourite"}
+
+    # Hidden since the refresh: gone from every list at once, before any recompute.
+    Player.objects.filter(id=favourite.id).update(hidden=True)
+    bump_generation()
+    answer = client.get("/api/v1/recent/").json()
+    assert (answer["upsets"], answer["sets"]) == ([], [])
+    assert [n["name"] for n in answer["newcomers"]] == ["Underdog"]
+    assert "Favourite" not in client.get("/recent").content.decode()
