@@ -167,6 +167,7 @@ def workload(rng: random.Random) -> dict[str, list[str]]:
         "players/?name=": [
             "/api/v1/players/?" + urlencode({"name": fragment}) for fragment in sorted(fragments)
         ],
+        "recent/": ["/api/v1/recent/"],
     }
 
 

@@ -160,9 +160,11 @@ def _pages() -> dict[str, str]:
         "profile (all, page 2)": f"/player/{player}/{code}?range=all&before="
         + _second_page_cursor(busiest),
         "matchups": "/matchups?bracket=top1000",
+        "matchups (proportional)": "/matchups?bracket=proportional",
         "calculator (two players)": f"/calculator?a-player={player}&a-character={code}"
         f"&b-rating=1700&b-uncertainty=120",
         "stats": "/stats",
+        "recent (notable games)": "/recent",
         "about": "/about",
     }
 

@@ -256,8 +256,9 @@ class CharacterMatchup(models.Model):
         ALL = "all", "All"
         TOP1000 = "top1000", "Top 1000"
         TOP100 = "top100", "Top 100"
+        PROPORTIONAL = "proportional", "Proportional"
 
-    bracket = models.CharField(max_length=8, choices=Bracket.choices)
+    bracket = models.CharField(max_length=16, choices=Bracket.choices)
     # None: every game (all time); else the games of that patch.
     patch = models.ForeignKey(Patch, on_delete=models.CASCADE, null=True, related_name="+")
     character = models.ForeignKey(Character, on_delete=models.PROTECT, related_name="+")
@@ -290,6 +291,10 @@ BRACKET_LIMITS: dict[str, int | None] = {
     CharacterMatchup.Bracket.TOP1000: 1000,
     CharacterMatchup.Bracket.TOP100: 100,
 }
+# The proportional bracket holds the games where each player ranks within this many times
+# their character's share of play (its ratings' games over every rating's): a popular
+# character's top players and a rare one's, equally selective.
+PROPORTIONAL_BRACKET_SIZE = 1000
 
 
 class IngestRun(models.Model):

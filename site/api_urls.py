@@ -14,7 +14,16 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitVie
 from rest_framework.serializers import Serializer
 from rest_framework.views import APIView
 
-from matches.api import calculator, lab, matchups, owner_data, profile, rivals, statistics
+from matches.api import (
+    calculator,
+    lab,
+    matchups,
+    notable_games,
+    owner_data,
+    profile,
+    rivals,
+    statistics,
+)
 from matches.api.serializers.calculator import ProbabilityQuery
 from matches.api.serializers.matchups import MatchupsQuery
 from matches.api.serializers.patches import PatchQuery, RatingPatchQuery
@@ -86,6 +95,7 @@ v1 = [
     endpoint("matchups/", matchups.CharacterMatchupsView, "matchups", query=MatchupsQuery),
     endpoint("probability/", calculator.ProbabilityView, "probability", query=ProbabilityQuery),
     endpoint("stats/", statistics.StatisticsView, "stats", query=PatchQuery),
+    endpoint("recent/", notable_games.NotableGamesView, "recent"),
     endpoint("lab/", lab.LabView, "lab"),
     # An owner's own data: per owner, never cached (no ETag, no shared entry).
     path("me/games/", owner_data.OwnerGamesView.as_view(), name="owner-games"),

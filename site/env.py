@@ -50,10 +50,16 @@ def env_bool(name: str, default: bool) -> bool:
     return _read(name, default, _to_bool)
 
 
+def _items(raw: str) -> list[str]:
+    return [item.strip() for item in raw.split(",") if item.strip()]
+
+
 def env_list(name: str, default: list[str]) -> list[str]:
-    return _read(
-        name, default, lambda raw: [item.strip() for item in raw.split(",") if item.strip()]
-    )
+    return _read(name, default, _items)
+
+
+def env_float_list(name: str, default: list[float]) -> list[float]:
+    return _read(name, default, lambda raw: [float(item) for item in _items(raw)])
 
 
 def install_secret_key(path: Path) -> str:

@@ -15,7 +15,15 @@ import jinja2
 from csp.constants import NONE, SELF
 from django.core.exceptions import ImproperlyConfigured
 
-from ratingsite.env import env_bool, env_float, env_int, env_list, env_str, install_secret_key
+from ratingsite.env import (
+    env_bool,
+    env_float,
+    env_float_list,
+    env_int,
+    env_list,
+    env_str,
+    install_secret_key,
+)
 from web import embedded_db
 from web.logs import logging_config
 
@@ -267,6 +275,10 @@ MATCHUP_PRIOR_DEVIATION = env_float("MATCHUP_PRIOR_DEVIATION", 100.0)
 # 70 points: an even matchup's interval reaches ±10 percentage points (about 80 games).
 MATCHUP_WIDE_INTERVAL = env_float("MATCHUP_WIDE_INTERVAL", 70.0)
 REPLAY_MAX_CLOCK_SKEW_SECONDS = env_int("REPLAY_MAX_CLOCK_SKEW_SECONDS", 300)
+# The fraud index (docs/rating-model.md#the-fraud-index): ratings with at least this many
+# games, and the two rating floors it is also shown above (the original site's 1500 and 1800).
+FRAUD_INDEX_MINIMUM_GAMES = env_int("FRAUD_INDEX_MINIMUM_GAMES", 200)
+FRAUD_INDEX_FLOORS = env_float_list("FRAUD_INDEX_FLOORS", [1500.0, 1800.0])
 
 # --- Celery ---------------------------------------------------------------------------
 CELERY_BROKER_URL = env_str("CELERY_BROKER_URL", "filesystem://")

@@ -227,6 +227,25 @@ STATISTICS = {
         "day": {"players": 4120, "games": 8640},
         "week": {"players": 11020, "games": 60480},
     },
+    "fraud_index": {
+        "minimum_games": 200,
+        "brackets": [
+            {"key": "all", "label": "All", "floor": None},
+            {"key": "1500", "label": "1500+", "floor": 1500.0},
+            {"key": "1800", "label": "1800+", "floor": 1800.0},
+        ],
+        "rows": [
+            {
+                "character": "SO",
+                "name": "Sol Badguy",
+                "cells": {
+                    "all": {"players": 412, "offset": 21.4},
+                    "1500": {"players": 305, "offset": 18.2},
+                    "1800": {"players": 41, "offset": 9.7},
+                },
+            }
+        ],
+    },
 }
 
 OPPONENTS = {
@@ -441,6 +460,54 @@ RIVALS = {
             "losses": 5,
             "head_to_head": f"https://example.org/api/v1/players/{PLAYER_ID}/SO/vs/"
             f"{OPPONENT['id']}/",
+        }
+    ],
+}
+
+_SOL = {
+    "player_id": "210611080000000001",
+    "name": "Daisy",
+    "platform": "pc",
+    "character": "SO",
+    "character_name": "Sol Badguy",
+}
+_KY = {
+    "player_id": "210611080000000002",
+    "name": "Ahiru",
+    "platform": "ps",
+    "character": "KY",
+    "character_name": "Ky Kiske",
+}
+
+NOTABLE_GAMES = {
+    "computed_at": "2026-11-21T14:00:05Z",
+    "since": "2026-11-20T14:00:00Z",
+    "until": "2026-11-21T14:00:00Z",
+    "upsets": [
+        {
+            "match_id": 912345,
+            "played_at": "2026-11-21T09:12:44Z",
+            "chance": 0.061,
+            "winner": {**_SOL, "value": 1402.5},
+            "loser": {**_KY, "value": 1861.0},
+        }
+    ],
+    "sets": [
+        {
+            "last_played_at": "2026-11-21T12:40:02Z",
+            "games": 5,
+            "mean_value": 2104.7,
+            "a": {**_SOL, "value": 2121.3, "wins": 3},
+            "b": {**_KY, "value": 2088.1, "wins": 2},
+        }
+    ],
+    "newcomers": [
+        {
+            **_SOL,
+            "first_seen": "2026-11-19T22:03:10Z",
+            "value": 1733.2,
+            "deviation": 71.4,
+            "games": 64,
         }
     ],
 }

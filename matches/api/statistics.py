@@ -20,9 +20,9 @@ class StatisticsView(APIView):
         operation_id="stats",
         summary="Site statistics",
         description="Totals, recent activity, games per day, rating and floor distributions, "
-        "rating percentiles and character "
+        "rating percentiles, character "
         "popularity (this week's, and a patch's: the current one unless `patch` names "
-        "another or `all`), as of the latest periodic refresh.",
+        "another or `all`) and the fraud index, as of the latest periodic refresh.",
         parameters=[PatchQuery],
         response=SiteStatisticsSerializer,
         example=examples.STATISTICS,

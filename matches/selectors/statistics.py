@@ -26,6 +26,9 @@ class SiteStatistics:
     percentiles: list[dict[str, Any]]
     # {hour|day|week: {players, games}}
     activity: dict[str, dict[str, int]] | None
+    # {minimum_games, brackets: [{key, label, floor}], rows: [{character, name,
+    # cells: {key: {players, offset}}}]}, highest offset first
+    fraud_index: dict[str, Any] | None
     computed_at: datetime | None
     patch_popularity: PatchPopularity
 
@@ -39,6 +42,7 @@ STATISTIC_KEYS = (
     "percentiles",
     "activity",
     "patch_popularity",
+    "fraud_index",
 )
 
 
@@ -58,6 +62,7 @@ def site_statistics(choice: PatchChoice | None = None) -> SiteStatistics:
         patch_popularity=patch_popularity(
             data["patch_popularity"] or {}, choice or PatchChoice(None, None, [])
         ),
+        fraud_index=data["fraud_index"],
         computed_at=max((row.computed_at for row in rows.values()), default=None),
     )
 

@@ -19,12 +19,21 @@ from typing import TYPE_CHECKING
 import numpy as np
 from django.conf import settings
 from django.db import connection, transaction
+from django.db.models import F, Sum
 
 from matches.dbfunctions import expected_sql
-from matches.models import BRACKET_LIMITS, CharacterMatchup, Match, MatchRating, Patch
+from matches.models import (
+    BRACKET_LIMITS,
+    PROPORTIONAL_BRACKET_SIZE,
+    CharacterMatchup,
+    Match,
+    MatchRating,
+    Patch,
+)
 from matches.ratings.matchup_offset import DIFFERENCE_BIN_POINTS, DifferenceBin, fit_offset
 from matches.services.locks import RATING_WRITER_LOCK, acquire_transaction_lock
 from players import rules
+from players.models import Rating
 from players.selectors.rankings import top_rated_keys
 
 if TYPE_CHECKING:  # the compiler loads only where a recompute runs
@@ -35,16 +44,17 @@ _MEMBERS = "character_matchup_members"
 
 
 def _aggregate_sql(*, tiered: bool) -> str:
-    """(patch, character X, character Y, [tier,] difference bin, games, X wins, sum of
-    differences, X's expected wins) per group of the counted games between unflagged
+    """(patch, character X, character Y, [tier, proportional,] difference bin, games, X wins,
+    sum of differences, X's expected wins) per group of the counted games between unflagged
     players of two different characters; X is side A, the difference is A's pre-game
     value minus B's. The patch (docs/rating-model.md#patches) is one more column of the
     grouping, so a patch's table costs the refresh no other pass over the games.
 
     `tiered`: only the games between two members of the top-N brackets, found from the
     members through the side index, each with its tier, the smallest bracket both sides
-    belong to. Otherwise every game, without members: looking both sides of ten million
-    games up among the members cost more than the aggregate itself."""
+    belong to, and whether both are members of the proportional bracket. Otherwise every
+    game, without members: looking both sides of ten million games up among the members
+    cost more than the aggregate itself."""
     matches, ratings = Match._meta.db_table, MatchRating._meta.db_table
     # A few unrated players among very many: a small hashed set, not two joins.
     unrated = rules.unrated_ids_sql()
@@ -66,14 +76,15 @@ def _aggregate_sql(*, tiered: bool) -> str:
     limits = sorted(limit for limit in BRACKET_LIMITS.values() if limit is not None)
     tier = " ".join(f"WHEN {reach} <= {limit} THEN {limit}" for limit in limits)
     return f"""
-        SELECT m.patch_id, m.character_a_id, m.character_b_id, CASE {tier} END, {sums}
+        SELECT m.patch_id, m.character_a_id, m.character_b_id, CASE {tier} END,
+               ta.proportional AND tb.proportional, {sums}
         FROM {_MEMBERS} ta
         JOIN {matches} m ON m.player_a_id = ta.player_id AND m.character_a_id = ta.character_id
         JOIN {_MEMBERS} tb ON tb.player_id = m.player_b_id
              AND tb.character_id = m.character_b_id
         JOIN {ratings} r ON r.match_id = m.id
         WHERE {counted}
-        GROUP BY 1, 2, 3, 4, 5
+        GROUP BY 1, 2, 3, 4, 5, 6
     """
 
 
@@ -146,19 +157,25 @@ def by_patch(rows: Iterable[tuple], key_width: int) -> dict[int | None, list[tup
 
 def bracket_groups(everyone: Iterable[tuple], tiered: Iterable[tuple]) -> dict[str, list[tuple]]:
     """Rows of the aggregates for each bracket, as matchup_rows reads them: the whole
-    field from `everyone`; each top-N bracket from the `tiered` rows (X, Y, tier, bin,
-    ...) of the tiers it takes, merged per (X, Y, difference bin)."""
+    field from `everyone`; each top-N bracket from the `tiered` rows (X, Y, tier,
+    proportional, bin, ...) of the tiers it takes, and the proportional bracket from
+    those between two of its members, merged per (X, Y, difference bin)."""
     sums: dict[str, dict[tuple, list[float]]] = {
         bracket: {} for bracket, limit in BRACKET_LIMITS.items() if limit is not None
     }
-    for a, b, tier, difference_bin, games, wins, differences, expected in tiered:
-        for bracket, limit in BRACKET_LIMITS.items():
-            if limit is not None and tier <= limit:
-                total = sums[bracket].setdefault((a, b, difference_bin), [0, 0, 0.0, 0.0])
-                total[0] += games
-                total[1] += wins
-                total[2] += differences
-                total[3] += expected
+    sums[CharacterMatchup.Bracket.PROPORTIONAL] = {}
+    for a, b, tier, proportional, difference_bin, *row in tiered:
+        brackets = [
+            bracket
+            for bracket, limit in BRACKET_LIMITS.items()
+            if limit is not None and tier is not None and tier <= limit
+        ]
+        if proportional:
+            brackets.append(CharacterMatchup.Bracket.PROPORTIONAL)
+        for bracket in brackets:
+            total = sums[bracket].setdefault((a, b, difference_bin), [0, 0, 0.0, 0.0])
+            for i, value in enumerate(row):
+                total[i] += value
     return {
         CharacterMatchup.Bracket.ALL: _mean_difference(everyone),
         **{
@@ -236,26 +253,61 @@ def rebuild_character_matchups(
     recompute has emptied, and two rebuilds never interleave (a recompute, which holds
     the lock already, calls it too)."""
     acquire_transaction_lock(RATING_WRITER_LOCK, wait=True)
-    largest = max(limit for limit in BRACKET_LIMITS.values() if limit is not None)
+    largest = max(PROPORTIONAL_BRACKET_SIZE, *(limit for limit in BRACKET_LIMITS.values() if limit))
     members = top_rated_keys(largest)
+    proportional = proportional_members(members)
     prior_deviation = settings.MATCHUP_PRIOR_DEVIATION
     if groups_of is None:
-        rows = _fit_from_sql(members, prior_deviation, all_time=True)
+        rows = _fit_from_sql(members, proportional, prior_deviation, all_time=True)
     else:
         rows = [
             row
             for bracket, limit in BRACKET_LIMITS.items()
             for row in matchup_rows(bracket, groups_of(members, limit), prior_deviation)
         ]
+        rows += matchup_rows(
+            CharacterMatchup.Bracket.PROPORTIONAL,
+            groups_of(proportional, largest),
+            prior_deviation,
+        )
         if Patch.objects.exists():
-            rows += _fit_from_sql(members, prior_deviation, all_time=False)
+            rows += _fit_from_sql(members, proportional, prior_deviation, all_time=False)
     CharacterMatchup.objects.all().delete()
     CharacterMatchup.objects.bulk_create(rows)
     return len(rows)
 
 
+def character_shares_of_play() -> dict[int, float]:
+    """Each character's share of play: its ratings' games over every rating's, flagged
+    players' left out (one aggregate over the ratings)."""
+    games = dict(
+        Rating.objects.filter(~rules.flagged("player__"))
+        .values("character_id")
+        .annotate(games=Sum(F("wins") + F("losses")))
+        .values_list("character_id", "games")
+    )
+    total = sum(games.values())
+    return {character: count / total for character, count in games.items()} if total else {}
+
+
+def proportional_members(members: dict[tuple[str, int], int]) -> dict[tuple[str, int], int]:
+    """The members of the proportional bracket among the top-rated `members` (their ranks
+    within their character): those ranked within PROPORTIONAL_BRACKET_SIZE times their
+    character's share of play."""
+    shares = character_shares_of_play()
+    return {
+        (player, character): rank
+        for (player, character), rank in members.items()
+        if rank <= PROPORTIONAL_BRACKET_SIZE * shares.get(character, 0.0)
+    }
+
+
 def _fit_from_sql(
-    members: dict[tuple[str, int], int], prior_deviation: float, *, all_time: bool
+    members: dict[tuple[str, int], int],
+    proportional: dict[tuple[str, int], int],
+    prior_deviation: float,
+    *,
+    all_time: bool,
 ) -> list[CharacterMatchup]:
     """Every patch's tables, and with `all_time` the all-time ones, from one aggregate."""
     rows: list[CharacterMatchup] = []
@@ -263,11 +315,14 @@ def _fit_from_sql(
         cursor.execute(
             f"CREATE TEMPORARY TABLE {_MEMBERS} "
             "(player_id varchar(64), character_id integer, rank integer, "
-            "PRIMARY KEY (player_id, character_id))"
+            "proportional boolean, PRIMARY KEY (player_id, character_id))"
         )
         cursor.executemany(
-            f"INSERT INTO {_MEMBERS} VALUES (%s, %s, %s)",
-            [(player, character, rank) for (player, character), rank in members.items()],
+            f"INSERT INTO {_MEMBERS} VALUES (%s, %s, %s, %s)",
+            [
+                (player, character, rank, (player, character) in proportional)
+                for (player, character), rank in members.items()
+            ],
         )
         # Statistics, so that the planner hashes the few members rather than guess.
         cursor.execute(f"ANALYZE {_MEMBERS}")
@@ -275,7 +330,7 @@ def _fit_from_sql(
         cursor.execute(_aggregate_sql(tiered=False), parameters)
         everyone = by_patch(cursor.fetchall(), key_width=3)
         cursor.execute(_aggregate_sql(tiered=True), parameters)
-        tiered = by_patch(cursor.fetchall(), key_width=4)
+        tiered = by_patch(cursor.fetchall(), key_width=5)
         for patch in everyone:
             if patch is None and not all_time:
                 continue

@@ -11,6 +11,7 @@ import math
 from datetime import date, datetime, timedelta
 from typing import Any
 
+from django.conf import settings
 from django.db import transaction
 from django.db.models import (
     Case,
@@ -22,13 +23,17 @@ from django.db.models import (
     IntegerField,
     Q,
     Subquery,
+    Sum,
     Value,
     When,
+    Window,
 )
 from django.db.models.functions import Floor, TruncDate
 
 from matches.models import Match, Patch
+from matches.selectors.notable_games import NOTABLE_GAMES_KEY
 from matches.selectors.patches import ALL_TIME
+from matches.services.notable_games import notable_games
 from matches.services.site_statistic import store_statistic
 from players import rules
 from players.models import Character, Player, Rating
@@ -288,6 +293,65 @@ def _popularity(now: datetime) -> dict[str, Any]:
     }
 
 
+def _fraud_index_deltas() -> list[tuple[int, float, float]]:
+    """(character, value, value minus the mean value of the player's other characters)
+    for every ranked rating with FRAUD_INDEX_MINIMUM_GAMES games or more whose player has
+    two or more such ratings; the other characters' mean comes from the player's sum and
+    count over a window, in one pass."""
+    player = {"partition_by": [F("player_id")]}
+    eligible = (
+        Rating.objects.filter(rules.ranked())
+        .annotate(games=F("wins") + F("losses"))
+        .filter(games__gte=settings.FRAUD_INDEX_MINIMUM_GAMES)
+        .annotate(characters=Window(Count("id"), **player), total=Window(Sum("value"), **player))
+        .filter(characters__gte=2)
+        .values_list("character_id", "value", "total", "characters")
+    )
+    return [
+        (character, value, value - (total - value) / (characters - 1))
+        for character, value, total, characters in eligible.order_by()
+    ]
+
+
+def _fraud_index() -> dict[str, Any]:
+    """Per character, how far players rate above (or below) their own other characters:
+    the mean difference and its player count, over every eligible rating and over those
+    at or above each of FRAUD_INDEX_FLOORS (the rating on that character)."""
+    floors = sorted(settings.FRAUD_INDEX_FLOORS)
+    brackets = [("all", "All", None)] + [(f"{floor:g}", f"{floor:g}+", floor) for floor in floors]
+    sums: dict[tuple[str, int], list[float]] = {}
+    for character, value, delta in _fraud_index_deltas():
+        for key, _, floor in brackets:
+            if floor is None or value >= floor:
+                total = sums.setdefault((key, character), [0, 0.0])
+                total[0] += 1
+                total[1] += delta
+    rows = [
+        {
+            "character": character.code,
+            "name": character.name,
+            "cells": {
+                key: {"players": int(total[0]), "offset": total[1] / total[0]}
+                if (total := sums.get((key, character.id)))
+                else {"players": 0, "offset": None}
+                for key, *_ in brackets
+            },
+        }
+        for character in Character.objects.all()
+    ]
+    # The characters players rate highest on, compared with their others, first.
+    offsets = [row["cells"]["all"]["offset"] for row in rows]
+    order = sorted(range(len(rows)), key=lambda i: (offsets[i] is None, -(offsets[i] or 0.0)))
+    rows = [rows[i] for i in order]
+    return {
+        "minimum_games": settings.FRAUD_INDEX_MINIMUM_GAMES,
+        "brackets": [
+            {"key": key, "label": label, "floor": floor} for key, label, floor in brackets
+        ],
+        "rows": rows,
+    }
+
+
 def recompute_site_statistics(now: datetime) -> None:
     """Recompute every site statistic as of `now`, all read at one moment (so that the
     ranked total, the distribution and the percentiles count the same ratings), and store
@@ -304,6 +368,8 @@ def recompute_site_statistics(now: datetime) -> None:
             "patch_popularity": _patch_popularity(games),
             "percentiles": _percentiles(),
             "activity": _activity(now),
+            "fraud_index": _fraud_index(),
+            NOTABLE_GAMES_KEY: notable_games(now),
         }
     with transaction.atomic():
         for key, data in statistics.items():

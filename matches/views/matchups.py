@@ -8,7 +8,7 @@ from typing import NamedTuple
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
-from matches.models import BRACKET_LIMITS, CharacterMatchup
+from matches.models import BRACKET_LIMITS, PROPORTIONAL_BRACKET_SIZE, CharacterMatchup
 from matches.selectors.matchups import (
     MatchupCell,
     MatchupChange,
@@ -179,14 +179,22 @@ def bracket_note(bracket: str, games: dict[str, int]) -> str:
     """What a bracket holds, in words: '… both players in the top 100 of their character:
     1,234 games (12% of all)', and when it holds nearly every game, that too."""
     count = count_text(games[bracket], "game")
-    limit = BRACKET_LIMITS[bracket]
-    if limit is None:
+    if bracket == CharacterMatchup.Bracket.ALL:
         return f"All: every counted game between two different characters, {count}."
     share = games[bracket] / games[CharacterMatchup.Bracket.ALL] if games[bracket] else 0.0
-    note = (
-        f"Top {limit:,}: games where both players are now in the top {limit:,} of their "
-        f"character's rankings, {count} ({percent(share, 0)} of all)"
-    )
+    if bracket == CharacterMatchup.Bracket.PROPORTIONAL:
+        held = (
+            f"Proportional: games where each player now ranks within "
+            f"{PROPORTIONAL_BRACKET_SIZE:,} times their character's share of play (a character "
+            f"with 10% of the games: its top {PROPORTIONAL_BRACKET_SIZE // 10:,})"
+        )
+    else:
+        limit = BRACKET_LIMITS[bracket]
+        held = (
+            f"Top {limit:,}: games where both players are now in the top {limit:,} of their "
+            "character's rankings"
+        )
+    note = f"{held}, {count} ({percent(share, 0)} of all)"
     if share >= NEARLY_EVERY_GAME:
         note += ": nearly every game, so it differs little from All"
     return note + "."

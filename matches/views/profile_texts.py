@@ -229,12 +229,12 @@ class ProfileBody(NamedTuple):
     matchup_overall: MatchupTexts
     matchup_wide_interval: str  # the ± in points past which a matchup is greyed
     past_names: list[PastName]
+    also_plays_as: list[LinkedAccount]
+    claim_url: str  # "This is me"
     # The matchups' patch picker (none without patches) and the choice's key and words.
     matchup_patches: list[PatchText] = []
     matchup_patch: str = "all"
     matchup_patch_words: str = "all their games"
-    also_plays_as: list[LinkedAccount]
-    claim_url: str  # "This is me"
 
 
 def profile_body(

@@ -81,6 +81,21 @@ def _popularity_rows(popularity: dict[str, Any] | None) -> list[dict[str, Any]]:
     return rows
 
 
+def _fraud_index_rows(fraud_index: dict[str, Any] | None) -> list[dict[str, Any]]:
+    """The fraud index table's rows: per bracket, the mean offset and its player count,
+    in the brackets' order."""
+    if not fraud_index:
+        return []
+    return [
+        {
+            "character": row["character"],
+            "name": row["name"],
+            "cells": [row["cells"][bracket["key"]] for bracket in fraud_index["brackets"]],
+        }
+        for row in fraud_index["rows"]
+    ]
+
+
 def stats(request: HttpRequest) -> HttpResponse:
     choice = chosen_patch(request)
     statistics = site_statistics(choice)
@@ -103,5 +118,6 @@ def stats(request: HttpRequest) -> HttpResponse:
                 for row in by_patch.rows
                 for text in [signed_text(None if row.change is None else 100 * row.change)]
             ],
+            "fraud_index_rows": _fraud_index_rows(statistics.fraud_index),
         },
     )

@@ -42,6 +42,7 @@ def test_no_page_violates_the_policy(live_server, page):
         "/matchups",
         "/calculator?a-rating=1700&a-uncertainty=160&b-rating=1500&b-uncertainty=100",
         "/stats",
+        "/recent",
         "/lab",
         "/about",
         "/player/1",  # the 404 page

@@ -57,6 +57,7 @@ def test_every_page_fits_a_phone(live_server, phone, browser):
         "/calculator",
         "/calculator?a-rating=1700&a-uncertainty=160&b-rating=1500&b-uncertainty=100",
         "/stats",
+        "/recent",
         "/about",
         "/lab",
         "/supporters",

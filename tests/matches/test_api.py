@@ -323,6 +323,7 @@ def test_statistics(api):
     assert body["popularity"] == stored["popularity"]
     assert body["percentiles"] == stored["percentiles"]
     assert body["activity"] == stored["activity"]
+    assert body["fraud_index"] == stored["fraud_index"]
     assert body["computed_at"]
 
 
@@ -341,6 +342,7 @@ def test_statistics_before_any_refresh(api):
         "percentiles": [],
         "activity": None,
         "patch_popularity": body["patch_popularity"],
+        "fraud_index": None,
     }
     # Without patches, all time; before a refresh, no games.
     assert body["patch_popularity"]["patch"] == "all"

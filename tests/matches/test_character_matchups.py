@@ -179,7 +179,8 @@ def test_top_brackets_hold_games_between_players_ranked_that_high_now(settings):
             character__code="SO", opponent__code="KY"
         ).values_list("bracket", "wins", "losses")
     }
-    assert games == {"all": 2, "top1000": 1, "top100": 1}
+    # Sol has a third of the games, Ky two thirds: both rank within 1,000 x their share.
+    assert games == {"all": 2, "top1000": 1, "top100": 1, "proportional": 1}
 
 
 def test_player_matchup_sums_do_not_depend_on_the_order_of_games():
@@ -216,13 +217,14 @@ def test_player_matchup_sums_do_not_depend_on_the_order_of_games():
 
 def test_each_bracket_takes_the_games_of_the_tiers_it_holds_merged_per_bin():
     """The whole field is every game's sums as they are; a top-N bracket merges the
-    tiers (100: both players in the top 100, 1000: in the top 1000) it holds, per bin:
-    (X, Y, tier, bin, games, wins, sum of differences, expected wins)."""
+    tiers (100: both players in the top 100, 1000: in the top 1000) it holds, per bin,
+    and the proportional bracket the groups between two of its members:
+    (X, Y, tier, proportional, bin, games, wins, sum of differences, expected wins)."""
     everyone = [(1, 2, 3.0, 8, 3, 160.0, 3.5), (1, 2, 4.0, 1, 1, 30.0, 0.6)]
     tiered = [
-        (1, 2, 1000, 3.0, 2, 2, 40.0, 1.0),
-        (1, 2, 100, 3.0, 2, 0, 20.0, 0.5),
-        (1, 2, 100, 4.0, 1, 1, 30.0, 0.6),
+        (1, 2, 1000, True, 3.0, 2, 2, 40.0, 1.0),
+        (1, 2, 100, False, 3.0, 2, 0, 20.0, 0.5),
+        (1, 2, 100, True, 4.0, 1, 1, 30.0, 0.6),
     ]
     groups = bracket_groups(everyone, tiered)
     assert groups[CharacterMatchup.Bracket.ALL] == [
@@ -235,5 +237,9 @@ def test_each_bracket_takes_the_games_of_the_tiers_it_holds_merged_per_bin():
     ]
     assert groups[CharacterMatchup.Bracket.TOP100] == [
         (1, 2, 2, 0, 10.0, 0.5),
+        (1, 2, 1, 1, 30.0, 0.6),
+    ]
+    assert groups[CharacterMatchup.Bracket.PROPORTIONAL] == [
+        (1, 2, 2, 2, 20.0, 1.0),
         (1, 2, 1, 1, 30.0, 0.6),
     ]

@@ -15,7 +15,7 @@ from matches.params import glicko_params
 from matches.ratings import glicko
 from matches.ratings.matchup_offset import expected
 from matches.replays.readers import iter_replay_payloads
-from matches.services import bulk
+from matches.services import bulk, character_matchups
 from matches.services.character_matchups import rebuild_character_matchups
 from matches.services.file_import import file_import_source
 from matches.services.ingest import store_replays
@@ -419,3 +419,23 @@ def test_a_duplicate_loaded_without_indexes_fails_the_rebuild_and_the_load():
             [(snapshot.rating_id, snapshot.day, 1.0, 2.0)],
         )
     assert RatingSnapshot.objects.count() == count
+
+
+@pytest.mark.parametrize("size", [6, 9])
+def test_a_recompute_draws_the_proportional_bracket_as_the_refresh_does(monkeypatch, size):
+    """A bracket size small enough that the 900 games' players rank past it: the compiled
+    recompute keeps the same games in the proportional bracket as the SQL rebuild."""
+    monkeypatch.setattr(character_matchups, "PROPORTIONAL_BRACKET_SIZE", size)
+    store(random_league(900))
+    rate_pending_matches()
+    decay_all_ratings(RECOMPUTED_AT)
+    rebuild_character_matchups()
+    incremental = state()
+
+    def games(bracket: str) -> int:
+        rows = incremental["character_matchups"]
+        return sum(wins + losses for name, _, _, wins, losses, *_ in rows if name == bracket)
+
+    assert 0 < games("proportional") < games("top1000")
+    recompute_all_ratings(chunk_size=50, now=RECOMPUTED_AT)
+    assert_same_state(incremental, state())

@@ -14,6 +14,7 @@ from matches.selectors.history_points import rating_history
 from matches.selectors.match_history import PRIVATE_PLAYER, match_sets
 from matches.selectors.opponents import fair_opponents_at
 from matches.selectors.rivals import MEETINGS_WINDOW, players_met_most
+from matches.services import character_matchups
 from matches.services.character_matchups import BRACKET_LIMITS, rebuild_character_matchups
 from players import rules
 from players.models import Player, Rating
@@ -174,3 +175,48 @@ def test_character_matchups_count_the_counted_games_between_rated_players(
             stored[(row.character_id, row.opponent_id, "wins")] += row.wins
             stored[(row.character_id, row.opponent_id, "losses")] += row.losses
         assert +stored == expected[bracket], bracket
+
+
+def test_the_proportional_bracket_counts_the_games_of_players_ranked_within_their_share(
+    flagged_league: datetime, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Computed again from the rows alone: each character's share of play (its unflagged
+    ratings' games over all of them), each rating's rank within its character (settled,
+    unflagged, by value), and the counted games between two different characters whose
+    both sides rank within the bracket's size times their character's share. A size of
+    10 instead of 1,000, so that the 40 players' ranks reach past it."""
+    monkeypatch.setattr(character_matchups, "PROPORTIONAL_BRACKET_SIZE", 20)
+    rebuild_character_matchups()
+    ratings = list(Rating.objects.select_related("player"))
+    unflagged = [r for r in ratings if not (r.player.hidden or r.player.cheater)]
+    games: Counter = Counter()
+    for rating in unflagged:
+        games[rating.character_id] += rating.wins + rating.losses
+    ranks: dict[tuple[str, int], int] = {}
+    for character in games:
+        ranked = sorted(
+            (r for r in unflagged if r.character_id == character and r.deviation < 75),
+            key=lambda r: (-r.value, r.id),
+        )
+        for rank, rating in enumerate(ranked, start=1):
+            ranks[(rating.player_id, character)] = rank
+
+    def member(player: str, character: int) -> bool:
+        limit = 20 * games[character] / sum(games.values())
+        return ranks.get((player, character), 10**9) <= limit
+
+    expected: Counter = Counter()
+    for rating in MatchRating.objects.filter(counted=True).select_related("match"):
+        match = rating.match
+        a, b = match.character_a_id, match.character_b_id
+        if a != b and member(match.player_a_id, a) and member(match.player_b_id, b):
+            won, lost = ((a, b), (b, a)) if match.winner == Match.Winner.A else ((b, a), (a, b))
+            expected[(*won, "wins")] += 1
+            expected[(*lost, "losses")] += 1
+    stored: Counter = Counter()
+    for row in CharacterMatchup.objects.filter(bracket=CharacterMatchup.Bracket.PROPORTIONAL):
+        stored[(row.character_id, row.opponent_id, "wins")] += row.wins
+        stored[(row.character_id, row.opponent_id, "losses")] += row.losses
+    top1000 = CharacterMatchup.objects.filter(bracket=CharacterMatchup.Bracket.TOP1000)
+    assert 0 < sum(expected.values()) < 2 * sum(row.wins for row in top1000)
+    assert +stored == expected

@@ -199,3 +199,20 @@ def test_games_rated_before_chances_were_stored_get_the_reference_chance(back_to
     _migrate(CHANCE_BEFORE)
     assert len(_rows("matches_matchrating", "match_id")) == len(ratings)
     _execute("DELETE FROM matches_matchrating")
+
+
+PROPORTIONAL_BEFORE = ("matches", "0010_match_rating_chance")
+PROPORTIONAL = ("matches", "0012_character_matchup_proportional_bracket")
+
+
+def test_the_proportional_bracket_goes_back_without_its_rows(back_to_latest):
+    """Its key does not fit the column of before: going back drops those rows, keeps the
+    others."""
+    _migrate(PROPORTIONAL)
+    _execute(
+        "INSERT INTO matches_charactermatchup (bracket, character_id, opponent_id, wins, "
+        'losses, expected_wins, "offset", standard_error) VALUES '
+        "('proportional', 1, 2, 3, 4, 3.5, -10.0, 30.0), ('top100', 1, 2, 3, 4, 3.5, -10.0, 30.0)"
+    )
+    _migrate(PROPORTIONAL_BEFORE)
+    assert _rows("matches_charactermatchup", "bracket") == [("top100",)]

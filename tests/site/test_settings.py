@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from ratingsite.env import SettingError, env_bool, env_int, env_list
+from ratingsite.env import SettingError, env_bool, env_float_list, env_int, env_list
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -57,10 +57,16 @@ def test_typed_readers(monkeypatch):
     assert env_bool("SOME_FLAG", False) is True
     assert env_int("SOME_NUMBER", 0) == 12
     assert env_list("SOME_LIST", []) == ["a", "b", "c"]
+    monkeypatch.setenv("SOME_FLOATS", "1500, 1800.5")
+    assert env_float_list("SOME_FLOATS", []) == [1500.0, 1800.5]
+    assert env_float_list("UNSET_FLOATS_FOR_TEST", [1.0]) == [1.0]
     assert env_int("UNSET_NUMBER_FOR_TEST", 7) == 7
     monkeypatch.setenv("SOME_NUMBER", "twelve")
     with pytest.raises(SettingError, match="SOME_NUMBER='twelve'"):
         env_int("SOME_NUMBER", 0)
+    monkeypatch.setenv("SOME_FLOATS", "1500,high")
+    with pytest.raises(SettingError, match="SOME_FLOATS='1500,high'"):
+        env_float_list("SOME_FLOATS", [])
 
 
 PRODUCTION = {"DEBUG": "0", "ALLOWED_HOSTS": "ratings.example"}

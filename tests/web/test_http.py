@@ -27,6 +27,7 @@ ENDPOINTS = [
     "probability/?a=1700,80&b=1500,200",
     "stats/",
     "lab/",
+    "recent/",
 ]
 
 

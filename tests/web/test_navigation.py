@@ -100,7 +100,10 @@ def test_pages_are_compressed_and_still_answer_304(live_server, path):
         ("/top/SO?page=0", "The query parameter 'page' takes a page number from 1 to 100."),
         ("/?per=me", "The query parameter 'per' takes player (each player once)."),
         ("/?find=", "The query parameter 'find' takes a player's name or id."),
-        ("/matchups?bracket=top5", "The query parameter 'bracket' takes all, top1000 or top100."),
+        (
+            "/matchups?bracket=top5",
+            "The query parameter 'bracket' takes all, top1000, top100 or proportional.",
+        ),
         ("/player/{id}/SO?range=1y", "The query parameter 'range' takes 7d, 30d or all."),
         ("/player/{id}/SO?before=yesterday", "The query parameter 'before' takes a cursor"),
     ],

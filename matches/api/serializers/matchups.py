@@ -17,8 +17,9 @@ class MatchupsQuery(PatchQuery):
     bracket = serializers.ChoiceField(
         choices=CharacterMatchup.Bracket.values,
         default=CharacterMatchup.Bracket.ALL,
-        help_text="Which games: `all`, or those where both players are in the `top1000` or "
-        "`top100` of their character.",
+        help_text="Which games: `all`, those where both players are in the `top1000` or "
+        "`top100` of their character, or `proportional`: those where each player ranks within "
+        "1,000 times their character's share of play.",
     )
 
 
@@ -110,7 +111,7 @@ class MatchupRowSerializer(serializers.Serializer):
 
 
 class MatchupMatrixSerializer(serializers.Serializer):
-    bracket = serializers.CharField(help_text="`all`, `top1000` or `top100`.")
+    bracket = serializers.CharField(help_text="`all`, `top1000`, `top100` or `proportional`.")
     patch = serializers.CharField(help_text="The patch's name, or `all` (every game).")
     previous_patch = serializers.CharField(
         allow_null=True, help_text="The patch each cell's `change` is measured from."

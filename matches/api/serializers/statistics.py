@@ -107,6 +107,43 @@ class PatchPopularitySerializer(serializers.Serializer):
     rows = PatchShareSerializer(many=True, help_text="Most played first.")
 
 
+class FraudIndexBracketSerializer(serializers.Serializer):
+    key = serializers.CharField(help_text="The key used in `cells`.")
+    label = serializers.CharField(help_text="A label for people.")
+    floor = serializers.FloatField(
+        allow_null=True,
+        help_text="Only ratings at least this high on the character count; null: every one.",
+    )
+
+
+class FraudIndexCellSerializer(serializers.Serializer):
+    players = serializers.IntegerField(help_text="Players counted on this character.")
+    offset = serializers.FloatField(
+        allow_null=True,
+        help_text="Their mean rating on this character minus the mean of their other "
+        "characters, in rating points; null without players.",
+    )
+
+
+class FraudIndexRowSerializer(serializers.Serializer):
+    character = serializers.CharField(help_text="The character's code.")
+    name = serializers.CharField(help_text="The character's name.")
+    cells = serializers.DictField(
+        child=FraudIndexCellSerializer(), help_text="Per bracket key: the offset and players."
+    )
+
+
+class FraudIndexSerializer(serializers.Serializer):
+    minimum_games = serializers.IntegerField(
+        help_text="Only ranked ratings with at least this many games count, and only players "
+        "with two or more of them."
+    )
+    brackets = FraudIndexBracketSerializer(many=True, help_text="Every rating, then each floor.")
+    rows = FraudIndexRowSerializer(
+        many=True, help_text="One per character, the highest offset over every rating first."
+    )
+
+
 class SiteStatisticsSerializer(serializers.Serializer):
     computed_at = serializers.DateTimeField(
         allow_null=True, help_text="When the statistics were last refreshed; null: never yet."
@@ -136,4 +173,9 @@ class SiteStatisticsSerializer(serializers.Serializer):
         help_text="Character shares of the games of the `patch` asked for (default the "
         "current patch), with their change since the previous patch "
         "(docs/rating-model.md#patches)."
+    )
+    fraud_index = FraudIndexSerializer(
+        allow_null=True,
+        help_text="Per character, how far players rate on it above their own other characters "
+        "(docs/rating-model.md#the-fraud-index); null before a refresh.",
     )
