@@ -188,7 +188,9 @@ def test_the_proportional_bracket_counts_the_games_of_players_ranked_within_thei
     monkeypatch.setattr(character_matchups, "PROPORTIONAL_BRACKET_SIZE", 20)
     rebuild_character_matchups()
     ratings = list(Rating.objects.select_related("player"))
-    unflagged = [r for r in ratings if not (r.player.hidden or r.player.cheater)]
+    unflagged = [
+        r for r in ratings if not (r.player.hidden or r.player.cheater or r.player.private)
+    ]
     games: Counter = Counter()
     for rating in unflagged:
         games[rating.character_id] += rating.wins + rating.losses
