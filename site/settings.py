@@ -71,6 +71,7 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "web.timeouts.StatementTimeoutMiddleware",  # a search past its time: 503
 ]
 
 ROOT_URLCONF = "ratingsite.urls"
@@ -157,7 +158,11 @@ WHITENOISE_USE_FINDERS = DEBUG
 
 # --- Security (production values when DEBUG is off) -------------------------------------
 SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", False)
-SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+# Proxies in front of the site that append to X-Forwarded-For (and set X-Forwarded-Proto).
+NUM_PROXIES = env_int("NUM_PROXIES", 0)
+# Without a proxy any client can send the header, and cached answers would carry the
+# https:// links it asked for.
+SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https") if NUM_PROXIES else None
 SESSION_COOKIE_SECURE = env_bool("SECURE_COOKIES", not DEBUG)
 CSRF_COOKIE_SECURE = SESSION_COOKIE_SECURE
 SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 0)
@@ -306,8 +311,14 @@ REST_FRAMEWORK = {
     "PAGE_SIZE": 50,
     # Throttles key on the client address: X-Forwarded-For is trusted only for this many
     # proxies in front of the site (0: the header is ignored, as any client can forge it).
-    "NUM_PROXIES": env_int("NUM_PROXIES", 0),
+    "NUM_PROXIES": NUM_PROXIES,
 }
+# Pages rendered (not served from the cache) per client, as "N/period": a client asking
+# for page after page nobody asked for before gets a 429 page with Retry-After.
+PAGE_RENDER_RATE = env_str("PAGE_RENDER_RATE", "120/min")
+# How long one search may take the database, in ms (0: no limit); then a 503.
+SEARCH_TIMEOUT_MS = env_int("SEARCH_TIMEOUT_MS", 3000)
+
 SPECTACULAR_SETTINGS = {
     "TITLE": "Rating Update API",
     "DESCRIPTION": "Read-only ratings, rankings, match histories and matchup statistics.",
