@@ -16,7 +16,17 @@ EXPORT_FIELDS = (
     "deviation",
     "wins",
     "losses",
+    "cheater",  # marked by an operator: the games count for nobody (docs/rating-model.md)
 )
+
+# What a spreadsheet reads as a formula at the start of a cell (OWASP's CSV injection).
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def spreadsheet_safe(value: Any) -> Any:
+    """A text that a spreadsheet would run as a formula, with a leading apostrophe that
+    makes it plain text (`=cmd|' /C calc'!A0` is written `'=cmd|' /C calc'!A0`)."""
+    return f"'{value}" if isinstance(value, str) and value.startswith(FORMULA_STARTS) else value
 
 
 def exported_ratings() -> Iterator[dict[str, Any]]:
@@ -31,6 +41,7 @@ def exported_ratings() -> Iterator[dict[str, Any]]:
             "deviation",
             "wins",
             "losses",
+            "player__cheater",
         )
     )
     for row in rows.iterator(chunk_size=5000):

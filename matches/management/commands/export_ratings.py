@@ -5,7 +5,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandParser
 
-from players.export import EXPORT_FIELDS, exported_ratings
+from players.export import EXPORT_FIELDS, exported_ratings, spreadsheet_safe
 
 
 class Command(BaseCommand):
@@ -27,7 +27,10 @@ class Command(BaseCommand):
         if format == "csv":
             writer = csv.DictWriter(stream, fieldnames=EXPORT_FIELDS, lineterminator="\n")
             writer.writeheader()
-            write = writer.writerow
+
+            def write(row: dict) -> None:
+                writer.writerow({name: spreadsheet_safe(value) for name, value in row.items()})
+
         else:
 
             def write(row: dict) -> None:
