@@ -219,6 +219,8 @@ def private_cache() -> Iterator[tuple[str, str]]:
         return
     port = _free_port()
     arguments = ["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--save", ""]
+    # As production must (web.checks.redis_cache_is_bounded).
+    arguments += ["--maxmemory", "256mb", "--maxmemory-policy", "allkeys-lru"]
     with _process([*arguments, "--appendonly", "no"], dict(os.environ), quiet=True):
         for _ in range(100):
             with socket.socket() as sock:

@@ -18,11 +18,18 @@ EXPORT_FIELDS = (
     "deviation",
     "wins",
     "losses",
+    "cheater",  # marked by an operator: the games count for nobody (docs/rating-model.md)
 )
 RATING_HISTORY_FIELDS = ("player_id", "character", "day", "value", "deviation")
-# A spreadsheet runs a cell starting with one of these as a formula (CSV injection): a
+# What a spreadsheet reads as a formula at the start of a cell (OWASP's CSV injection): a
 # player's name is anything they typed in the game.
-FORMULA_STARTS = ("=", "+", "-", "@")
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def spreadsheet_safe(value: Any) -> Any:
+    """A text that a spreadsheet would run as a formula, with a leading apostrophe that
+    makes it plain text (`=cmd|' /C calc'!A0` is written `'=cmd|' /C calc'!A0`)."""
+    return f"'{value}" if isinstance(value, str) and value.startswith(FORMULA_STARTS) else value
 
 
 def exported_ratings() -> Iterator[dict[str, Any]]:
@@ -37,6 +44,7 @@ def exported_ratings() -> Iterator[dict[str, Any]]:
             "deviation",
             "wins",
             "losses",
+            "player__cheater",
         )
     )
     for row in rows.iterator(chunk_size=5000):
@@ -54,19 +62,12 @@ def rating_history(player_ids: list[str]) -> Iterator[dict[str, Any]]:
         yield dict(zip(RATING_HISTORY_FIELDS, row, strict=True))
 
 
-def safe_cell(value: object) -> object:
-    """A text cell a spreadsheet would run as a formula, quoted so that it is shown as text."""
-    if isinstance(value, str) and value.startswith(FORMULA_STARTS):
-        return "'" + value
-    return value
-
-
 def write_csv(stream: IO[str], fields: Iterable[str], rows: Iterable[dict[str, Any]]) -> int:
     """Write `rows` as CSV with a header, formula-like texts neutralised; returns the count."""
     writer = csv.DictWriter(stream, fieldnames=list(fields), lineterminator="\n")
     writer.writeheader()
     count = 0
     for row in rows:
-        writer.writerow({key: safe_cell(value) for key, value in row.items()})
+        writer.writerow({key: spreadsheet_safe(value) for key, value in row.items()})
         count += 1
     return count

@@ -129,6 +129,19 @@ INVISIBLE_FORMATTING = "\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u20
 _INVISIBLE = re.compile(f"[{INVISIBLE_FORMATTING}]")
 
 
+_UNSEARCHED = re.compile(rf"[\s{INVISIBLE_FORMATTING}]")
+
+
+def search_text(query: str) -> str:
+    """A search as search compares it (players_name_key, players/migrations/0019): without
+    whitespace or invisible formatting characters, in one case (lower, where a character
+    has a one-character lower case, so that the database's own folding still agrees).
+    Every spelling of one search is one text: one cache entry, one query."""
+    return "".join(
+        lower if len(lower := char.lower()) == 1 else char for char in _UNSEARCHED.sub("", query)
+    )
+
+
 def shown_name(name: str) -> str:
     """A player's name as the site shows it (pages, the API, titles, suggestions): the
     stored name without its invisible formatting characters, so that no name reorders

@@ -10,6 +10,7 @@ from functools import partial
 
 from django.urls import path
 
+from matches.selectors.match_history import GameCursor
 from matches.views import (
     about,
     calculator,
@@ -22,7 +23,9 @@ from matches.views import (
     statistics,
 )
 from matches.views.calculator import ContenderForm
+from players.formatting import search_text
 from players.views import ownership, rankings, search, supporters
+from web.cache_keys import Canonical, as_given, optional_number, upper_case, whole_number
 from web.caching import cached_page
 
 # Settings whose values appear on pages.
@@ -45,18 +48,49 @@ RENDERED_SETTINGS = (
 
 page = partial(cached_page, rendered_settings=RENDERED_SETTINGS)
 
-# The query parameters each page reads (anything else is dropped before the view runs).
-CALCULATOR_INPUTS = [
-    f"{side}-{field}" for side in ("a", "b") for field in ContenderForm.base_fields
-]
-HISTORY_PAGE = ("range", "before", "after")
-RIVALS_PAGE = ("character", "before", "after")
-RANKING_PAGE = ("per", "active", "page", "find")
+
+def searched(name: str, value: str) -> str:
+    return search_text(value)
+
+
+def trimmed_name(name: str, value: str) -> str:
+    """A current name or a player id, as `?find=` compares it (any case)."""
+    return whole_number(name, value.strip().casefold())
+
+
+def history_cursor(name: str, value: str) -> str:
+    """A history page's cursor as its links write it; one that does not parse stays as it
+    came, for the view to refuse."""
+    try:
+        return str(GameCursor.parse(value))
+    except (ValueError, OverflowError, OSError):
+        return value
+
+
+# The query parameters each page reads, each with its canonical form (web.cache_keys;
+# anything else is dropped before the view runs).
+CONTENDER: dict[str, Canonical] = {
+    "name": searched,
+    "player": whole_number,
+    "character": upper_case,
+    "rating": optional_number,
+    "uncertainty": optional_number,
+}
+CALCULATOR_INPUTS = {
+    f"{side}-{field}": CONTENDER[field]
+    for side in ("a", "b")
+    for field in ContenderForm.base_fields
+}
+HISTORY_PAGE = {"range": as_given, "before": history_cursor, "after": history_cursor}
+RIVALS_PAGE = {"character": upper_case, "before": history_cursor, "after": history_cursor}
+# A patch's name as given: names are the operator's, and an unknown one is a 400.
+MATCHUPS_PAGE = {"bracket": as_given, "character": upper_case, "patch": as_given}
+RANKING_PAGE = {"per": as_given, "active": whole_number, "page": whole_number, "find": trimmed_name}
 
 urlpatterns = [
     path("", page(rankings.top, reads=RANKING_PAGE), name="top"),
     path("top/<character:code>", page(rankings.top, reads=RANKING_PAGE), name="top-character"),
-    path("search", page(search.search, reads=["name"]), name="search"),
+    path("search", page(search.search, reads={"name": searched}), name="search"),
     path("player/<player_id:player_id>", page(profile.player), name="player"),
     # A player's own profile: per browser, never cached.
     path("player/<player_id:player_id>/claim", ownership.claim, name="claim"),
@@ -69,7 +103,7 @@ urlpatterns = [
     ),
     path(
         "player/<player_id:player_id>/<character:code>",
-        page(profile.profile, reads=(*HISTORY_PAGE, "patch")),
+        page(profile.profile, reads={**HISTORY_PAGE, "patch": as_given}),
         name="profile",
     ),
     path(
@@ -79,12 +113,12 @@ urlpatterns = [
     ),
     path(
         "matchups",
-        page(matchups.matchups, reads=["bracket", "character", "patch"]),
+        page(matchups.matchups, reads=MATCHUPS_PAGE),
         name="matchups",
     ),
     path("calculator", page(calculator.calculator, reads=CALCULATOR_INPUTS), name="calculator"),
     path("recent", page(notable_games.recent), name="recent"),
-    path("stats", page(statistics.stats, reads=["patch"]), name="stats"),
+    path("stats", page(statistics.stats, reads={"patch": as_given}), name="stats"),
     path("lab", page(lab.lab), name="lab"),
     path("about", page(about.about), name="about"),
     path("supporters", page(supporters.supporters), name="supporters"),

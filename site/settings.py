@@ -89,6 +89,7 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "axes.middleware.AxesMiddleware",  # answers a locked-out login with 429
+    "web.timeouts.StatementTimeoutMiddleware",  # a search past its time: 503
 ]
 
 ROOT_URLCONF = "ratingsite.urls"
@@ -185,7 +186,14 @@ SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", False)
 # Probes (answered above SecurityMiddleware anyway) and scrapes come over plain HTTP from
 # inside the network.
 SECURE_REDIRECT_EXEMPT = [r"^healthz$", r"^readyz$", r"^metrics$"]
-SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+# How many proxies in front of the site append to X-Forwarded-For (and set
+# X-Forwarded-Proto); the API throttle, the page throttle and the admin login lockout take
+# the client's address from that header only then (0: the header is ignored, as any client
+# can forge it).
+NUM_PROXIES = env_int("NUM_PROXIES", 0)
+# Without a proxy any client can send the header, and cached answers would carry the
+# https:// links it asked for.
+SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https") if NUM_PROXIES else None
 SESSION_COOKIE_SECURE = env_bool("SECURE_COOKIES", not DEBUG)
 CSRF_COOKIE_SECURE = SESSION_COOKIE_SECURE
 SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 0)
@@ -364,10 +372,6 @@ CLAIM_STARTS_PER_HOUR = env_int("CLAIM_STARTS_PER_HOUR", 5)
 KEY_ATTEMPTS_PER_HOUR = env_int("KEY_ATTEMPTS_PER_HOUR", 10)
 
 # --- API ------------------------------------------------------------------------------
-# How many proxies in front of the site append to X-Forwarded-For; the API throttle and the
-# admin login lockout take the client's address from that header only then (0: the header is
-# ignored, as any client can forge it).
-NUM_PROXIES = env_int("NUM_PROXIES", 0)
 REST_FRAMEWORK = {
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.AllowAny"],
     "DEFAULT_AUTHENTICATION_CLASSES": [],
@@ -385,6 +389,12 @@ REST_FRAMEWORK = {
     "PAGE_SIZE": 50,
     "NUM_PROXIES": NUM_PROXIES,
 }
+# Pages rendered (not served from the cache) per client, as "N/period": a client asking
+# for page after page nobody asked for before gets a 429 page with Retry-After.
+PAGE_RENDER_RATE = env_str("PAGE_RENDER_RATE", "120/min")
+# How long one search may take the database, in ms (0: no limit); then a 503.
+SEARCH_TIMEOUT_MS = env_int("SEARCH_TIMEOUT_MS", 3000)
+
 SPECTACULAR_SETTINGS = {
     "TITLE": "Rating Update API",
     "DESCRIPTION": "Read-only ratings, rankings, match histories and matchup statistics.",

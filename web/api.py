@@ -285,7 +285,8 @@ def conditional(
     view: Callable[..., HttpResponse], *, max_age: int, reads: Iterable[str] = ()
 ) -> Callable[..., HttpResponse]:
     """Answer GET/HEAD with an ETag and `Cache-Control: public, max-age`, and with 304 when
-    the client already holds the current version (the view does not run at all then).
+    the client already holds the current version (the view does not run at all then;
+    `If-None-Match: *` is answered after the view, for a resource that exists).
 
     The view, its ETag and its response cache see only the query parameters it `reads`."""
 
@@ -295,11 +296,15 @@ def conditional(
             return view(request, *args, **kwargs)
         keep_only_parameters(request, reads)
         etag = response_etag(request)
-        response = get_conditional_response(request, etag=etag)
+        # `*` matches whatever exists: only the view (its throttle, its 404) can say that.
+        any_version = request.headers.get("If-None-Match", "").strip() == "*"
+        response = None if any_version else get_conditional_response(request, etag=etag)
         if response is None:
             response = view(request, *args, **kwargs)
             if response.status_code != 200:
                 return response
+            if any_version:
+                response = get_conditional_response(request, etag=etag, response=response)
         response["ETag"] = etag
         patch_cache_control(response, public=True, max_age=max_age)
         return response

@@ -308,13 +308,16 @@ class ArrayLedger:
         self._character = np.empty(0, dtype=np.int64)
         self._snap = np.empty((0, 4))
         self._snap_slots = np.zeros(1, dtype=np.int64)
-        # Per counted game, what the matchup sums need: both ratings, whether A won and
-        # A's pre-game value minus B's (A's expectation follows from it). Buffers that
-        # double, filled a chunk at a time: no list of parts joined at the end.
+        # Per counted game, what the matchup sums need: both ratings, whether A won,
+        # A's pre-game value minus B's (A's expectation follows from it) and the larger
+        # pre-game deviation (character matchups read only games between settled
+        # ratings). Buffers that double, filled a chunk at a time: no list of parts
+        # joined at the end.
         self._counted_columns = (
             np.empty(0, np.int32),
             np.empty(0, np.int32),
             np.empty(0, np.bool_),
+            np.empty(0, np.float64),
             np.empty(0, np.float64),
         )
         self._counted_count = 0
@@ -385,6 +388,7 @@ class ArrayLedger:
             rating_b[counted],
             a_won[counted],
             results[counted, 0] - results[counted, 2],
+            np.maximum(results[counted, 1], results[counted, 3]),
         )
         start, stop = self._counted_count, self._counted_count + len(parts[0])
         if stop > len(self._counted_columns[0]):
@@ -428,11 +432,15 @@ class ArrayLedger:
         """Of every counted game: ratings A and B, whether A won, A's expectation, and
         A's pre-game value minus B's."""
         a, b, a_won, difference = (
-            column[: self._counted_count] for column in self._counted_columns
+            column[: self._counted_count] for column in self._counted_columns[:4]
         )
         if self._expected is None:
             self._expected = 1.0 / (1.0 + 10.0 ** (-difference / 400.0))  # matchup_offset.expected
         return a, b, a_won, self._expected, difference
+
+    def counted_deviations(self) -> np.ndarray:
+        """Of every counted game (as `counted_games`): the larger pre-game deviation."""
+        return self._counted_columns[4][: self._counted_count]
 
     def close(self) -> None:
         """No more games: what the sums read is prepared once, so that they may then be

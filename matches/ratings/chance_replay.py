@@ -25,11 +25,14 @@ from matches.ratings.matchup_offset import (
 
 class RollingMatchups:
     """The character matchup offsets in force at each moment: refitted at every
-    `refit_every` seconds boundary on the counted games learned before it."""
+    `refit_every` seconds boundary on the counted games learned before it between two
+    ratings settled before the game (deviations below `settled_below`), as the site's
+    table takes them."""
 
-    def __init__(self, refit_every: float, prior_deviation: float) -> None:
+    def __init__(self, refit_every: float, prior_deviation: float, settled_below: float) -> None:
         self.refit_every = refit_every
         self.prior_deviation = prior_deviation
+        self.settled_below = settled_below
         self.offsets: dict[tuple[int, int], float] = {}
         self._period: int | None = None
         # (X, Y) with X < Y -> difference bin -> [games, X wins, sum of differences]
@@ -44,6 +47,8 @@ class RollingMatchups:
 
     def learn(self, game: Game, result: GameResult) -> None:
         if not result.counted or game.character_a == game.character_b:
+            return
+        if max(result.deviation_a, result.deviation_b) >= self.settled_below:
             return
         difference = result.value_a - result.value_b
         won = game.a_won
@@ -78,7 +83,7 @@ def replay_chances(
     """Every game with its result, in the order given (time order), each rated with the
     offsets in force at its time (none unless `params.one_chance` and `matchups`)."""
     ledger = RatingLedger(params=params)
-    rolling = RollingMatchups(refit_every, prior_deviation)
+    rolling = RollingMatchups(refit_every, prior_deviation, params.low_deviation)
     use_offsets = params.one_chance and matchups
     for game in games:
         if use_offsets:

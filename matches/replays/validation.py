@@ -187,7 +187,13 @@ def _player_id(value: object, side: int) -> str:
         raise InvalidReplay(f"player {side}: id must be digits, not {_show(value)}")
     if len(value) > MAX_PLAYER_ID_LENGTH:
         raise InvalidReplay(f"player {side}: id longer than {MAX_PLAYER_ID_LENGTH} digits")
-    return value
+    return canonical_player_id(value)
+
+
+def canonical_player_id(digits: str) -> str:
+    """A player id in its one form, the decimal number without leading zeros: the game
+    writes `0089` and `89` for one player (issue 35)."""
+    return digits.lstrip("0") or "0"
 
 
 def _name(value: object, side: int) -> str:
@@ -333,6 +339,9 @@ def plain_csv_replay(cells: list[str], latest: int) -> FlatReplay | None:
         and winner in _PLAIN_WINNERS
         and p1_id.isdigit()
         and p1_id.isascii()
+        # A leading zero: the full validation writes the id in its one form.
+        and p1_id[0] != "0"
+        and p2_id[0:1] != "0"
         and len(p1_id) <= MAX_PLAYER_ID_LENGTH
         and p2_id.isdigit()
         and p2_id.isascii()

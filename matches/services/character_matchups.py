@@ -45,10 +45,13 @@ _MEMBERS = "character_matchup_members"
 
 def _aggregate_sql(*, tiered: bool) -> str:
     """(patch, character X, character Y, [tier, proportional,] difference bin, games, X wins,
-    sum of differences, X's expected wins) per group of the counted games between unflagged
-    players of two different characters; X is side A, the difference is A's pre-game
-    value minus B's. The patch (docs/rating-model.md#patches) is one more column of the
-    grouping, so a patch's table costs the refresh no other pass over the games.
+    sum of differences, X's expected wins) per group of the counted games between players
+    whose games count (not unrated) of two different characters, both settled before the
+    game (pre-game deviations below RATING_LOW_DEVIATION: games of new or spare accounts,
+    which anyone can make by the thousand, move no matchup; issue 35); X is side A, the
+    difference is A's pre-game value minus B's. The patch (docs/rating-model.md#patches) is
+    one more column of the grouping, so a patch's table costs the refresh no other pass over
+    the games.
 
     `tiered`: only the games between two members of the top-N brackets, found from the
     members through the side index, each with its tier, the smallest bracket both sides
@@ -64,6 +67,7 @@ def _aggregate_sql(*, tiered: bool) -> str:
                SUM(r.value_a - r.value_b),
                SUM({expected_sql("r.value_a - r.value_b")})"""
     counted = f"""r.counted AND m.character_a_id <> m.character_b_id
+          AND GREATEST(r.deviation_a, r.deviation_b) < %(settled)s
           AND m.player_a_id NOT IN ({unrated}) AND m.player_b_id NOT IN ({unrated})"""
     if not tiered:
         return f"""
@@ -97,7 +101,7 @@ def aggregate_from_ledger(ledger: ArrayLedger, rank: np.ndarray, limit: float) -
     a, b, a_won, expected_a, difference = ledger.counted_games()
     character = ledger.character
     character_a, character_b = character[a], character[b]
-    keep = character_a != character_b
+    keep = (character_a != character_b) & (ledger.counted_deviations() < rules.low_deviation())
     if np.isfinite(limit):
         keep &= (rank[a] <= limit) & (rank[b] <= limit)
     if not keep.any():
@@ -326,7 +330,11 @@ def _fit_from_sql(
         )
         # Statistics, so that the planner hashes the few members rather than guess.
         cursor.execute(f"ANALYZE {_MEMBERS}")
-        parameters = {"a": Match.Winner.A, "bin": float(DIFFERENCE_BIN_POINTS)}
+        parameters = {
+            "a": Match.Winner.A,
+            "bin": float(DIFFERENCE_BIN_POINTS),
+            "settled": rules.low_deviation(),
+        }
         cursor.execute(_aggregate_sql(tiered=False), parameters)
         everyone = by_patch(cursor.fetchall(), key_width=3)
         cursor.execute(_aggregate_sql(tiered=True), parameters)

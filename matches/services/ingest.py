@@ -18,7 +18,7 @@ from datetime import datetime, timedelta
 from itertools import islice
 
 from django.conf import settings
-from django.db import transaction
+from django.db import connection, transaction
 from django.utils import timezone
 
 from matches.metrics import GAMES_PULLED, GAMES_REJECTED
@@ -37,7 +37,7 @@ from matches.services.ingest_rows import (
     player_upserts,
     rejected_replay,
 )
-from matches.services.locks import INGEST_WRITER_LOCK, acquire_transaction_lock
+from matches.services.locks import INGEST_RUN_LOCKS, INGEST_WRITER_LOCK, acquire_transaction_lock
 from players.models import Player, PlayerName
 from players.services.ownership import complete_claims
 
@@ -273,12 +273,38 @@ def store_replays(
     return result
 
 
+ABANDONED = "abandoned: the process running it ended before it finished"
+
+
 def start_run(source: ReplaySource) -> IngestRun:
-    """Open the IngestRun of a pull or import, so rejected replays can point at it."""
-    return IngestRun.objects.create(source=source, started_at=timezone.now())
+    """Open the IngestRun of a pull or import, so rejected replays can point at it. The
+    run holds a session lock of its own while it runs; runs left unfinished whose lock
+    nobody holds (their process was killed) are closed as abandoned first."""
+    close_abandoned_runs()
+    run = IngestRun.objects.create(source=source, started_at=timezone.now())
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_advisory_lock(%s, %s)", [INGEST_RUN_LOCKS, run.id])
+    return run
+
+
+def close_abandoned_runs() -> int:
+    """Mark unfinished runs whose process is gone (no session holds their lock) as
+    abandoned; returns how many."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "UPDATE matches_ingestrun SET finished_at = now(), error = %s "
+            "WHERE finished_at IS NULL AND NOT EXISTS (SELECT 1 FROM pg_locks WHERE "
+            "locktype = 'advisory' AND database = (SELECT oid FROM pg_database WHERE "
+            "datname = current_database()) AND classid::bigint = %s "
+            "AND objid::bigint = matches_ingestrun.id AND objsubid = 2)",
+            [ABANDONED, INGEST_RUN_LOCKS],
+        )
+        return cursor.rowcount
 
 
 def finish_run(run: IngestRun, result: IngestResult, error: str = "") -> IngestRun:
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_advisory_unlock(%s, %s)", [INGEST_RUN_LOCKS, run.id])
     run.finished_at = timezone.now()
     run.fetched, run.new = result.read, result.new
     run.duplicate, run.rejected = result.duplicate, result.rejected

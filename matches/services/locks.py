@@ -11,6 +11,9 @@ from django.db import connection
 RATING_WRITER_LOCK = 4_711_001
 INGEST_WRITER_LOCK = 4_711_002
 FLAG_CHANGE_LOCK = 4_711_003
+# The key space of the session locks a running IngestRun holds (the run's id is the other
+# key): a process that dies lets go of its lock with its connection.
+INGEST_RUN_LOCKS = 4_711_004
 
 
 def acquire_transaction_lock(key: int, *, wait: bool) -> bool:

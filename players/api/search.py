@@ -19,7 +19,8 @@ class PlayerSearch(APIView):
         operation_id="players_search",
         summary="Search players by name",
         description="Visible players whose current or any past name contains `name` "
-        "(case-insensitive), best match first, each with all their ratings.",
+        "(ignoring case, spaces and invisible characters; one or two characters: names "
+        "starting with them), best match first, each with all their ratings.",
         parameters=[SearchQuery],
         response=PlayerSearchSerializer,
         example=examples.SEARCH,

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import NamedTuple
 
+from django.conf import settings
 from django.db.models import (
     BooleanField,
     CharField,
@@ -19,9 +20,10 @@ from django.db.models import (
 from django.utils.timezone import localtime
 
 from players import rules
-from players.formatting import player_summary, rating_text
+from players.formatting import player_summary, rating_text, search_text
 from players.models import Character, Player, PlayerName, Rating
 from players.selectors.ratings import roster_characters
+from web.timeouts import statement_timeout
 
 SEARCH_LIMIT = 50
 PLATFORMS = dict(Player.Platform.choices) | {"": ""}
@@ -143,9 +145,11 @@ class Similarity(Func):
 # The partial indexes of shown-as keys (players/migrations/0019) hold only names with a
 # right-to-left override; this condition, spelt as their predicate, lets a query use them.
 OVERRIDDEN = Q(name__regex=r"\u202e")
-# The tiers of a match, best first. The fuzzy tier reads only names this long.
+# The tiers of a match, best first. Names containing the query further on, or like it, are
+# read only for a query this long: a shorter one is in so many names that reading them
+# costs seconds (issue 35); its exact names and prefixes walk a btree, and cost little.
 EXACT, SHOWED_AS, PREFIX, CONTAINS, SIMILAR = range(5)
-SIMILAR_MIN_LENGTH = 3
+FRAGMENT_MIN_LENGTH = 3
 
 
 def _tier_conditions(query: str) -> list[Q]:
@@ -170,7 +174,7 @@ def _tier_conditions(query: str) -> list[Q]:
     )
     similar = Q(Similar(F("key"), wanted)) & ~Q(key__contains=wanted)
     tiers = [exact, showed_as & ~exact, prefix & ~showed_as, contains & ~prefix, similar]
-    return tiers if len(query) >= SIMILAR_MIN_LENGTH else tiers[:SIMILAR]
+    return tiers if len(query) >= FRAGMENT_MIN_LENGTH else tiers[:CONTAINS]
 
 
 def _matching_names(query: str, rows: int) -> list[tuple]:
@@ -213,11 +217,13 @@ def find_players(
 ) -> PlayerSearch:
     """Visible players whose current or any past name contains `query` (ignoring case),
     best match first: exact names, then names starting with it, then names containing it
-    further on; within each, current names before past ones, then the shortest. Hidden
+    further on (from three characters: FRAGMENT_MIN_LENGTH); within each, current names
+    before past ones, then the shortest. Hidden
     players are never found, by any of their names.
 
     One query reads the names tier by tier and stops after `limit` + 1 of them (see
-    PlayerSearch), another the hits' ratings. On PostgreSQL exact names and prefixes walk
+    PlayerSearch), another the hits' ratings. The first has SEARCH_TIMEOUT_MS to answer
+    (web.timeouts: a 503 after it). On PostgreSQL exact names and prefixes walk
     the UPPER(name) indexes (players/migrations/0013), names containing the query the
     trigram indexes (0003), or the table when most names contain it, each as far as the
     page needs: a fragment in a hundred thousand names reads a few dozen. A tier cut short
@@ -226,10 +232,11 @@ def find_players(
     `last_played=False` leaves every rating's `last_played_at` None, for a page that does not
     show it: reading a time costs as much as placing the rest of the rating.
     """
-    query = query.strip()
+    query = search_text(query)
     if not query:
         return PlayerSearch([], more_match=False)
-    rows = _matching_names(query, limit + 1)
+    with statement_timeout(settings.SEARCH_TIMEOUT_MS):
+        rows = _matching_names(query, limit + 1)
     # Best first, so that each player is shown by their best matching name.
     rows.sort(key=lambda row: (row[8], -row[9], not row[6], len(row[7]), row[7].casefold(), row[0]))
     hits: dict[str, PlayerHit] = {}

@@ -94,20 +94,25 @@ def player_url_maker() -> Callable[[str], str]:
     return _url_maker("player", 1)
 
 
+def _small_whole_number(text: str) -> bool:
+    """ASCII digits, few enough for int() (which also reads other scripts' digits)."""
+    return text.isascii() and text.isdigit() and len(text) <= 6
+
+
 def _choice(request: HttpRequest, name: str, choices: tuple[int, ...]) -> int | None:
     """A whole-number query parameter among `choices`; None when absent, 400 otherwise
     (a cached page per made-up value would be a cache to fill at will)."""
     raw = request.GET.get(name)
     if raw is None:
         return None
-    if not raw.isdigit() or int(raw) not in choices:
+    if not _small_whole_number(raw) or int(raw) not in choices:
         raise InvalidQuery(name, f"{one_of(choices)} (days)")
     return int(raw)
 
 
 def _page_number(request: HttpRequest) -> int:
     raw = request.GET.get("page", "1")
-    if not raw.isdigit() or not 1 <= int(raw) <= MAX_PAGE:
+    if not _small_whole_number(raw) or not 1 <= int(raw) <= MAX_PAGE:
         raise InvalidQuery("page", f"a page number from 1 to {MAX_PAGE}")
     return int(raw)
 

@@ -44,7 +44,7 @@ class SearchResult(NamedTuple):
 
 
 def search(request: HttpRequest) -> HttpResponse:
-    query = request.GET.get("name", "").strip()
+    query = request.GET.get("name", "")
     found = find_players(query, last_played=False)
     exact = [hit for hit in found.hits if hit.exact_current_name]
     if len(exact) == 1:

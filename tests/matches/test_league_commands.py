@@ -163,6 +163,7 @@ def test_a_simulated_league_imports_rates_and_exports(tmp_path):
         "deviation",
         "wins",
         "losses",
+        "cheater",
     }
     top = Rating.objects.exclude(player=hidden).order_by("-value").first()
     best = max(rows, key=lambda r: r["value"])

@@ -159,7 +159,7 @@ def test_peaks_and_best_wins_count_only_below_the_low_deviation():
     assert c.peak_value is None  # its deviation stayed above 75
 
 
-def test_snapshots_and_matchups_follow_counted_games():
+def test_snapshots_and_matchups_follow_counted_games(settings):
     store(
         [
             replay(1, A, B, characters=("SO", "KY")),
@@ -186,8 +186,14 @@ def test_snapshots_and_matchups_follow_counted_games():
     assert (theirs.wins, theirs.losses) == (1, 2)
     assert theirs.expected_wins == pytest.approx(3 - matchup.expected_wins)
     assert theirs.information == pytest.approx(matchup.information)
-    # Character matchups are rebuilt by the refresh, not per game.
+    # Character matchups are rebuilt by the refresh, not per game, from games between
+    # settled ratings only (issue 35): these new ratings' games move none, until the
+    # settled threshold takes them in.
     assert not CharacterMatchup.objects.exists()
+    rebuild_character_matchups()
+    assert not CharacterMatchup.objects.filter(bracket="all", wins__gt=0).exists()
+    assert CharacterMatchup.objects.exclude(bracket="all").count() == 0  # nobody is ranked yet
+    settings.RATING_LOW_DEVIATION = settings.RATING_INITIAL_DEVIATION + 1
     rebuild_character_matchups()
     sol_vs_ky = CharacterMatchup.objects.get(
         bracket="all", character__code="SO", opponent__code="KY"
@@ -198,7 +204,6 @@ def test_snapshots_and_matchups_follow_counted_games():
     assert (sol_vs_ky.wins, sol_vs_ky.losses, ky_vs_sol.wins, ky_vs_sol.losses) == (2, 1, 1, 2)
     assert sol_vs_ky.expected_wins == pytest.approx(matchup.expected_wins)
     assert sol_vs_ky.offset == pytest.approx(-ky_vs_sol.offset)
-    assert not CharacterMatchup.objects.exclude(bracket="all").exists()  # nobody is ranked yet
 
 
 def test_every_match_is_rated_exactly_once():
@@ -333,7 +338,13 @@ def test_recompute_fills_the_top_brackets_from_the_new_ranks():
     everyone = CharacterMatchup.objects.get(
         bracket="all", character__code="SO", opponent__code="KY"
     )
-    assert top100.wins + top100.losses == everyone.wins + everyone.losses == 79
+    # Of the 79 games, those between settled ratings (issue 35).
+    settled = MatchRating.objects.filter(
+        counted=True,
+        deviation_a__lt=settings.RATING_LOW_DEVIATION,
+        deviation_b__lt=settings.RATING_LOW_DEVIATION,
+    ).count()
+    assert top100.wins + top100.losses == everyone.wins + everyone.losses == settled > 40
 
 
 def test_periodic_decay_grows_idle_deviations_from_the_last_decay():

@@ -6,6 +6,7 @@ import re
 from datetime import timedelta
 
 import pytest
+from django.core.cache import cache
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
@@ -136,14 +137,38 @@ def test_an_exact_past_name_comes_first_even_among_many_current_names(client, db
 
 def test_search_is_bounded_on_many_players(client, league, django_assert_max_num_queries):
     with django_assert_max_num_queries(QUERY_LIMIT):
-        html = client.get("/search?name=a").content.decode()
-    assert len(result_ids(html)) == 50
+        html = client.get("/search?name=xX_").content.decode()
+    assert len(result_ids(html)) == len(search_players("xX_")) >= 5
+
+
+def test_one_and_two_character_searches_read_only_names_starting_with_them(db):
+    """Issue 35: a fragment this short is in a large share of all names, and reading them
+    cost seconds on a million players; a name starting with it is a walk of a btree."""
+    rate_replays([replay(1, A, B, names=("Qjx", "xQjx")), replay(2, C, D, names=("Qa", "aQ"))])
+
+    assert [hit.player_id for hit in search_players("qj")] == [A]
+    assert [hit.player_id for hit in search_players("Q")] == [C, A]
+    assert {hit.player_id for hit in search_players("qjx")} == {A, B}  # from three: anywhere
+
+
+def test_every_spelling_of_a_search_is_one_cached_page(client, named):
+    """Issue 35: trailing spaces, case and invisible characters made new cache entries."""
+    pages = {
+        client.get("/search", {"name": name}).content
+        for name in ("solit", " Solit ", "SOLIT", "so lit", "sol\u200bit", "solit\t")
+    }
+
+    assert len(pages) == 1
+    assert sum(":page:" in key for key in cache._cache) == 1
 
 
 def test_hostile_names_are_escaped_and_isolated(client, db):
     script, rtl = "<script>alert(1)</script>", "\u202eevil"
     rate_replays([replay(1, A, B, names=(script, rtl), played_at=BASE_TIME + timedelta(hours=1))])
-    html = client.get("/search?name=e").content.decode()
+    html = (
+        client.get("/search?name=<sc").content.decode()
+        + client.get("/search?name=e").content.decode()
+    )
     assert script not in html
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html
     # Isolated, and the override that would turn the page's text around is gone.
@@ -199,16 +224,13 @@ def test_exact_then_prefix_then_containing_current_before_past(named):
 def test_a_query_in_more_names_than_one_search_reads_says_so(client, named):
     found = find_players("sol", limit=2)
     assert ([hit.player_id for hit in found.hits], found.more_match) == ([A, B], True)
-    # A's past name starts with 'ol', which ranks A by it, above B's current name.
-    found = find_players("ol", limit=2)
-    assert [(hit.player_id, hit.matched_name) for hit in found.hits] == [
-        (A, "OldSolMain"),
-        (B, "Solitaire"),
-    ]
-    # No name is or starts with 'i': the shortest of the current names read comes first.
-    found = find_players("i", limit=1)
-    assert ([hit.name for hit in found.hits], found.more_match) == (["Ky Kiske"], True)
-    assert client.get("/api/v1/players/?name=ol&limit=2").json()["more_match"] is True
+    # A's past name starts with 'sol', which ranks A by it, above B's current name.
+    found = find_players("olds", limit=2)
+    assert [(hit.player_id, hit.matched_name) for hit in found.hits] == [(A, "OldSolMain")]
+    # No name is or starts with 'ire': the shortest of the current names read comes first.
+    found = find_players("ire", limit=1)
+    assert ([hit.name for hit in found.hits], found.more_match) == (["Solitaire"], False)
+    assert client.get("/api/v1/players/?name=sol&limit=2").json()["more_match"] is True
 
 
 def test_a_query_in_few_names_shows_them_all(client, named):
@@ -258,7 +280,8 @@ def test_similar_names_are_read_through_their_index(db):
     with CaptureQueriesContext(connection) as queries:
         search_players("TrapDasy")
     with connection.cursor() as cursor:
-        cursor.execute("EXPLAIN " + queries.captured_queries[0]["sql"])
+        names = next(q["sql"] for q in queries.captured_queries if "UNION" in q["sql"])
+        cursor.execute("EXPLAIN " + names)
         plan = "\n".join(row[0] for row in cursor.fetchall())
     assert "Seq Scan" not in plan
     assert "player_name_key_trgm" in plan and "playername_name_key_trgm" in plan

@@ -53,7 +53,7 @@ class Command(BaseCommand):
             from matches.services.rating.incremental import rate_pending_matches
             from matches.services.refresh import refresh_site
 
-            run = rate_pending_matches(batch_size=50_000)
+            run = rate_pending_matches(batch_size=50_000, wait=True)
             self.stdout.write(f"rated {run.rated} matches, {run.counted} counted")
             refresh_site()
             self.stdout.write("refreshed ratings, ranks and statistics")

@@ -14,9 +14,9 @@ class Command(BaseCommand):
         parser.add_argument("--batch-size", type=int, default=None)
 
     def handle(self, *args, batch_size: int | None, **options) -> None:
-        run = rate_pending_matches(batch_size=batch_size)
-        if run.busy:
-            self.stdout.write("another rating writer is busy; it will rate what is pending")
+        # Waits for a refresh or recompute holding the writer's lock: run by hand, stopping
+        # after a batch would leave most of the games pending without a word.
+        run = rate_pending_matches(batch_size=batch_size, wait=True)
         self.stdout.write(
             f"rated {run.rated} matches in {run.batches} batches, {run.counted} counted"
         )

@@ -49,14 +49,16 @@ class ClaimLost(RuntimeError):
 
 
 def rate_pending_matches(
-    *, batch_size: int | None = None, max_batches: int | None = None
+    *, batch_size: int | None = None, max_batches: int | None = None, wait: bool = False
 ) -> RatingRun:
-    """Rate unrated matches in (played_at, id) order until none remain (or max_batches)."""
+    """Rate unrated matches in (played_at, id) order until none remain (or max_batches).
+    While another writer (a refresh, a recompute) holds the lock: stop (busy), or with
+    `wait` wait for it before each batch, as a command run by hand must (issue 35)."""
     batch_size = batch_size or settings.RATING_BATCH_SIZE
     rated = counted = batches = 0
     while max_batches is None or batches < max_batches:
         with transaction.atomic():
-            if not acquire_transaction_lock(RATING_WRITER_LOCK, wait=False):
+            if not acquire_transaction_lock(RATING_WRITER_LOCK, wait=wait):
                 return RatingRun(rated, counted, batches, busy=True)
             games = games_of(
                 PendingMatch.objects.order_by("played_at", "match_id")

@@ -83,10 +83,11 @@ def recompute_all_ratings(
             _reset_derived_tables()
             excluded = Player.objects.unrated().values_list("id", flat=True)
             run, predictions = _recompute_compiled(model, excluded, chunk_size, progress, until)
-        bulk.analyze(_DERIVED_MODELS)
-        # The shown chances go through a calibration fitted on the old ratings' predictions.
-        refit_calibration(predictions)
+            # The calibration measured on the new predictions, committed with them: a
+            # recompute killed after its commit leaves no stale measurement behind (issue 35).
+            refit_calibration(predictions)
         bump_generation()
+        bulk.analyze(_DERIVED_MODELS)
     return run
 
 
