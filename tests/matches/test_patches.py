@@ -247,8 +247,10 @@ def test_the_statistics_give_each_patch_s_popularity(client):
 
 
 def test_a_patch_added_in_the_admin_places_every_game_in_a_task(
-    admin_client, monkeypatch, django_capture_on_commit_callbacks
+    admin_client, monkeypatch, django_capture_on_commit_callbacks, settings
 ):
+    # Matchup tables take games between settled ratings only: here every game counts.
+    settings.RATING_LOW_DEVIATION = settings.RATING_INITIAL_DEVIATION + 1
     queued: list[None] = []
     monkeypatch.setattr(reassign_patches, "delay", lambda: queued.append(None))
     store(*random_league(60))
