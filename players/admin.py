@@ -1,15 +1,10 @@
-"""Operators' pages for players' data. The Player admin itself is in matches/admin.py:
-its flags go through matches.services.flags, which players may not import."""
+"""Operators' pages for players' data. The Player and Character admins are in
+matches/admin.py: a flag goes through matches.services.flags and a character's save
+through matches.services.roster, which players may not import."""
 
 from django.contrib import admin
 
-from players.models import Character, PlayerName, Rating
-
-
-@admin.register(Character)
-class CharacterAdmin(admin.ModelAdmin):
-    list_display = ("id", "code", "name")
-    search_fields = ("code", "name")
+from players.models import PlayerName, Rating
 
 
 @admin.register(PlayerName)
