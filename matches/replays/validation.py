@@ -54,7 +54,7 @@ class UnknownCharacter(InvalidReplay):
     character released after the roster was last edited. Kept as waiting for ``code``."""
 
     def __init__(self, code: str) -> None:
-        super().__init__(f"unknown character {code!r}: waits for it to be added")
+        super().__init__(f"unknown character {code!r}")
         self.code = code
 
 

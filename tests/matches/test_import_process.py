@@ -239,7 +239,9 @@ def test_bad_input_found_in_the_child_is_reported_as_bad_input(tmp_path: Path):
 
 def test_an_unexpected_error_in_the_child_comes_with_its_traceback():
     with (
-        ImportProcess(None, chunk_size=10, max_clock_skew=timedelta(), characters=SEED_IDS) as child,
+        ImportProcess(
+            None, chunk_size=10, max_clock_skew=timedelta(), characters=SEED_IDS
+        ) as child,
         pytest.raises(ImportProcessFailed, match="TypeError"),
     ):
         list(child.messages())
