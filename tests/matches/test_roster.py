@@ -181,3 +181,13 @@ def test_a_character_released_mid_league_plays_from_its_day_on(tmp_path):
 
 def current_roster_codes() -> tuple[str, ...]:
     return tuple(c.code for c in current_roster().characters)
+
+
+def test_the_api_takes_a_character_added_after_its_schema_was_written(add_in_admin, client):
+    store(replay(1, A, B, characters=("SO", "KY")))
+    rate_pending_matches()
+    url = f"/api/v1/players/{A}/SO/vs/{B}/"
+    refused = client.get(url, {"character": "NX"})
+    assert refused.status_code == 400 and "NX" in str(refused.json()["error"])
+    add_in_admin("NX")
+    assert client.get(url, {"character": "NX"}).status_code != 400
