@@ -183,11 +183,12 @@ def current_roster_codes() -> tuple[str, ...]:
     return tuple(c.code for c in current_roster().characters)
 
 
-def test_the_api_takes_a_character_added_after_its_schema_was_written(add_in_admin, client):
-    store(replay(1, A, B, characters=("SO", "KY")))
+def test_the_api_serves_a_character_added_after_its_schema_was_written(add_in_admin, client):
+    store(replay(1, A, B, characters=("SO", "KY")), replay(2, A, B, characters=("SO", "NX")))
     rate_pending_matches()
     url = f"/api/v1/players/{A}/SO/vs/{B}/"
-    refused = client.get(url, {"character": "NX"})
-    assert refused.status_code == 400 and "NX" in str(refused.json()["error"])
+    assert client.get(url, {"character": "NX"}).status_code == 404  # no such rating yet
     add_in_admin("NX")
-    assert client.get(url, {"character": "NX"}).status_code != 400
+    answer = client.get(url, {"character": "NX"})
+    assert answer.status_code == 200
+    assert answer.json()["opponent_character"]["code"] == "NX"

@@ -10,7 +10,6 @@ from matches.api.serializers.profile import CursorField, GameSerializer
 from matches.selectors.rivals import HeadToHead, Meeting
 from players.api.serializers import CharacterSerializer, PlayerSummarySerializer
 from players.models import CHARACTER_CODE_PATTERN
-from players.selectors.roster import current_roster
 
 MEETINGS_LIMIT = 50
 
@@ -22,15 +21,11 @@ class HeadToHeadQuery(serializers.Serializer):
         CHARACTER_CODE_PATTERN,
         required=False,
         help_text="The opponent's character the next game's chance is for (one they have a "
-        "rating on), by its code as `/api/v1/characters/` lists them; by default the one "
-        "they last played against this rating, else their most played.",
+        "rating on), by its code as `/api/v1/characters/` lists them (404 when they have "
+        "none on it); by default the one they last played against this rating, else their "
+        "most played.",
     )
     cursor = CursorField(required=False, help_text="Older sets: the `next` link carries it.")
-
-    def validate_character(self, code: str) -> str:
-        if code not in current_roster().by_code:
-            raise serializers.ValidationError(f"No character has the code {code!r}.")
-        return code
 
 
 class MeetingsQuery(serializers.Serializer):
