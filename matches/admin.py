@@ -79,7 +79,6 @@ class CharacterAdmin(admin.ModelAdmin):
     list_display = ("code", "name", "display_order", "release_date", "retired", "id")
     list_editable = ("display_order", "retired")
     search_fields = ("code", "name")
-    readonly_fields = ("id",)
     fields = ("code", "name", "display_order", "release_date", "retired", "id")
 
     def get_changeform_initial_data(self, request: HttpRequest) -> dict:
@@ -88,10 +87,13 @@ class CharacterAdmin(admin.ModelAdmin):
         initial = super().get_changeform_initial_data(request)
         return {"display_order": new_character_defaults()["display_order"], **initial}
 
+    def get_fields(self, request: HttpRequest, obj: Character | None = None) -> tuple:
+        return self.fields if obj is not None else self.fields[:-1]  # no id before saving
+
     def get_readonly_fields(self, request: HttpRequest, obj: Character | None = None) -> tuple:
         # A code is how replays name the character: changing it would strand replays
         # sent with the old one. Its name can change; its games follow its id.
-        return ("code", "id") if obj is not None else ("id",)
+        return ("code", "id") if obj is not None else ()
 
     def has_delete_permission(self, request: HttpRequest, obj: object = None) -> bool:
         return False

@@ -47,7 +47,8 @@ class Character(models.Model):
     release_date = models.DateField(null=True, blank=True)
     retired = models.BooleanField(
         default=False,
-        help_text="No longer playable: kept with its games and ratings, left out of pickers.",
+        help_text="Out of the game: its games and ratings stay on every page, and late "
+        "replays naming it are still stored.",
     )
 
     class Meta:

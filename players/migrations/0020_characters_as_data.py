@@ -37,7 +37,7 @@ class Migration(migrations.Migration):
             name="retired",
             field=models.BooleanField(
                 default=False,
-                help_text="No longer playable: kept with its games and ratings, left out of pickers.",
+                help_text="Out of the game: its games and ratings stay on every page, and late replays naming it are still stored.",
             ),
         ),
         migrations.AlterField(

@@ -32,11 +32,6 @@ class Roster:
         """Each code with its id, as replay validation takes them."""
         return {c.code: c.id for c in self.characters}
 
-    @property
-    def playable(self) -> list[Character]:
-        """The characters a picker offers: every one not retired."""
-        return [c for c in self.characters if not c.retired]
-
 
 _lock = threading.Lock()
 _read: tuple[int, Roster] | None = None  # (generation, the roster read in it)
