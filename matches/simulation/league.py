@@ -549,6 +549,18 @@ class LeagueSimulator:
         return self._expected(a, a_slot, b, b_slot, self._drift_at(week))
 
 
+def parse_release(text: str) -> tuple[str, float]:
+    """A command line's `CODE=DAYS` (a character released DAYS into the league), checked."""
+    code, _, days = text.partition("=")
+    try:
+        moment = float(days)
+    except ValueError:
+        moment = -1.0
+    if not (code.isalnum() and code.isupper() and len(code) <= 4) or not moment >= 0:
+        raise ValueError(f"a release is CODE=DAYS, e.g. XX=30 (not {text!r})")
+    return code, moment
+
+
 def write_league(
     path: str | Path,
     players: int,

@@ -192,3 +192,15 @@ def test_the_api_serves_a_character_added_after_its_schema_was_written(add_in_ad
     answer = client.get(url, {"character": "NX"})
     assert answer.status_code == 200
     assert answer.json()["opponent_character"]["code"] == "NX"
+
+
+def test_simulate_league_takes_releases(tmp_path):
+    out = tmp_path / "league.jsonl"
+    call_command(
+        "simulate_league", "--players", "60", "--games", "900", "--seed", "11",
+        "--out", str(out), "--start", "2026-01-05", "--days", str(900 / 86400),
+        "--release", f"NX={200 / 86400}", stdout=StringIO(),
+    )  # fmt: skip
+    released = (tmp_path / "league.jsonl.releases.csv").read_text().splitlines()[1]
+    assert released.startswith("NX,2026-01-05T00:03:")
+    assert '"character":"NX"' in out.read_text()

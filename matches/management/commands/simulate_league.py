@@ -4,7 +4,7 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.utils import timezone
 
-from matches.simulation.league import DEFAULT_DAYS, write_league
+from matches.simulation.league import DEFAULT_DAYS, parse_release, write_league
 
 
 def _moment(text: str) -> datetime:
@@ -15,7 +15,8 @@ def _moment(text: str) -> datetime:
 class Command(BaseCommand):
     help = (
         "Write a simulated league's replays (docs/replay-format.md), its hidden skills "
-        "(<out>.skills.csv) and matchup offsets (<out>.matchups.csv). By default the league "
+        "(<out>.skills.csv), matchup offsets (<out>.matchups.csv) and, with --release, when "
+        "each late character came (<out>.releases.csv). By default the league "
         "ends now, so that its ratings are current once rated; give --start or --end for "
         "files that the same arguments reproduce."
     )
@@ -26,6 +27,14 @@ class Command(BaseCommand):
         parser.add_argument("--seed", type=int, default=1)
         parser.add_argument("--out", type=Path, required=True, help="FILE.jsonl or FILE.jsonl.gz")
         parser.add_argument("--days", type=float, default=DEFAULT_DAYS, help="season length")
+        parser.add_argument(
+            "--release",
+            action="append",
+            default=[],
+            metavar="CODE=DAYS",
+            help="a character released DAYS after the start (docs/roster.md#the-simulator); "
+            "repeatable",
+        )
         when = parser.add_mutually_exclusive_group()
         when.add_argument("--start", type=_moment, help="ISO date or time of the first game")
         when.add_argument(
@@ -49,8 +58,13 @@ class Command(BaseCommand):
         if start is None:
             start = (end or timezone.now().replace(microsecond=0)) - timedelta(days=days)
         try:
-            written = write_league(out, players, games, seed, start=start, days=days)
+            releases = dict(map(parse_release, options["release"]))
+            written = write_league(
+                out, players, games, seed, start=start, days=days, releases=releases
+            )
         except ValueError as error:
             raise CommandError(str(error)) from error
         self.stdout.write(f"wrote {written} games among {players} players to {out}")
         self.stdout.write(f"hidden skills in {out}.skills.csv, matchups in {out}.matchups.csv")
+        if releases:
+            self.stdout.write(f"release times in {out}.releases.csv")
