@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import csv
 import json
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from io import StringIO
 
 import pytest
@@ -19,6 +19,7 @@ from matches.services.ingest import store_replays
 from matches.services.kept_replays import ingest_kept_replays
 from matches.services.rating.incremental import rate_pending_matches
 from matches.simulation.league import LeagueSimulator, write_league
+from matches.sources.pulling import add_source, pull_source
 from matches.tasks import ingest_waiting_replays, rate_matches
 from players.models import Character, Rating
 from players.selectors.roster import current_roster
@@ -204,3 +205,16 @@ def test_simulate_league_takes_releases(tmp_path):
     released = (tmp_path / "league.jsonl.releases.csv").read_text().splitlines()[1]
     assert released.startswith("NX,2026-01-05T00:03:")
     assert '"character":"NX"' in out.read_text()
+
+
+def test_a_simulator_source_rehearses_release_day():
+    start = (datetime.now(UTC) - timedelta(seconds=900)).replace(microsecond=0)
+    settings = {"start": start.isoformat(), "players": "60", "seed": "11", "rate": "1"}
+    source = add_source(
+        name="rehearsal", kind="simulator", settings={**settings, "releases": "NX=0.0023"}
+    )
+    run = pull_source(source)
+    waiting = RejectedReplay.objects.filter(source=source, waiting_for="NX").count()
+    assert run.error == "" and waiting > 10 and run.new == run.fetched - waiting
+    with pytest.raises(ValueError, match="CODE=DAYS"):
+        add_source(name="bad", kind="simulator", settings={**settings, "releases": "nx=1"})
