@@ -33,7 +33,8 @@ def ingest_kept_replays(*, waiting_only: bool) -> IngestResult:
     codes = current_roster().codes
     kept = RejectedReplay.objects.filter(ingested_at__isnull=True, source__isnull=False)
     if waiting_only:
-        kept = kept.filter(waiting_for__in=list(codes))
+        # Along the partial index of waiting replays (matches.models.RejectedReplay).
+        kept = kept.exclude(waiting_for="").filter(waiting_for__in=list(codes))
     result = IngestResult()
     for source in ReplaySource.objects.filter(id__in=kept.values("source_id")).order_by("id"):
         after = 0

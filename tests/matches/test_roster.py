@@ -115,6 +115,9 @@ def test_waiting_replays_are_stored_and_rated_once_when_the_character_comes(
     store(*waiting, replay(9))
     page = admin_client.get("/admin/matches/replaysource/operations/").content.decode()
     assert "<strong>3</strong> replays wait for character <code>NX</code>, first seen" in page
+    status = StringIO()
+    call_command("status", stdout=status)
+    assert "waiting: 3 replays wait for character NX, first seen" in status.getvalue()
 
     add_in_admin("NX")
     store(*waiting)  # the feed delivers them again
