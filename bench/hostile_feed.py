@@ -24,7 +24,7 @@ from http.server import BaseHTTPRequestHandler
 from urllib.parse import parse_qs, urlsplit
 
 from bench.loopback import LoopbackFeedServer
-from players.roster import ROSTER
+from players.seed_roster import SEED_CODES
 
 BEHAVIOURS = {
     "nul": "a replay whose player name holds a NUL byte (JSON \\u0000), among good ones",
@@ -49,7 +49,7 @@ _BAD_NAMES = {
 }
 NESTING = 100_000
 _NESTED_MARK = "__nested__"
-_CODES = [code for _, code, _ in ROSTER]
+_CODES = list(SEED_CODES)
 BASE_TIME = datetime(2026, 1, 5, tzinfo=UTC)
 
 

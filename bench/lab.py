@@ -49,11 +49,10 @@ def _oracle(games: Iterable[dict], league, overall, established) -> Iterator[dic
     """Pass the games through, scoring the league's true probability of each on the way
     (skills at the time and the hidden matchup offsets)."""
     from matches.services.evaluation import ESTABLISHED_GAMES
-    from players.roster import CODE_TO_ID
 
     played: dict[tuple[str, int], int] = {}
     for game in games:
-        keys = [(side["id"], CODE_TO_ID[side["character"]]) for side in game["players"]]
+        keys = [(side["id"], league.character_index[side["character"]]) for side in game["players"]]
         probability = league.win_probability(game)
         score = 1.0 if game["winner"] == 1 else 0.0
         overall.add(probability, score)

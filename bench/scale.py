@@ -44,7 +44,7 @@ from bench.import_recompute import Step, bare_update_loop, run_step
 from bench.report import Figure, machine_description, publish
 from bench.web import players_for, vacuum
 from matches.simulation.league import DEFAULT_DAYS, POPULARITY_EXPONENT, random_name
-from players.roster import ROSTER
+from players.seed_roster import SEED_CODES
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "bench" / "out"
@@ -91,7 +91,7 @@ class _Roster:
 
 
 def _roster(players: int, rng: np.random.Generator) -> _Roster:
-    codes = [code for _, code, _ in ROSTER]
+    codes = list(SEED_CODES)
     popularity = (np.arange(len(codes)) + 1.0) ** -POPULARITY_EXPONENT
     popularity = rng.permutation(popularity / popularity.sum())
     strength = rng.normal(0, 40, len(codes))

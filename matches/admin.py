@@ -18,8 +18,10 @@ from matches.models import (
 from matches.operations import operations_overview
 from matches.services.flags import set_player_flags
 from matches.services.patches import patches_changed
+from matches.services.roster import save_character
 from matches.sources.pulling import KINDS, validate_settings
-from players.models import Player, PlayerName
+from players.models import Character, Player, PlayerName
+from players.services import new_character_defaults
 from web.generation import bump_generation
 from web.paginators import EstimatedCountPaginator
 
@@ -108,6 +110,42 @@ class PatchAdmin(admin.ModelAdmin):
     def delete_queryset(self, request: HttpRequest, queryset) -> None:
         super().delete_queryset(request, queryset)
         patches_changed()
+
+
+@admin.register(Character)
+class CharacterAdmin(admin.ModelAdmin):
+    """The roster (docs/roster.md): a character saved here is seen by every page, the API
+    and replay validation at their next request, and the replays waiting for it are
+    stored and rated. Characters are never deleted (games name them): retire one."""
+
+    list_display = ("code", "name", "display_order", "release_date", "retired", "id")
+    list_editable = ("display_order", "retired")
+    search_fields = ("code", "name")
+    fields = ("code", "name", "display_order", "release_date", "retired", "id")
+
+    def get_changeform_initial_data(self, request: HttpRequest) -> dict:
+        """A new character comes after every other; `?code=XX` (the operations page's
+        link for replays waiting for XX) fills its code."""
+        initial = super().get_changeform_initial_data(request)
+        return {"display_order": new_character_defaults()["display_order"], **initial}
+
+    def get_fields(self, request: HttpRequest, obj: Character | None = None) -> tuple:
+        return self.fields if obj is not None else self.fields[:-1]  # no id before saving
+
+    def get_readonly_fields(self, request: HttpRequest, obj: Character | None = None) -> tuple:
+        # A code is how replays name the character: changing it would strand replays
+        # sent with the old one. Its name can change; its games follow its id.
+        return ("code", "id") if obj is not None else ()
+
+    def has_delete_permission(self, request: HttpRequest, obj: object = None) -> bool:
+        return False
+
+    def save_model(
+        self, request: HttpRequest, obj: Character, form: forms.ModelForm, change: bool
+    ) -> None:
+        if not change:
+            obj.id = new_character_defaults()["id"]
+        save_character(obj)
 
 
 @admin.register(Match)

@@ -324,7 +324,8 @@ class IngestRun(models.Model):
 
 
 class RejectedReplay(models.Model):
-    """A replay that failed validation, kept with its reason so nothing is lost silently."""
+    """A replay that failed validation, kept with its reason so nothing is lost silently,
+    and ingested after all if it passes later (matches.services.kept_replays)."""
 
     source = models.ForeignKey(
         ReplaySource, on_delete=models.CASCADE, related_name="rejected", null=True, blank=True
@@ -336,13 +337,26 @@ class RejectedReplay(models.Model):
     # SHA-256 of the raw text: the same bad replay delivered again is kept once.
     fingerprint = models.CharField(max_length=64)
     reason = models.CharField(max_length=255)
+    # A replay valid but for a character code the roster lacks waits for that character
+    # (docs/roster.md): stored as a game once the character is added.
+    waiting_for = models.CharField(max_length=4, blank=True, default="")
     created_at = models.DateTimeField()
+    # When it was stored as a game after all (a character added, a rule relaxed): the row
+    # stays, with its original source and run, and is never ingested again.
+    ingested_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         constraints = [
             models.UniqueConstraint(fields=["source", "fingerprint"], name="unique_rejected_replay")
         ]
-        indexes = [models.Index(fields=["-created_at"], name="rejected_recent_idx")]
+        indexes = [
+            models.Index(fields=["-created_at"], name="rejected_recent_idx"),
+            models.Index(
+                fields=["waiting_for", "created_at"],
+                name="rejected_waiting_idx",
+                condition=~Q(waiting_for="") & Q(ingested_at__isnull=True),
+            ),
+        ]
         ordering = ["-created_at"]
 
     def __str__(self) -> str:

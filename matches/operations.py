@@ -1,14 +1,16 @@
 """What operators look at (the admin's operations page and `manage.py status`): sources
-with their latest runs, matches waiting to be rated, and the latest rejected replays."""
+with their latest runs, matches waiting to be rated, replays waiting for a character, and
+the latest rejected replays."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
 
-from django.db.models import Min
+from django.db.models import Count, Min
 
 from matches.models import IngestRun, Match, RejectedReplay, ReplaySource
+from players.selectors.roster import current_roster
 
 
 @dataclass(frozen=True)
@@ -18,12 +20,22 @@ class SourceStatus:
 
 
 @dataclass(frozen=True)
+class WaitingCharacter:
+    """Replays kept until a character the roster lacks is added (docs/roster.md)."""
+
+    code: str
+    replays: int
+    first_seen: datetime
+
+
+@dataclass(frozen=True)
 class Operations:
     sources: list[SourceStatus]
     pending: int
     oldest_pending: datetime | None
     rejected: list[RejectedReplay]  # the latest first
     rejected_total: int
+    waiting: list[WaitingCharacter]  # the most waited for first
 
 
 def operations_overview(*, runs_per_source: int = 5, rejected: int = 20) -> Operations:
@@ -38,4 +50,19 @@ def operations_overview(*, runs_per_source: int = 5, rejected: int = 20) -> Oper
         oldest_pending=pending.aggregate(oldest=Min("played_at"))["oldest"],
         rejected=list(RejectedReplay.objects.select_related("source")[:rejected]),
         rejected_total=RejectedReplay.objects.count(),
+        waiting=waiting_characters(),
     )
+
+
+def waiting_characters() -> list[WaitingCharacter]:
+    """Each character code that replays wait for, with how many and since when: codes the
+    roster has already are left out (their replays are being stored)."""
+    rows = (
+        RejectedReplay.objects.filter(ingested_at__isnull=True)
+        .exclude(waiting_for="")
+        .exclude(waiting_for__in=list(current_roster().by_code))
+        .values("waiting_for")
+        .annotate(replays=Count("id"), first_seen=Min("created_at"))
+        .order_by("-replays", "waiting_for")
+    )
+    return [WaitingCharacter(row["waiting_for"], row["replays"], row["first_seen"]) for row in rows]

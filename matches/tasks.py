@@ -7,7 +7,8 @@ follows a live feed with more pulls until the next beat (CELERY_PULL_FOLLOW_PAUS
 refresh sends ``refresh_lab`` while the lab has no report with games yet;
 ``recompute_after_flag_changes`` is queued by an operator's hidden or cheater flag
 change (matches.services.flags), ``reassign_patches`` by an operator's change to the
-patches (matches.services.patches).
+patches (matches.services.patches), ``ingest_waiting_replays`` by a character's save
+(matches.services.roster).
 Tasks are acknowledged late (settings), so a worker that dies mid-task has the task
 delivered again; every task is safe to run twice or side by side. Every task has a
 soft and a hard time limit (CELERY_TASK_ANNOTATIONS in settings), so a stuck one is
@@ -21,6 +22,7 @@ from django.conf import settings
 
 from matches.services.evaluation import refresh_lab as refresh_lab_service
 from matches.services.flags import recompute_after_flag_changes as recompute_after_flags
+from matches.services.kept_replays import ingest_kept_replays
 from matches.services.patches import assign_patches
 from matches.services.rating.incremental import ClaimLost, rate_pending_matches
 from matches.services.refresh import refresh_derived_tables
@@ -34,7 +36,10 @@ _RETRY = {"retry_backoff": 2, "retry_backoff_max": 60, "retry_jitter": True, "ma
 @shared_task(autoretry_for=DATABASE_UNAVAILABLE, **_RETRY)
 def pull_replays() -> int:
     """Pull every enabled source (and follow a live one); returns how many new games were
-    stored. Each pull that stored games has them rated at once, not at the next beat."""
+    stored. Each pull that stored games has them rated at once, not at the next beat.
+    Replays waiting for a character that exists now are stored first: the task a
+    character's save queues does it, and a pull repeats it in case that task was lost."""
+    ingest_waiting_replays()
     return follow_enabled_sources(
         seconds=settings.CELERY_PULL_FOLLOW_SECONDS,
         pause=settings.CELERY_PULL_FOLLOW_PAUSE,
@@ -46,6 +51,17 @@ def pull_replays() -> int:
 def rate_matches() -> int:
     """Rate every pending match; returns how many were rated (0 when another writer is busy)."""
     return rate_pending_matches().rated
+
+
+@shared_task(autoretry_for=DATABASE_UNAVAILABLE, **_RETRY)
+def ingest_waiting_replays() -> int:
+    """Store the replays waiting for a character the roster now has, and have them rated;
+    returns how many games were new. Queued when a character is saved
+    (matches.services.roster)."""
+    new = ingest_kept_replays(waiting_only=True).new
+    if new:
+        rate_matches.delay()
+    return new
 
 
 # Registered under its first name, which beat's schedule (settings) and messages already

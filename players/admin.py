@@ -1,19 +1,14 @@
-"""Operators' pages for players' data. The Player admin itself is in matches/admin.py:
-its flags go through matches.services.flags, which players may not import."""
+"""Operators' pages for players' data. The Player and Character admins are in
+matches/admin.py: a flag goes through matches.services.flags and a character's save
+through matches.services.roster, which players may not import."""
 
 from django.contrib import admin, messages
 from django.db.models import QuerySet
 from django.http import HttpRequest
 
-from players.models import Character, Claim, Ownership, OwnershipEvent, PlayerName, Rating
+from players.models import Claim, Ownership, OwnershipEvent, PlayerName, Rating
 from players.services import ownership as ownership_service
 from web.limits import client_address
-
-
-@admin.register(Character)
-class CharacterAdmin(admin.ModelAdmin):
-    list_display = ("id", "code", "name")
-    search_fields = ("code", "name")
 
 
 @admin.register(PlayerName)

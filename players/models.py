@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from django.core.validators import RegexValidator
 from django.db import models
 from django.db.models import Q
 
@@ -17,15 +18,41 @@ RANKED_INDEX_DEVIATION = 75.0
 RANKED_ROW_COLUMNS = ["player", "deviation", "wins", "losses"]
 
 
+# A character's code as replays and URLs spell it: one to four capital letters or digits,
+# starting with a letter (an all-digit key in a URL is a character id).
+CHARACTER_CODE_PATTERN = r"^[A-Z][A-Z0-9]{0,3}$"
+
+
 class Character(models.Model):
-    """A playable character; the roster is data (see players/roster.py and migration 0002)."""
+    """A playable character. The roster is data: this table, managed in the admin and read
+    through players.selectors.roster (docs/roster.md). Rows are never deleted (games name
+    them); renaming keeps every game and rating, which point at the id."""
 
     id = models.PositiveSmallIntegerField(primary_key=True)
-    code = models.CharField(max_length=4, unique=True)
+    code = models.CharField(
+        max_length=4,
+        unique=True,
+        validators=[
+            RegexValidator(
+                CHARACTER_CODE_PATTERN,
+                "One to four capital letters or digits, starting with a letter.",
+            )
+        ],
+        help_text="As replays name it; fixed once saved (replays that use it would be orphaned).",
+    )
     name = models.CharField(max_length=40)
+    display_order = models.PositiveSmallIntegerField(
+        default=0, help_text="Lists and tables show characters in this order, then by id."
+    )
+    release_date = models.DateField(null=True, blank=True)
+    retired = models.BooleanField(
+        default=False,
+        help_text="Out of the game: its games and ratings stay on every page, and late "
+        "replays naming it are still stored.",
+    )
 
     class Meta:
-        ordering = ["id"]
+        ordering = ["display_order", "id"]
 
     def __str__(self) -> str:
         return self.name

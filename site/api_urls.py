@@ -33,9 +33,9 @@ from players.api import characters, players, rankings, search
 from players.api.serializers import CharacterRankingQuery, RankingQuery, SearchQuery
 from web.api import conditional, endpoint_index, not_found
 
-# Ratings change about once a minute; the roster only with a deployment.
+# Ratings change about once a minute; the roster when an operator saves a character, and
+# a client should see a new one as soon as pages do.
 MAX_AGE = 60
-ROSTER_MAX_AGE = 3600
 
 CHARACTER = "<character:character>/"
 PLAYER = "players/<player_id:player_id>/"
@@ -60,7 +60,7 @@ def endpoint(
 
 
 v1 = [
-    endpoint("characters/", characters.CharacterList, "characters", ROSTER_MAX_AGE),
+    endpoint("characters/", characters.CharacterList, "characters"),
     endpoint("players/", search.PlayerSearch, "players", query=SearchQuery),
     endpoint(PLAYER, players.PlayerDetailView, "player"),
     endpoint(RATING, players.RatingDetailView, "rating"),

@@ -355,6 +355,8 @@ CELERY_TASK_ANNOTATIONS = {
     f"matches.tasks.{name}": {"soft_time_limit": soft, "time_limit": soft + _TIME_LIMIT_GRACE}
     for name, soft in (
         ("pull_replays", env_float("CELERY_PULL_TIME_LIMIT", 900.0)),
+        # Ingestion too: the replays that waited for a character (matches.services.roster).
+        ("ingest_waiting_replays", env_float("CELERY_PULL_TIME_LIMIT", 900.0)),
         ("rate_matches", env_float("CELERY_RATE_TIME_LIMIT", 1800.0)),
         # Rating too (every game, again), queued by a flag change (matches.services.flags).
         ("recompute_after_flag_changes", env_float("CELERY_RATE_TIME_LIMIT", 1800.0)),

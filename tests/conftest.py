@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import shutil
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, settings
 
 from matches.tasks import recompute_after_flag_changes
+from players.selectors.roster import current_roster
 from players.services import ensure_roster
 
 # The leagues the tests share, wherever they live: `league` for pages, `api` (on
@@ -43,6 +46,30 @@ def _roster(request: pytest.FixtureRequest) -> None:
     )
     request.getfixturevalue("transactional_db" if transactional else "db")
     ensure_roster()
+
+
+def _warm_roster_first(assert_queries: Callable) -> Callable:
+    """Query counts are for a process that has read the roster of the generation (once
+    per generation and process: players.selectors.roster), as every request but the
+    first after a change is."""
+
+    @contextmanager
+    def counted(*args: Any, **kwargs: Any) -> Iterator[Any]:
+        current_roster()
+        with assert_queries(*args, **kwargs) as captured:
+            yield captured
+
+    return counted
+
+
+@pytest.fixture
+def django_assert_num_queries(django_assert_num_queries: Callable) -> Callable:
+    return _warm_roster_first(django_assert_num_queries)
+
+
+@pytest.fixture
+def django_assert_max_num_queries(django_assert_max_num_queries: Callable) -> Callable:
+    return _warm_roster_first(django_assert_max_num_queries)
 
 
 @pytest.fixture(autouse=True)

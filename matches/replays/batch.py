@@ -9,11 +9,14 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from datetime import datetime, timedelta
+from typing import NamedTuple
 
 from matches.replays.readers import RawReplay, csv_payload
 from matches.replays.validation import (
+    CharacterCodes,
     FlatReplay,
     InvalidReplay,
+    UnknownCharacter,
     epoch_microseconds,
     flat_replay,
     parse_replay,
@@ -21,20 +24,33 @@ from matches.replays.validation import (
 )
 
 
+class Rejection(NamedTuple):
+    """A replay that did not pass: its text as received, why, and the character code it
+    waits for when that is all it lacks (else "")."""
+
+    raw: str
+    reason: str
+    waiting_for: str = ""
+
+
 def parse_batch(
-    items: Iterable[RawReplay], *, now: datetime, max_clock_skew: timedelta
-) -> tuple[list[FlatReplay], list[tuple[str, str]]]:
-    """The valid replays of a batch, flat, and the (raw text, reason) of the others."""
+    items: Iterable[RawReplay],
+    *,
+    now: datetime,
+    max_clock_skew: timedelta,
+    characters: CharacterCodes,
+) -> tuple[list[FlatReplay], list[Rejection]]:
+    """The valid replays of a batch, flat, and the others' rejections."""
     latest = epoch_microseconds(now + max_clock_skew)
     valid: list[FlatReplay] = []
-    rejected: list[tuple[str, str]] = []
+    rejected: list[Rejection] = []
     for item in items:
         if item.error is not None:
-            rejected.append((item.raw, item.error))
+            rejected.append(Rejection(item.raw, item.error))
             continue
         cells = item.cells
         if cells is not None:
-            plain = plain_csv_replay(cells, latest)
+            plain = plain_csv_replay(cells, latest, characters)
             if plain is not None:
                 valid.append(plain)
                 continue
@@ -42,9 +58,15 @@ def parse_batch(
         else:
             payload = item.payload
         try:
-            valid.append(flat_replay(parse_replay(payload, now=now, max_clock_skew=max_clock_skew)))
+            parsed = parse_replay(
+                payload, now=now, characters=characters, max_clock_skew=max_clock_skew
+            )
+        except UnknownCharacter as unknown:
+            rejected.append(Rejection(item.raw, unknown.reason, unknown.code))
         except InvalidReplay as error:
-            rejected.append((item.raw, error.reason))
+            rejected.append(Rejection(item.raw, error.reason))
+        else:
+            valid.append(flat_replay(parsed))
     return valid, rejected
 
 

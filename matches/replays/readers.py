@@ -295,3 +295,23 @@ def iter_replay_payloads(items: Iterable[object]) -> Iterator[RawReplay]:
             yield RawReplay(position, raw, item, None)
         else:
             yield RawReplay(position, raw, None, "not a JSON object")
+
+
+def reread(raw: str) -> RawReplay:
+    """A kept replay's text (RejectedReplay.raw) as its reader gave it: a JSON object
+    (a JSON Lines file, an HTTP feed) or else a CSV record's cells; `line` is 0."""
+    if raw.lstrip().startswith("{"):
+        try:
+            payload = orjson.loads(raw)
+        except orjson.JSONDecodeError as error:
+            return RawReplay(0, raw, None, _json_error(error))
+        if isinstance(payload, dict):
+            return RawReplay(0, raw, payload, None)
+        return RawReplay(0, raw, None, "not a JSON object")
+    try:
+        cells = _csv_cells(raw)
+    except csv.Error as error:
+        return RawReplay(0, raw, None, f"invalid CSV: {error}")
+    if len(cells) != len(CSV_COLUMNS):
+        return RawReplay(0, raw, None, f"expected {len(CSV_COLUMNS)} columns, found {len(cells)}")
+    return RawReplay(0, raw, None, None, cells)

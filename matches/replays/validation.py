@@ -13,12 +13,12 @@ names, emoji sequences) and pages escape every name on output anyway.
 
 from __future__ import annotations
 
+import re
 import reprlib
 import unicodedata
+from collections.abc import Mapping
 from datetime import UTC, datetime, timedelta
 from typing import NamedTuple
-
-from players.roster import CODE_TO_ID, ID_TO_CODE
 
 MAX_REPLAY_ID_LENGTH = 128
 MAX_PLAYER_ID_LENGTH = 32
@@ -34,12 +34,29 @@ _LATEST_EPOCH = int(LATEST.timestamp())
 _REJECTED_NAME_CATEGORIES = frozenset({"Cc", "Cs", "Zl", "Zp"})
 
 
+# The roster the rules read: each character code with its id (players.selectors.roster
+# gives it; validation itself reads no database, as a child process runs it).
+CharacterCodes = Mapping[str, int]
+# A code as players.models.CHARACTER_CODE_PATTERN spells it: a replay naming one that the
+# roster lacks waits for that character rather than being rejected for good.
+_CHARACTER_CODE = re.compile(r"[A-Z][A-Z0-9]{0,3}")
+
+
 class InvalidReplay(ValueError):
     """A replay that breaks a rule of docs/replay-format.md; ``reason`` is short and human."""
 
     def __init__(self, reason: str) -> None:
         super().__init__(reason)
         self.reason = reason
+
+
+class UnknownCharacter(InvalidReplay):
+    """A replay otherwise valid so far that names a well-formed code the roster lacks: a
+    character released after the roster was last edited. Kept as waiting for ``code``."""
+
+    def __init__(self, code: str) -> None:
+        super().__init__(f"unknown character {code!r}")
+        self.code = code
 
 
 # NamedTuples rather than frozen dataclasses: an import builds three per replay, and
@@ -217,15 +234,18 @@ def _name(value: object, side: int) -> str:
     return name
 
 
-def _character(value: object, side: int) -> int:
-    character = CODE_TO_ID.get(value) if type(value) is str else None
+def _character(value: object, side: int, codes: CharacterCodes) -> int:
+    character = codes.get(value) if type(value) is str else None
     if character is not None:  # the usual case: a code exactly as the roster spells it
         return character
     if isinstance(value, str):
-        character = CODE_TO_ID.get(value.strip().upper())
+        code = value.strip().upper()
+        character = codes.get(code)
         if character is not None:
             return character
-    elif _is_int(value) and value in ID_TO_CODE:
+        if _CHARACTER_CODE.fullmatch(code):
+            raise UnknownCharacter(code)
+    elif _is_int(value) and value in codes.values():
         return value
     if value is None:
         raise InvalidReplay(f"player {side}: missing character")
@@ -242,22 +262,29 @@ def _platform(value: object, side: int) -> str:
     raise InvalidReplay(f"player {side}: unknown platform {_show(value)}")
 
 
-def _player(value: object, side: int) -> ReplayPlayer:
+def _player(value: object, side: int, codes: CharacterCodes) -> ReplayPlayer:
     if not isinstance(value, dict):
         raise InvalidReplay(f"player {side} is not an object")
     get = value.get
-    return ReplayPlayer(
-        id=_player_id(get("id"), side),
-        name=_name(get("name"), side),
-        character_id=_character(get("character"), side),
-        platform=_platform(get("platform"), side),
-    )
+    player_id, name = _player_id(get("id"), side), _name(get("name"), side)
+    try:
+        character = _character(get("character"), side, codes)
+    except UnknownCharacter:
+        _platform(get("platform"), side)  # waiting replays pass every other rule
+        raise
+    return ReplayPlayer(player_id, name, character, _platform(get("platform"), side))
 
 
 def parse_replay(
-    obj: object, *, now: datetime, max_clock_skew: timedelta = timedelta(minutes=5)
+    obj: object,
+    *,
+    now: datetime,
+    characters: CharacterCodes,
+    max_clock_skew: timedelta = timedelta(minutes=5),
 ) -> ParsedReplay:
-    """Check one decoded replay object and return it typed, or raise InvalidReplay.
+    """Check one decoded replay object against the roster ``characters`` and return it
+    typed, or raise InvalidReplay (UnknownCharacter for a code the roster lacks, raised
+    only once every other rule has passed, so that a waiting replay is otherwise good).
 
     A time further in the future than ``max_clock_skew`` past ``now`` is replaced by
     ``now`` and kept as ``reported_at``: the game's servers have been seen to report
@@ -273,10 +300,20 @@ def parse_replay(
     players = obj.get("players")
     if not isinstance(players, list | tuple) or len(players) != 2:
         raise InvalidReplay("players must be a list of two")
-    first = _player(players[0], 1)
-    second = _player(players[1], 2)
-    if first.id == second.id:
+    try:
+        first = _player(players[0], 1, characters)
+    except UnknownCharacter as unknown:
+        first, waiting = None, unknown
+    else:
+        waiting = None
+    try:
+        second = _player(players[1], 2, characters)
+    except UnknownCharacter as unknown:
+        second, waiting = None, waiting or unknown
+    if first is not None and second is not None and first.id == second.id:
         raise InvalidReplay("player plays against themself")
+    if waiting is not None:
+        raise waiting
     future = played_at > now + max_clock_skew
     return ParsedReplay(
         source_replay_id=replay_id,
@@ -310,7 +347,9 @@ _PLAIN_WINNERS = {"1": 0, "2": 1}
 _PLAIN_PLATFORMS = {"": "", **{platform: platform for platform in PLATFORMS}}
 
 
-def plain_csv_replay(cells: list[str], latest: int) -> FlatReplay | None:
+def plain_csv_replay(
+    cells: list[str], latest: int, characters: CharacterCodes
+) -> FlatReplay | None:
     """The replay of a CSV record's cells (twelve, or thirteen with a version) when it
     plainly passes every rule, else None: then `parse_replay` of its payload
     (`readers.csv_payload`) decides, and says why it is rejected. Takes what nearly every
@@ -327,8 +366,8 @@ def plain_csv_replay(cells: list[str], latest: int) -> FlatReplay | None:
     replay_id = replay_id.strip()
     name1 = p1_name.strip()
     name2 = p2_name.strip()
-    character1 = CODE_TO_ID.get(p1_character)
-    character2 = CODE_TO_ID.get(p2_character)
+    character1 = characters.get(p1_character)
+    character2 = characters.get(p2_character)
     if not (
         replay_id
         and len(replay_id) <= MAX_REPLAY_ID_LENGTH

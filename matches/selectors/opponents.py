@@ -31,7 +31,7 @@ from matches.ratings.matchmaking import fairest_opponents, match_quality_glicko
 from matches.selectors.chances import chance_model
 from players import rules
 from players.models import Rating
-from players.roster import ROSTER
+from players.selectors.roster import current_roster
 from players.tiers import settled_tier
 
 CANDIDATES_PER_SIDE = 100
@@ -174,7 +174,7 @@ def profile_fair_opponents(
     A player flagged for cheating gets none, without a query: their games move nobody."""
     if rules.is_flagged(rating.player):
         return []
-    names = {code: name for _, code, name in ROSTER}
+    names = {code: character.name for code, character in current_roster().by_code.items()}
     return [
         FairOpponent(
             row["player_id"],

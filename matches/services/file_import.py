@@ -39,6 +39,7 @@ from matches.services.ingest_rows import (
 )
 from matches.services.locks import INGEST_WRITER_LOCK, acquire_transaction_lock
 from players.models import Player, PlayerName
+from players.selectors.roster import current_roster
 
 FILE_IMPORT_SOURCE = "file-import"
 
@@ -79,6 +80,7 @@ def _store_file_from_child(
             path,
             chunk_size=chunk_size,
             max_clock_skew=timedelta(seconds=settings.REPLAY_MAX_CLOCK_SKEW_SECONDS),
+            characters=current_roster().codes,
         ) as child,
         closing(PlayerFollower()) as follower,
     ):

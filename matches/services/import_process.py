@@ -23,9 +23,9 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import NamedTuple
 
-from matches.replays.batch import PlayerSightings, parse_batch
+from matches.replays.batch import PlayerSightings, Rejection, parse_batch
 from matches.replays.readers import iter_replay_file
-from matches.replays.validation import FlatReplay
+from matches.replays.validation import CharacterCodes, FlatReplay
 from matches.services.child_process import ChildProcess
 from matches.services.garbage_collection import paused_garbage_collection
 
@@ -79,7 +79,7 @@ class ParsedChunk(NamedTuple):
     read: int
     games: bytes  # text COPY data, GAME_COLUMNS
     valid: int
-    rejected: list[tuple[str, str]]  # (raw text, reason)
+    rejected: list[Rejection]
     parsed_at: datetime
 
 
@@ -104,8 +104,16 @@ class ImportProcess(ChildProcess):
     failure = ImportProcessFailed
     label = "import"
 
-    def __init__(self, path: Path, *, chunk_size: int, max_clock_skew: timedelta) -> None:
-        super().__init__(_serve, (path, chunk_size, max_clock_skew), name="import-replays")
+    def __init__(
+        self,
+        path: Path,
+        *,
+        chunk_size: int,
+        max_clock_skew: timedelta,
+        characters: CharacterCodes,
+    ) -> None:
+        arguments = (path, chunk_size, max_clock_skew, dict(characters))
+        super().__init__(_serve, arguments, name="import-replays")
 
     def messages(self) -> Iterator[ParsedChunk]:
         while True:
@@ -120,14 +128,22 @@ class ImportProcess(ChildProcess):
             yield payload[0]
 
 
-def _serve(path: Path, chunk_size: int, max_clock_skew: timedelta, messages: Connection) -> None:
+def _serve(
+    path: Path,
+    chunk_size: int,
+    max_clock_skew: timedelta,
+    characters: CharacterCodes,
+    messages: Connection,
+) -> None:
     """The child: send each chunk, then "done", or the error."""
     try:
         with paused_garbage_collection():
             replays = iter_replay_file(path, csv_cells=True)
             while chunk := list(islice(replays, chunk_size)):
                 now = datetime.now(UTC)
-                valid, rejected = parse_batch(chunk, now=now, max_clock_skew=max_clock_skew)
+                valid, rejected = parse_batch(
+                    chunk, now=now, max_clock_skew=max_clock_skew, characters=characters
+                )
                 games = encode_games(valid)
                 messages.send(("chunk", ParsedChunk(len(chunk), games, len(valid), rejected, now)))
         messages.send(("done",))

@@ -23,10 +23,10 @@ from django.utils import timezone
 
 from matches.metrics import GAMES_PULLED, GAMES_REJECTED
 from matches.models import IngestRun, Match, PendingMatch, RejectedReplay, ReplaySource
-from matches.replays.batch import PlayerSightings, parse_batch
+from matches.replays.batch import PlayerSightings, Rejection, parse_batch
 from matches.replays.readers import RawReplay
 from matches.replays.storable import storable_text
-from matches.replays.validation import from_epoch_microseconds
+from matches.replays.validation import CharacterCodes, from_epoch_microseconds
 from matches.services import bulk
 from matches.services.garbage_collection import paused_garbage_collection
 from matches.services.ingest_rows import (
@@ -39,6 +39,7 @@ from matches.services.ingest_rows import (
 )
 from matches.services.locks import INGEST_RUN_LOCKS, INGEST_WRITER_LOCK, acquire_transaction_lock
 from players.models import Player, PlayerName
+from players.selectors.roster import current_roster
 from players.services.ownership import complete_claims
 
 CHUNK_SIZE = 20_000
@@ -123,11 +124,11 @@ def _insert_matches(rows: list[tuple]) -> int:
 
 
 def store_rejections(
-    source: ReplaySource, run: IngestRun | None, rejected: list[tuple[str, str]], now: datetime
+    source: ReplaySource, run: IngestRun | None, rejected: list[Rejection], now: datetime
 ) -> None:
-    """Store rejected replays, (raw text, reason) each, once per source and fingerprint."""
+    """Store rejected replays once per source and fingerprint (a waiting one included)."""
     RejectedReplay.objects.bulk_create(
-        [rejected_replay(source, run, raw, reason, now) for raw, reason in rejected],
+        [rejected_replay(source, run, rejection, now) for rejection in rejected],
         ignore_conflicts=True,
     )
 
@@ -138,7 +139,7 @@ class _ParsedChunk:
 
     read: int
     match_rows: list[tuple]
-    rejected: list[tuple[str, str]]  # (raw text, reason)
+    rejected: list[Rejection]
     parsed_at: datetime
     # The players of this chunk's transaction so far, this chunk's included.
     sightings: PlayerSightings
@@ -147,11 +148,11 @@ class _ParsedChunk:
 
 
 def _parse_chunk(
-    chunk: list[RawReplay], source_id: int, sightings: PlayerSightings
+    chunk: list[RawReplay], source_id: int, sightings: PlayerSightings, characters: CharacterCodes
 ) -> _ParsedChunk:
     now = timezone.now()
     skew = timedelta(seconds=settings.REPLAY_MAX_CLOCK_SKEW_SECONDS)
-    valid, rejected = parse_batch(chunk, now=now, max_clock_skew=skew)
+    valid, rejected = parse_batch(chunk, now=now, max_clock_skew=skew, characters=characters)
     sightings.add(valid)
     rows = [match_row(source_id, replay, now) for replay in valid]
     return _ParsedChunk(len(chunk), rows, rejected, now, sightings)
@@ -178,13 +179,14 @@ def _parsed_ahead(
     (which release the GIL)."""
     chunks = _chunks(replays, chunk_size)
     sightings = PlayerSightings()
+    characters = current_roster().codes  # read here: the parser's thread has no connection
 
     def next_parsed() -> _ParsedChunk | None:
         nonlocal sightings
         chunk = next(chunks, None)
         if chunk is None:
             return None
-        parsed = _parse_chunk(chunk, source.id, sightings)
+        parsed = _parse_chunk(chunk, source.id, sightings, characters)
         if len(sightings) >= players_per_write:
             parsed.fills_transaction = True
             sightings = PlayerSightings()

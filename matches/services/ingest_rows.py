@@ -8,6 +8,7 @@ import hashlib
 from datetime import datetime
 
 from matches.models import IngestRun, RejectedReplay, ReplaySource
+from matches.replays.batch import Rejection
 from matches.replays.storable import storable, storable_text
 from matches.replays.validation import FlatReplay, from_epoch_microseconds
 from players.models import Player, PlayerName
@@ -86,12 +87,13 @@ def match_row(source_id: int, replay: FlatReplay, now: datetime) -> tuple:
 
 
 def rejected_replay(
-    source: ReplaySource, run: IngestRun | None, raw: str, reason: str, now: datetime
+    source: ReplaySource, run: IngestRun | None, rejection: Rejection, now: datetime
 ) -> RejectedReplay:
     """A rejected replay as it can be stored: its raw text and reason pass the storable
     boundary, and the reason says when the raw text had to be escaped. The fingerprint
     is taken from the text as received (surrogates included), so it stays distinct and
     the same for the same input."""
+    raw, reason, waiting_for = rejection
     fingerprint = hashlib.sha256(raw.encode("utf-8", "surrogatepass")).hexdigest()
     raw, escaped = storable(raw[:MAX_REJECTED_RAW_CHARS])
     reason = storable_text(reason)
@@ -103,5 +105,6 @@ def rejected_replay(
         raw=raw,
         fingerprint=fingerprint,
         reason=reason[:MAX_REASON_CHARS],
+        waiting_for=waiting_for,
         created_at=now,
     )

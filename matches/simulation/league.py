@@ -57,13 +57,13 @@ import json
 import math
 import random
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
 from matches.ratings.ledger import Game
-from players.roster import CODE_TO_ID, ROSTER
+from players.seed_roster import SEED_CODES
 
 CHUNK_GAMES = 4096
 DEFAULT_RATE = 0.1  # games per second of simulated time: 8,640 a day
@@ -86,8 +86,8 @@ DRIFT_PERSISTENCE = 0.97
 DRIFT_TREND = 5.0
 DRIFT_STEP = 10.0
 
-_CODES = tuple(code for _, code, _ in ROSTER)
-_CHARACTER_INDEX = {code: index for index, code in enumerate(_CODES)}
+# The seed roster's ids are positions in it, as the league's character indexes are.
+_SEED_IDS = {code: index for index, code in enumerate(SEED_CODES)}
 _PLATFORMS = ("pc", "ps", "xbox")
 _PLATFORM_WEIGHTS = (0.55, 0.35, 0.10)
 _SET_LENGTHS = (1, 2, 3, 4, 5)
@@ -207,12 +207,28 @@ class LeagueSimulator:
         skill_drift: bool = True,
         shape: LeagueShape = LeagueShape(),
         patches: Sequence[SimulatedPatch] = (),
+        characters: Sequence[str] = SEED_CODES,
+        releases: Mapping[str, float] | None = None,
     ) -> None:
         """`matchup_deviation` 0: a league without matchup effects; `skill_drift` False:
-        every player's skill stays fixed (the truth a rating system can reach); `patches`
-        change the matchup matrix at their times (see above)."""
+        every player's skill stays fixed (the truth a rating system can reach); `shape`:
+        how the league is made (LeagueShape); `patches` change the matchup matrix at their
+        times (see above). `characters`: the codes played from the start (character
+        index = position); `releases`: characters released mid-league, each code with the
+        day (from the start) its first game may be played, added after `characters`. A
+        late character is never a player's main: before its day, a player who would pick
+        it plays their main instead; from then on, it is played like any secondary."""
         self.skill_drift = skill_drift
         self.shape = shape
+        releases = dict(releases or {})
+        self.codes: tuple[str, ...] = (
+            *characters,
+            *(code for code in releases if code not in characters),
+        )
+        self.character_index = {code: index for index, code in enumerate(self.codes)}
+        self.releases = releases
+        # Seconds from the start before which each character is not played.
+        self._released_at = [releases.get(code, 0.0) * 86400 for code in self.codes]
         if players < 2:
             raise ValueError("a league needs at least two players")
         if not rate > 0:
@@ -225,7 +241,7 @@ class LeagueSimulator:
         self._start_ts = start.timestamp()
         self._start_second = math.floor(self._start_ts)
         rng = random.Random(f"{seed}:league")
-        ranks = list(range(len(_CODES)))
+        ranks = list(range(len(self.codes)))
         rng.shuffle(ranks)  # ranks[c]: how popular character c is, 0 = most
         # Zipf-like: the k-th most popular character is picked in proportion to (k+1)^-s.
         played = len(ranks) if shape.characters is None else shape.characters
@@ -234,7 +250,7 @@ class LeagueSimulator:
                 (rank + 1) ** -POPULARITY_EXPONENT if rank < played else 0.0 for rank in ranks
             )
         )
-        self._strength = [rng.gauss(0, 40) for _ in _CODES]
+        self._strength = [rng.gauss(0, 40) for _ in self.codes]
         self._matchups = self._make_matchups(random.Random(f"{seed}:matchups"), matchup_deviation)
         self.patches = sorted(patches, key=lambda patch: patch.live_at)
         if len({patch.name for patch in self.patches}) < len(self.patches):
@@ -275,12 +291,18 @@ class LeagueSimulator:
     def _pick_character(self, rng: random.Random) -> int:
         return bisect.bisect(self._character_cum, rng.random() * self._character_cum[-1])
 
+    def _pick_main(self, rng: random.Random) -> int:
+        """A character played from the league's start (no late release is a main)."""
+        while self._released_at[main := self._pick_character(rng)]:
+            pass
+        return main
+
     def _make_matchups(
         self, rng: random.Random, deviation: float, base: list[list[float]] | None = None
     ) -> list[list[float]]:
         """The hidden antisymmetric matrix m[x][y], centred on the popularity (see above):
         `base` (a patch's matrix before it) plus a draw per pair, or the draw alone."""
-        count = len(_CODES)
+        count = len(self.codes)
         raw = [[0.0] * count for _ in range(count)]
         for x in range(count):
             for y in range(x + 1, count):
@@ -307,7 +329,7 @@ class LeagueSimulator:
             while player_id in ids:
                 player_id = str(rng.randrange(10**17, 10**18))
             ids.add(player_id)
-            main = self._pick_character(rng)
+            main = self._pick_main(rng)
             characters = [main]
             secondaries = rng.choices(_SECONDARY_COUNTS, _SECONDARY_COUNT_WEIGHTS)[0]
             wanted = 1 + (secondaries if self.shape.secondaries else 0)
@@ -449,19 +471,20 @@ class LeagueSimulator:
                         return other
         return self._pick_active(rng, offset, player)
 
-    def _choose_character(self, rng: random.Random, player: _Player) -> int:
+    def _choose_character(self, rng: random.Random, player: _Player, offset: int) -> int:
         if len(player.characters) == 1 or rng.random() < 0.75:
             return 0
-        return rng.randrange(1, len(player.characters))
+        slot = rng.randrange(1, len(player.characters))
+        return 0 if self._released_at[player.characters[slot]] > offset else slot
 
     def _encounter(self, rng: random.Random, offset: int) -> _Set:
         a = self._pick_active(rng, offset)
         b = self._pick_opponent(rng, a, offset)
         return _Set(
             a=a,
-            a_character=self._choose_character(rng, self._players[a]),
+            a_character=self._choose_character(rng, self._players[a], offset),
             b=b,
-            b_character=self._choose_character(rng, self._players[b]),
+            b_character=self._choose_character(rng, self._players[b], offset),
             games_left=rng.choices(_SET_LENGTHS, _SET_LENGTH_WEIGHTS)[0],
             last_offset=offset,
         )
@@ -549,9 +572,9 @@ class LeagueSimulator:
             "floor": a.floor,
             "winner": winner,
             "players": [
-                {"id": a.id, "name": a.name_at(offset), "character": _CODES[a_character],
+                {"id": a.id, "name": a.name_at(offset), "character": self.codes[a_character],
                  "platform": a.platform},
-                {"id": b.id, "name": b.name_at(offset), "character": _CODES[b_character],
+                {"id": b.id, "name": b.name_at(offset), "character": self.codes[b_character],
                  "platform": b.platform},
             ],
         }  # fmt: skip
@@ -610,8 +633,8 @@ class LeagueSimulator:
         """The true P(first player wins) of a game this league played."""
         first, second = game["players"]
         a, b = self._index[first["id"]], self._index[second["id"]]
-        a_slot = self._players[a].characters.index(_CHARACTER_INDEX[first["character"]])
-        b_slot = self._players[b].characters.index(_CHARACTER_INDEX[second["character"]])
+        a_slot = self._players[a].characters.index(self.character_index[first["character"]])
+        b_slot = self._players[b].characters.index(self.character_index[second["character"]])
         moment = datetime.fromisoformat(game["played_at"])
         matchups = self._matrix_at(math.floor(moment.timestamp()))
         return self._expected(a, a_slot, b, b_slot, self._drift_at(self._week_of(moment)), matchups)
@@ -620,6 +643,18 @@ class LeagueSimulator:
 def _pairs(matrix: list[list[float]]) -> dict[tuple[int, int], float]:
     count = len(matrix)
     return {(x, y): matrix[x][y] for x in range(count) for y in range(count) if x != y}
+
+
+def parse_release(text: str) -> tuple[str, float]:
+    """A command line's `CODE=DAYS` (a character released DAYS into the league), checked."""
+    code, _, days = text.partition("=")
+    try:
+        moment = float(days)
+    except ValueError:
+        moment = -1.0
+    if not (code.isalnum() and code.isupper() and len(code) <= 4) or not moment >= 0:
+        raise ValueError(f"a release is CODE=DAYS, e.g. XX=30 (not {text!r})")
+    return code, moment
 
 
 def write_league(
@@ -631,20 +666,22 @@ def write_league(
     start: datetime = DEFAULT_START,
     days: float = DEFAULT_DAYS,
     patches: Sequence[SimulatedPatch] = (),
+    releases: Mapping[str, float] | None = None,
 ) -> int:
     """Write ``games`` games spread over ``days`` to .jsonl or .jsonl.gz, the hidden
-    skills as they stand after the last game to ``<path>.skills.csv`` and the hidden
+    skills as they stand after the last game to ``<path>.skills.csv``, the hidden
     matchup offsets to ``<path>.matchups.csv`` (character, opponent, m(character,
     opponent); the matrix in force after the last game); with ``patches``, every
     patch's to ``<path>.patches.csv`` (patch, live_at, character, opponent, offset; the
-    matrix before the first patch as patch "" from the start);
-    the same arguments give byte-identical files."""
+    matrix before the first patch as patch "" from the start); with ``releases``
+    (LeagueSimulator), when each late character came to ``<path>.releases.csv``
+    (character, released_at); the same arguments give byte-identical files."""
     path = Path(path)
     if not path.name.endswith((".jsonl", ".jsonl.gz")):
         raise ValueError(f"league files are .jsonl or .jsonl.gz, not {path.name!r}")
-    league = LeagueSimulator(
-        players, seed, start, rate=max(games, 1) / (days * 86400), patches=patches
-    )
+    rate = max(games, 1) / (days * 86400)
+    league = LeagueSimulator(players, seed, start, rate=rate, patches=patches, releases=releases)
+    codes = league.codes
     dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
     with path.open("wb") as raw:
         # mtime=0 and no file name in the header keep gzipped output reproducible.
@@ -660,12 +697,12 @@ def write_league(
         writer = csv.writer(skills_file, lineterminator="\n")
         writer.writerow(("player_id", "character", "skill"))
         for (player_id, character), skill in league.true_skills().items():
-            writer.writerow((player_id, _CODES[character], f"{skill:.2f}"))
+            writer.writerow((player_id, codes[character], f"{skill:.2f}"))
     with open(f"{path}.matchups.csv", "w", encoding="utf-8", newline="") as matchups_file:
         writer = csv.writer(matchups_file, lineterminator="\n")
         writer.writerow(("character", "opponent", "offset"))
         for (character, opponent), offset in league.true_matchups().items():
-            writer.writerow((_CODES[character], _CODES[opponent], f"{offset:.2f}"))
+            writer.writerow((codes[character], codes[opponent], f"{offset:.2f}"))
     if league.patches:
         with open(f"{path}.patches.csv", "w", encoding="utf-8", newline="") as patches_file:
             writer = csv.writer(patches_file, lineterminator="\n")
@@ -677,21 +714,30 @@ def write_league(
             for name, (live_at, matrix) in matrices.items():
                 for (character, opponent), offset in matrix.items():
                     writer.writerow(
-                        (name, live_at.isoformat(), _CODES[character], _CODES[opponent],
+                        (name, live_at.isoformat(), codes[character], codes[opponent],
                          f"{offset:.2f}")
                     )  # fmt: skip
+    if league.releases:
+        with open(f"{path}.releases.csv", "w", encoding="utf-8", newline="") as releases_file:
+            writer = csv.writer(releases_file, lineterminator="\n")
+            writer.writerow(("character", "released_at"))
+            for code, day in league.releases.items():
+                moment = datetime.fromtimestamp(start.timestamp() + day * 86400, UTC)
+                writer.writerow((code, moment.isoformat()))
     return games
 
 
-def as_game(number: int, replay: dict) -> Game:
-    """A simulated replay as the rating ledger's Game `number` (side A: the first player)."""
+def as_game(number: int, replay: dict, character_ids: Mapping[str, int] = _SEED_IDS) -> Game:
+    """A simulated replay as the rating ledger's Game `number` (side A: the first player);
+    characters by id (by default the seed roster's, which a league without late
+    characters plays)."""
     first, second = replay["players"]
     return Game(
         number,
         datetime.fromisoformat(replay["played_at"]).timestamp(),
         first["id"],
-        CODE_TO_ID[first["character"]],
+        character_ids[first["character"]],
         second["id"],
-        CODE_TO_ID[second["character"]],
+        character_ids[second["character"]],
         replay["winner"] == 1,
     )

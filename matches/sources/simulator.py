@@ -18,7 +18,7 @@ from django.utils import timezone
 from matches.models import IngestRun, ReplaySource
 from matches.replays.readers import iter_replay_payloads
 from matches.services.ingest import IngestResult
-from matches.simulation.league import LeagueSimulator
+from matches.simulation.league import LeagueSimulator, parse_release
 from matches.sources.base import store_page
 
 
@@ -30,11 +30,18 @@ class SimulatorSettings:
     rate: float = 0.2  # games per second
     page_size: int = 5000  # games per transaction
     max_games: int = 50_000  # per run
+    # Characters released mid-league, "CODE=DAYS,..." (docs/roster.md#the-simulator): a
+    # rehearsal of release day on a live site.
+    releases: str = ""
 
     def validate(self) -> None:
         if self.players < 2 or not self.rate > 0 or self.page_size < 1 or self.max_games < 1:
             raise ValueError("players must be at least 2 and rate, page_size, max_games positive")
         self.start_time()
+        self.release_days()
+
+    def release_days(self) -> dict[str, float]:
+        return dict(parse_release(text) for text in self.releases.split(",") if text)
 
     def start_time(self) -> datetime:
         moment = datetime.fromisoformat(self.start)
@@ -47,14 +54,17 @@ _lock = threading.Lock()  # a league is stateful: one pull at a time per process
 
 
 @lru_cache(maxsize=4)
-def league(players: int, seed: int, start: datetime, rate: float) -> LeagueSimulator:
-    return LeagueSimulator(players, seed, start, rate=rate)
+def league(players: int, seed: int, start: datetime, rate: float, releases: str) -> LeagueSimulator:
+    days = SimulatorSettings(start.isoformat(), releases=releases).release_days()
+    return LeagueSimulator(players, seed, start, rate=rate, releases=days)
 
 
 def pull(
     source: ReplaySource, settings: SimulatorSettings, run: IngestRun, result: IngestResult
 ) -> str:
-    simulator = league(settings.players, settings.seed, settings.start_time(), settings.rate)
+    simulator = league(
+        settings.players, settings.seed, settings.start_time(), settings.rate, settings.releases
+    )
     now = timezone.now()
     with _lock:
         while result.read < settings.max_games:

@@ -12,8 +12,12 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
 from matches.selectors.calculator import Contender, players_meant, win_forecast
-from players.roster import ROSTER
+from players.selectors.roster import current_roster
 from players.selectors.search import HitRating, PlayerHit
+
+
+def _character_choices() -> list[tuple[str, str]]:
+    return [("", "—")] + [(c.code, c.name) for c in current_roster().characters]
 
 
 class ContenderForm(forms.Form):
@@ -22,9 +26,9 @@ class ContenderForm(forms.Form):
     name = forms.CharField(label="Player", required=False, max_length=64)
     # The player picked among those the name finds (a suggestion, a profile's link, a choice).
     player = forms.CharField(required=False, max_length=32, widget=forms.HiddenInput)
-    character = forms.ChoiceField(
-        required=False, choices=[("", "—")] + [(code, name) for _, code, name in ROSTER]
-    )
+    # Choices are read when a form is made (a callable), so a character added in the
+    # admin is offered on the next request.
+    character = forms.ChoiceField(required=False, choices=_character_choices)
     rating = forms.FloatField(required=False, min_value=0, max_value=5000)
     uncertainty = forms.FloatField(
         label="±",

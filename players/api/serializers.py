@@ -36,7 +36,9 @@ def character_fields(character: Character) -> dict[str, Any]:
 
 
 class CharacterListSerializer(serializers.Serializer):
-    results = CharacterSerializer(many=True, help_text="The roster, by id.")
+    results = CharacterSerializer(
+        many=True, help_text="The roster, in display order (docs/roster.md)."
+    )
 
 
 class PlayerSummarySerializer(serializers.Serializer):

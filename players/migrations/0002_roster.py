@@ -1,6 +1,6 @@
 from django.db import migrations
 
-from players.roster import ROSTER
+from players.seed_roster import SEED_ROSTER as ROSTER
 
 
 def add_roster(apps, schema_editor):

@@ -5,26 +5,23 @@ of queries."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import cache
 
 from django.db.models import F
 
 from players import rules
 from players.models import Character, Player, PlayerMatchup, PlayerName, Rating
-from players.roster import ROSTER
+from players.selectors.roster import current_roster
 
 
 def characters() -> list[Character]:
-    """The roster, in id order."""
-    return list(Character.objects.all())
+    """The roster, in display order."""
+    return list(current_roster().characters)
 
 
-@cache
 def roster_characters() -> dict[int, Character]:
-    """The characters by id as `players.roster` lists them (the database's copy is made
-    from it, a new character being a line there and a row here): rows that name a
-    character by id need no join for it."""
-    return {cid: Character(id=cid, code=code, name=name) for cid, code, name in ROSTER}
+    """The characters by id (players.selectors.roster): rows that name a character by id
+    need no join for it."""
+    return current_roster().by_id
 
 
 def best_character_code(player_id: str) -> str | None:
@@ -101,7 +98,7 @@ def player_ratings(player_id: str) -> list[Rating]:
 
 def character_by_key(key: str) -> Character | None:
     """A character by its short code (any case) or its integer id, as API URLs give it;
-    the roster's copy, so that no API request queries the roster table for it."""
+    from the roster of the generation, so that no API request queries the table for it."""
     return next(
         (
             c

@@ -3,11 +3,16 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from functools import partial
 from pathlib import Path
 
 from bench.scale import game_times, ratio_rows, write_league
 from matches.replays.readers import iter_replay_file
-from matches.replays.validation import parse_replay
+from matches.replays.validation import parse_replay as _parse_replay
+from players.seed_roster import SEED_IDS
+
+parse_replay = partial(_parse_replay, characters=SEED_IDS)
+
 
 END = 1_790_000_000
 NOW = datetime.fromtimestamp(END, UTC)

@@ -12,7 +12,7 @@ from matches.services.calibration import refit_calibration
 from matches.simulation.league import LeagueSimulator
 from players import rules
 from players.models import Rating
-from players.roster import CODE_TO_ID
+from players.seed_roster import SEED_IDS as CODE_TO_ID
 from tests.factories import replay
 from tests.fixtures.league import DAYS, START, SeededLeague, rate_replays
 

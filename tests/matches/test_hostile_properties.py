@@ -16,6 +16,7 @@ import tempfile
 import unicodedata
 from contextlib import contextmanager
 from datetime import UTC, datetime
+from functools import partial
 from pathlib import Path
 from unittest import mock
 
@@ -27,10 +28,14 @@ from hypothesis import strategies as st
 from matches.models import Match, RejectedReplay
 from matches.replays import readers
 from matches.replays.readers import iter_replay_file, iter_replay_payloads
-from matches.replays.validation import MAX_REPLAY_ID_LENGTH, InvalidReplay, parse_replay
+from matches.replays.validation import MAX_REPLAY_ID_LENGTH, InvalidReplay
+from matches.replays.validation import parse_replay as _parse_replay
 from matches.services.file_import import file_import_source
 from matches.services.ingest import store_replays
+from players.seed_roster import SEED_IDS
 from tests.factories import replay
+
+parse_replay = partial(_parse_replay, characters=SEED_IDS)
 
 pytestmark = pytest.mark.django_db
 

@@ -10,6 +10,7 @@ import multiprocessing
 import os
 import signal
 from datetime import timedelta
+from functools import partial
 from pathlib import Path
 
 import pytest
@@ -21,21 +22,30 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from matches.models import IngestRun, Match, PendingMatch, RejectedReplay
-from matches.replays.batch import parse_batch
+from matches.replays.batch import parse_batch as _parse_batch
 from matches.replays.readers import CSV_COLUMNS, RawReplay, csv_payload, iter_replay_file
 from matches.replays.validation import (
     InvalidReplay,
     epoch_microseconds,
     flat_replay,
-    parse_replay,
-    plain_csv_replay,
+)
+from matches.replays.validation import (
+    parse_replay as _parse_replay,
+)
+from matches.replays.validation import (
+    plain_csv_replay as _plain_csv_replay,
 )
 from matches.services import file_import, ingest
 from matches.services.file_import import file_import_source, store_replay_file
 from matches.services.import_process import ImportProcess, ImportProcessFailed
 from matches.services.ingest import store_replays
 from players.models import Player, PlayerName
+from players.seed_roster import SEED_IDS
 from tests import databases
+
+parse_replay = partial(_parse_replay, characters=SEED_IDS)
+parse_batch = partial(_parse_batch, characters=SEED_IDS)
+plain_csv_replay = partial(_plain_csv_replay, characters=SEED_IDS)
 
 pytestmark = pytest.mark.django_db
 
@@ -231,7 +241,9 @@ def test_bad_input_found_in_the_child_is_reported_as_bad_input(tmp_path: Path):
 
 def test_an_unexpected_error_in_the_child_comes_with_its_traceback():
     with (
-        ImportProcess(None, chunk_size=10, max_clock_skew=timedelta()) as child,
+        ImportProcess(
+            None, chunk_size=10, max_clock_skew=timedelta(), characters=SEED_IDS
+        ) as child,
         pytest.raises(ImportProcessFailed, match="TypeError"),
     ):
         list(child.messages())

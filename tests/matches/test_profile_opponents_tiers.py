@@ -11,7 +11,7 @@ from matches.selectors.opponents import fair_opponents
 from matches.services.flags import set_player_flags
 from players.formatting import rating_text, shown_value
 from players.models import Player, Rating
-from players.roster import ROSTER
+from players.seed_roster import SEED_ROSTER as ROSTER
 from players.selectors.rankings import ranked_ratings
 from tests.fixtures.pages import PROFILE_QUERY_LIMIT, QUERY_LIMIT
 from web.generation import bump_generation

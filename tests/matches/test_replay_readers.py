@@ -7,6 +7,7 @@ import gzip
 import io
 import json
 from datetime import UTC, datetime
+from functools import partial
 from pathlib import Path
 
 import pytest
@@ -16,9 +17,14 @@ from matches.replays import (
     RawReplay,
     iter_replay_file,
     iter_replay_payloads,
-    parse_replay,
+)
+from matches.replays import (
+    parse_replay as _parse_replay,
 )
 from matches.replays.readers import MAX_LINE_BYTES
+from players.seed_roster import SEED_IDS
+
+parse_replay = partial(_parse_replay, characters=SEED_IDS)
 
 NOW = datetime(2026, 11, 22, tzinfo=UTC)
 
@@ -112,6 +118,7 @@ def test_bad_lines_become_errors_and_the_rest_go_on(tmp_path: Path) -> None:
 def test_lines_split_across_blocks_read_the_same(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, block_bytes: int
 ) -> None:
+
     good = json.dumps(REPLAYS[0]).encode()
     data = b"\r\n".join(
         [b"\xef\xbb\xbf" + good, b"", b"y" * (3 * MAX_LINE_BYTES), good, b"{", good]

@@ -4,12 +4,17 @@ from __future__ import annotations
 
 import copy
 from datetime import UTC, datetime, timedelta
+from functools import partial
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from matches.replays import InvalidReplay, ParsedReplay, ReplayPlayer, parse_replay
+from matches.replays import InvalidReplay, ParsedReplay, ReplayPlayer
+from matches.replays import parse_replay as _parse_replay
+from players.seed_roster import SEED_IDS
+
+parse_replay = partial(_parse_replay, characters=SEED_IDS)
 
 NOW = datetime(2026, 11, 21, 15, 0, tzinfo=UTC)
 

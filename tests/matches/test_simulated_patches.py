@@ -27,7 +27,7 @@ from matches.ratings.matchup_offset import expected
 from matches.services.patches import assign_patches
 from matches.services.refresh import refresh_derived_tables
 from matches.simulation.league import SimulatedPatch, write_league
-from players.roster import CODE_TO_ID
+from players.seed_roster import SEED_IDS as CODE_TO_ID
 
 pytestmark = pytest.mark.django_db
 

@@ -7,14 +7,20 @@ import math
 import statistics
 from collections import Counter, defaultdict
 from datetime import UTC, datetime, timedelta
+from functools import partial
 from pathlib import Path
 
 import pytest
 
-from matches.replays import iter_replay_file, parse_replay
+from matches.replays import iter_replay_file
+from matches.replays import parse_replay as _parse_replay
 from matches.simulation import LeagueSimulator, write_league
 from matches.simulation.league import CHUNK_GAMES, SET_GAP_SECONDS, TEXTBOOK
-from players.roster import CODE_TO_ID
+from players.seed_roster import SEED_CODES, SEED_IDS
+
+parse_replay = partial(_parse_replay, characters=SEED_IDS)
+
+CODE_TO_ID = {code: index for index, code in enumerate(SEED_CODES)}
 
 CODES = {character: code for code, character in CODE_TO_ID.items()}
 

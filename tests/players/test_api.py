@@ -11,7 +11,7 @@ from rest_framework.serializers import Serializer
 
 from players.api.serializers import PlayerHitSerializer, RankingRowSerializer
 from players.models import Character, Player, Rating
-from players.roster import ROSTER
+from players.seed_roster import SEED_ROSTER as ROSTER
 from players.selectors.rankings import ranked_ratings, ranked_rows, ranked_rows_counted
 from players.selectors.search import find_players
 from tests.factories import PlayerFactory, RatingFactory

@@ -5,7 +5,7 @@ from datetime import datetime
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.utils import timezone
 
-from matches.simulation.league import LeagueSimulator
+from matches.simulation.league import LeagueSimulator, parse_release
 from matches.sources.feed import LeagueFeed, feed_server
 
 
@@ -26,11 +26,20 @@ class Command(BaseCommand):
             default=None,
             help="when game 0 is played (ISO 8601 with an offset); default: now",
         )
+        parser.add_argument(
+            "--release",
+            action="append",
+            default=[],
+            metavar="CODE=DAYS",
+            help="a character released DAYS after the start (docs/roster.md#the-simulator); "
+            "repeatable",
+        )
 
     def handle(self, *args, port: int, seed: int, rate: float, players: int, **options) -> None:
         start = options["start"] or timezone.now().replace(microsecond=0)
         try:
-            simulator = LeagueSimulator(players, seed, start, rate=rate)
+            releases = dict(map(parse_release, options["release"]))
+            simulator = LeagueSimulator(players, seed, start, rate=rate, releases=releases)
         except ValueError as error:
             raise CommandError(str(error)) from None
         server = feed_server(LeagueFeed(simulator), port, log=options["verbosity"] > 1)

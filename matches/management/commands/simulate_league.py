@@ -4,7 +4,7 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.utils import timezone
 
-from matches.simulation.league import DEFAULT_DAYS, SimulatedPatch, write_league
+from matches.simulation.league import DEFAULT_DAYS, SimulatedPatch, parse_release, write_league
 
 
 def _moment(text: str) -> datetime:
@@ -24,8 +24,9 @@ def _patch(text: str) -> tuple[str, float]:
 class Command(BaseCommand):
     help = (
         "Write a simulated league's replays (docs/replay-format.md), its hidden skills "
-        "(<out>.skills.csv) and matchup offsets (<out>.matchups.csv; with --patch, every patch's "
-        "in <out>.patches.csv). By default the league "
+        "(<out>.skills.csv), matchup offsets (<out>.matchups.csv; with --patch, every patch's "
+        "in <out>.patches.csv) and, with --release, when each late character came "
+        "(<out>.releases.csv). By default the league "
         "ends now, so that its ratings are current once rated; give --start or --end for "
         "files that the same arguments reproduce."
     )
@@ -45,6 +46,14 @@ class Command(BaseCommand):
             metavar="NAME@DAYS",
             help="a patch that changes the hidden matchups DAYS after the start (repeatable); "
             "its games report NAME as their version",
+        )
+        parser.add_argument(
+            "--release",
+            action="append",
+            default=[],
+            metavar="CODE=DAYS",
+            help="a character released DAYS after the start (docs/roster.md#the-simulator); "
+            "repeatable",
         )
         when = parser.add_mutually_exclusive_group()
         when.add_argument("--start", type=_moment, help="ISO date or time of the first game")
@@ -71,10 +80,15 @@ class Command(BaseCommand):
             start = (end or timezone.now().replace(microsecond=0)) - timedelta(days=days)
         try:
             plan = [SimulatedPatch(name, start + timedelta(days=at)) for name, at in patches]
-            written = write_league(out, players, games, seed, start=start, days=days, patches=plan)
+            releases = dict(map(parse_release, options["release"]))
+            written = write_league(
+                out, players, games, seed, start=start, days=days, patches=plan, releases=releases
+            )
         except ValueError as error:
             raise CommandError(str(error)) from error
         self.stdout.write(f"wrote {written} games among {players} players to {out}")
         self.stdout.write(f"hidden skills in {out}.skills.csv, matchups in {out}.matchups.csv")
         if patches:
             self.stdout.write(f"each patch's matchups in {out}.patches.csv")
+        if releases:
+            self.stdout.write(f"release times in {out}.releases.csv")

@@ -39,6 +39,11 @@ class Command(BaseCommand):
             f"pending: {overview.pending} matches to rate"
             + (f", the oldest played {oldest:%Y-%m-%d %H:%M:%S}" if oldest else "")
         )
+        for waiting in overview.waiting:
+            write(
+                f"waiting: {waiting.replays} replays wait for character {waiting.code}, "
+                f"first seen {waiting.first_seen:%Y-%m-%d %H:%M:%S} (add it in the admin)"
+            )
         write(f"rejected: {overview.rejected_total} replays in all")
         for replay in overview.rejected:
             source = replay.source.name if replay.source else "-"

@@ -1,10 +1,13 @@
-"""The game's character roster as plain data: (id, code, name), id = position from 0.
+"""The 27 characters a new database starts with: (id, code, name), id = position from 0.
 
-The database copy is created by a data migration; a new character is one row there
-and one line here (the line keeps the replay validator and simulator in step).
+The roster is data: the Character table, managed in the admin and read through
+`players.selectors.roster` (docs/roster.md). This list only seeds it (migration 0002,
+`players.services.ensure_roster` for tests that flush the table) and gives the
+simulator and the offline benches the league they start from. Nothing that validates,
+rates or shows a game reads it: a character added here and nowhere else exists nowhere.
 """
 
-ROSTER: tuple[tuple[int, str, str], ...] = (
+SEED_ROSTER: tuple[tuple[int, str, str], ...] = (
     (0, "SO", "Sol"),
     (1, "KY", "Ky"),
     (2, "MA", "May"),
@@ -34,5 +37,5 @@ ROSTER: tuple[tuple[int, str, str], ...] = (
     (26, "AB", "A.B.A."),
 )
 
-CODE_TO_ID: dict[str, int] = {code: cid for cid, code, _ in ROSTER}
-ID_TO_CODE: dict[int, str] = {cid: code for cid, code, _ in ROSTER}
+SEED_CODES: tuple[str, ...] = tuple(code for _, code, _ in SEED_ROSTER)
+SEED_IDS: dict[str, int] = {code: cid for cid, code, _ in SEED_ROSTER}

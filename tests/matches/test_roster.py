@@ -1,0 +1,223 @@
+"""The roster as data (docs/roster.md): characters managed in the admin and seen everywhere
+at the next request, replays waiting for a character the roster lacks, kept replays
+ingested once they pass, and the simulator's characters released mid-league."""
+
+from __future__ import annotations
+
+import csv
+import json
+from datetime import UTC, datetime, timedelta
+from io import StringIO
+
+import pytest
+from django.core.management import call_command
+
+from matches.models import Match, RejectedReplay
+from matches.replays.readers import iter_replay_payloads
+from matches.services.file_import import file_import_source
+from matches.services.ingest import store_replays
+from matches.services.kept_replays import ingest_kept_replays
+from matches.services.rating.incremental import rate_pending_matches
+from matches.simulation.league import LeagueSimulator, write_league
+from matches.sources.pulling import add_source, pull_source
+from matches.tasks import ingest_waiting_replays, rate_matches
+from players.models import Character, Rating
+from players.selectors.roster import current_roster
+from tests.factories import replay
+
+pytestmark = pytest.mark.django_db
+
+A, B = "100000000000000001", "100000000000000002"
+
+
+def store(*replays: dict):
+    return store_replays(source=file_import_source(), replays=iter_replay_payloads(replays))
+
+
+@pytest.fixture
+def add_in_admin(admin_client, django_capture_on_commit_callbacks, monkeypatch):
+    """Add a character through the admin and run what its commit sends: the generation
+    bumped, and the task storing the replays that wait for it run here rather than sent
+    to a broker (tests/worker/test_new_character.py runs it on a real worker)."""
+    monkeypatch.setattr(ingest_waiting_replays, "delay", ingest_waiting_replays)
+    monkeypatch.setattr(rate_matches, "delay", rate_matches)
+
+    def add(code: str, name: str = "Newcomer") -> None:
+        with django_capture_on_commit_callbacks(execute=True):
+            response = admin_client.post(
+                "/admin/players/character/add/",
+                {"code": code, "name": name, "display_order": 40, "_save": "1"},
+            )
+        assert response.status_code == 302, response.content.decode()[-1500:]
+
+    return add
+
+
+def test_a_character_added_in_the_admin_is_served_at_the_next_request(add_in_admin, client):
+    before = client.get("/api/v1/characters/").json()["results"]
+    assert [c["code"] for c in before][:3] == ["SO", "KY", "MA"] and len(before) == 27
+
+    add_in_admin("NX", "Nexus")
+
+    after = client.get("/api/v1/characters/").json()["results"]
+    assert after[-1] == {"id": 27, "code": "NX", "name": "Nexus"}
+    assert 'href="/top/NX"' in client.get("/").content.decode()  # the rankings' menu too
+    assert current_roster().codes["NX"] == 27  # and replay validation
+
+
+def test_the_roster_is_read_once_a_generation(django_assert_num_queries):
+    current_roster()
+    with django_assert_num_queries(0):
+        current_roster()
+
+
+def test_codes_keep_their_format_and_cannot_change(admin_client):
+    for bad in ("nx", "1X", "TOOLONG", "N-X"):
+        response = admin_client.post(
+            "/admin/players/character/add/", {"code": bad, "name": "x", "display_order": 1}
+        )
+        assert response.status_code == 200 and "errornote" in response.content.decode(), bad
+    assert not Character.objects.filter(name="x").exists()
+    change = admin_client.get("/admin/players/character/0/change/").content.decode()
+    assert 'name="code"' not in change  # read only once saved
+
+
+def test_a_renamed_character_keeps_its_games_and_ratings(admin_client, client):
+    store(replay(1, A, B, characters=("SO", "KY")))
+    rate_pending_matches()
+    response = admin_client.post(
+        "/admin/players/character/0/change/",
+        {"name": "Sol Badguy", "display_order": 0, "release_date": "", "_save": "1"},
+    )
+    assert response.status_code == 302
+    rating = Rating.objects.get(player_id=A)
+    assert (rating.character.code, rating.character.name) == ("SO", "Sol Badguy")
+    assert "Sol Badguy" in client.get(f"/player/{A}/SO").content.decode()
+
+
+def test_a_replay_naming_an_unknown_code_waits_for_that_character():
+    result = store(
+        replay(1, characters=("SO", "nx ")),  # any case, padded: the code NX
+        replay(2, characters=("SO", "N-X")),  # no code at all: an ordinary rejection
+        replay(3, characters=("NX", "KY"), winner=3),  # broken otherwise: not waiting
+        replay(4),
+    )
+    assert (result.new, result.rejected) == (1, 3)
+    kept = dict(RejectedReplay.objects.values_list("raw", "waiting_for"))
+    assert sorted(kept.values()) == ["", "", "NX"]
+    assert RejectedReplay.objects.get(waiting_for="NX").reason == "unknown character 'NX'"
+
+
+def test_waiting_replays_are_stored_and_rated_once_when_the_character_comes(
+    admin_client, add_in_admin
+):
+    waiting = [replay(n, characters=("SO", "NX")) for n in range(1, 4)]
+    store(*waiting, replay(9))
+    page = admin_client.get("/admin/matches/replaysource/operations/").content.decode()
+    assert "<strong>3</strong> replays wait for character <code>NX</code>, first seen" in page
+    status = StringIO()
+    call_command("status", stdout=status)
+    assert "waiting: 3 replays wait for character NX, first seen" in status.getvalue()
+
+    add_in_admin("NX")
+    store(*waiting)  # the feed delivers them again
+
+    stored = Match.objects.filter(character_b__code="NX")
+    assert sorted(stored.values_list("source_replay_id", flat=True)) == [
+        "r-000001",
+        "r-000002",
+        "r-000003",
+    ]
+    assert {m.source_id for m in stored} == {file_import_source().id}  # their own source
+    assert not Match.objects.pending().exists()  # and rated
+    assert not RejectedReplay.objects.filter(ingested_at__isnull=True).exists()
+    page = admin_client.get("/admin/matches/replaysource/operations/").content.decode()
+    assert "wait for character" not in page
+    assert ingest_kept_replays(waiting_only=True).read == 0  # never ingested twice
+
+
+def test_ingest_rejected_stores_kept_replays_that_pass_now(monkeypatch):
+    monkeypatch.setattr(rate_matches, "delay", rate_matches)
+    source = file_import_source()
+    now = datetime.now(UTC)
+    good_json = json.dumps(replay(1))
+    cells = ["r-000002", "1793534400", "", "1", A, "ann", "SO", "pc", B, "bob", "KY", ""]
+    good_csv = ",".join(cells)
+    bad = json.dumps(replay(3, A, A))
+    for raw in (good_json, good_csv, bad):  # kept by rules stricter than today's
+        RejectedReplay.objects.create(
+            source=source, raw=raw, fingerprint=raw[:60], reason="an old rule", created_at=now
+        )
+
+    out, again = StringIO(), StringIO()
+    call_command("ingest_rejected", stdout=out)
+    call_command("ingest_rejected", stdout=again)
+
+    assert sorted(Match.objects.values_list("source_replay_id", flat=True)) == [
+        "r-000001",
+        "r-000002",
+    ]
+    assert "new 2" in out.getvalue() and "read 0" in again.getvalue()
+    still = RejectedReplay.objects.get(ingested_at__isnull=True)
+    assert still.reason == "player plays against themself"  # today's reason
+
+
+def test_a_character_released_mid_league_plays_from_its_day_on(tmp_path):
+    start = datetime(2026, 1, 5, tzinfo=UTC)
+    league = LeagueSimulator(60, 11, start, rate=1.0, releases={"NX": 200 / 86400})
+    games = list(league.games(900))
+    days = [
+        datetime.fromisoformat(g["played_at"]).timestamp() - start.timestamp()
+        for g in games
+        if any(side["character"] == "NX" for side in g["players"])
+    ]
+    assert len(days) > 10 and min(days) >= 200
+    assert league.codes[-1] == "NX" and league.codes[:27] == current_roster_codes()
+
+    path = tmp_path / "league.jsonl"
+    write_league(path, 60, 900, 11, start=start, days=900 / 86400, releases={"NX": 200 / 86400})
+    with open(f"{path}.releases.csv", encoding="utf-8") as truth:
+        assert list(csv.reader(truth)) == [
+            ["character", "released_at"],
+            ["NX", "2026-01-05T00:03:20+00:00"],
+        ]
+
+
+def current_roster_codes() -> tuple[str, ...]:
+    return tuple(c.code for c in current_roster().characters)
+
+
+def test_the_api_serves_a_character_added_after_its_schema_was_written(add_in_admin, client):
+    store(replay(1, A, B, characters=("SO", "KY")), replay(2, A, B, characters=("SO", "NX")))
+    rate_pending_matches()
+    url = f"/api/v1/players/{A}/SO/vs/{B}/"
+    assert client.get(url, {"character": "NX"}).status_code == 404  # no such rating yet
+    add_in_admin("NX")
+    answer = client.get(url, {"character": "NX"})
+    assert answer.status_code == 200
+    assert answer.json()["opponent_character"]["code"] == "NX"
+
+
+def test_simulate_league_takes_releases(tmp_path):
+    out = tmp_path / "league.jsonl"
+    call_command(
+        "simulate_league", "--players", "60", "--games", "900", "--seed", "11",
+        "--out", str(out), "--start", "2026-01-05", "--days", str(900 / 86400),
+        "--release", f"NX={200 / 86400}", stdout=StringIO(),
+    )  # fmt: skip
+    released = (tmp_path / "league.jsonl.releases.csv").read_text().splitlines()[1]
+    assert released.startswith("NX,2026-01-05T00:03:")
+    assert '"character":"NX"' in out.read_text()
+
+
+def test_a_simulator_source_rehearses_release_day():
+    start = (datetime.now(UTC) - timedelta(seconds=900)).replace(microsecond=0)
+    settings = {"start": start.isoformat(), "players": "60", "seed": "11", "rate": "1"}
+    source = add_source(
+        name="rehearsal", kind="simulator", settings={**settings, "releases": "NX=0.0023"}
+    )
+    run = pull_source(source)
+    waiting = RejectedReplay.objects.filter(source=source, waiting_for="NX").count()
+    assert run.error == "" and waiting > 10 and run.new == run.fetched - waiting
+    with pytest.raises(ValueError, match="CODE=DAYS"):
+        add_source(name="bad", kind="simulator", settings={**settings, "releases": "nx=1"})
