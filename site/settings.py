@@ -222,7 +222,7 @@ AXES_COOLOFF_TIME = timedelta(seconds=env_int("ADMIN_LOGIN_COOLOFF_SECONDS", 900
 AXES_LOCKOUT_PARAMETERS = ["ip_address", "username"]  # each on its own
 AXES_ONLY_ADMIN_SITE = True
 AXES_RESET_ON_SUCCESS = True
-AXES_CLIENT_IP_CALLABLE = "web.admin_logins.client_address"
+AXES_CLIENT_IP_CALLABLE = "web.limits.client_address"
 AXES_VERBOSE = False
 # No inline script anywhere; the Swagger UI page's own <style> is allowed on that view only
 # (ratingsite.api_urls).

@@ -4,7 +4,7 @@ django-axes (settings: ADMIN_LOGIN_*) refuses an admin login once a client addre
 username has failed ADMIN_LOGIN_FAILURE_LIMIT times within the cool-off, even with the right
 password, until the cool-off has passed since the last failure. This module:
 
-- gives axes the client's address (``client_address``) by the rule the API throttle uses:
+- gives axes the client's address (``web.limits.client_address``, the API throttle's rule):
   ``X-Forwarded-For`` is read only when NUM_PROXIES says proxies are in front of the site;
 - logs every failed login at WARNING (logger ``web.admin_logins``);
 - sends ``admin_login_failed`` after each, for the metrics to count. Its keyword arguments:
@@ -25,25 +25,15 @@ from typing import Any
 # Imported first so that its receivers are connected before this module's: ours then reads
 # the lockout state axes has just recorded for the attempt.
 import axes.signals  # noqa: F401
-from django.conf import settings
 from django.contrib.auth.signals import user_login_failed
 from django.dispatch import Signal, receiver
 from django.http import HttpRequest
 
+from web.limits import client_address
+
 logger = logging.getLogger(__name__)
 
 admin_login_failed = Signal()
-
-
-def client_address(request: HttpRequest) -> str:
-    """The client's address: the socket's, or with NUM_PROXIES > 0 the one the outermost
-    trusted proxy appended to X-Forwarded-For (what DRF's throttles take)."""
-    proxies = settings.NUM_PROXIES
-    forwarded = request.META.get("HTTP_X_FORWARDED_FOR", "")
-    if proxies > 0 and forwarded:
-        addresses = [address.strip() for address in forwarded.split(",")]
-        return addresses[-min(proxies, len(addresses))]
-    return request.META.get("REMOTE_ADDR", "")
 
 
 # Runs after axes's own receiver (imported above), so `axes_locked_out` already says whether

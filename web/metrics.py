@@ -30,7 +30,8 @@ from prometheus_client import (
 from prometheus_client.exposition import CONTENT_TYPE_PLAIN_0_0_4
 from prometheus_client.multiprocess import MultiProcessCollector
 from prometheus_client.registry import Collector
-from rest_framework.throttling import BaseThrottle
+
+from web.limits import client_address
 
 REQUESTS = Counter(
     "ratings_http_requests",
@@ -123,7 +124,7 @@ def may_scrape(request: HttpRequest) -> bool:
     if token and hmac.compare_digest(given.encode(), f"Bearer {token}".encode()):
         return True
     try:
-        client = ipaddress.ip_address(BaseThrottle().get_ident(request))
+        client = ipaddress.ip_address(client_address(request))
     except ValueError:
         return False
     return any(client in network for network in _allowed_networks())
