@@ -14,11 +14,12 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitVie
 from rest_framework.serializers import Serializer
 from rest_framework.views import APIView
 
-from matches.api import calculator, lab, matchups, profile, rivals, statistics
+from matches.api import calculator, lab, matchups, profile, rivals, seasons, statistics
 from matches.api.serializers.calculator import ProbabilityQuery
 from matches.api.serializers.matchups import MatchupsQuery
 from matches.api.serializers.profile import HistoryQuery, MatchesQuery, OpponentsQuery
 from matches.api.serializers.rivals import HeadToHeadQuery, MeetingsQuery
+from matches.api.serializers.seasons import SeasonQuery
 from players.api import characters, players, rankings, search
 from players.api.serializers import CharacterRankingQuery, RankingQuery, SearchQuery
 from web.api import conditional, endpoint_index, not_found
@@ -80,6 +81,8 @@ v1 = [
     endpoint("matchups/", matchups.CharacterMatchupsView, "matchups", query=MatchupsQuery),
     endpoint("probability/", calculator.ProbabilityView, "probability", query=ProbabilityQuery),
     endpoint("stats/", statistics.StatisticsView, "stats"),
+    endpoint("seasons/", seasons.SeasonList, "seasons"),
+    endpoint("seasons/<slug:name>/", seasons.SeasonLadder, "season", query=SeasonQuery),
     endpoint("lab/", lab.LabView, "lab"),
 ]
 

@@ -10,7 +10,7 @@ from functools import partial
 
 from django.urls import path
 
-from matches.views import about, calculator, lab, matchups, profile, rivals, statistics
+from matches.views import about, calculator, lab, matchups, profile, rivals, seasons, statistics
 from matches.views.calculator import ContenderForm
 from players.views import rankings, search, supporters
 from web.caching import cached_page
@@ -30,6 +30,8 @@ RENDERED_SETTINGS = (
     "RATING_ONE_CHANCE",
     "RATING_TIERS",
     "FAIR_OPPONENT_DAYS",
+    "SEASON_MIN_GAMES",
+    "SEASON_ARCHIVE_PLACES",
     "CELERY_BEAT_SCHEDULE",
 )
 
@@ -61,6 +63,12 @@ urlpatterns = [
     path("matchups", page(matchups.matchups, reads=["bracket", "character"]), name="matchups"),
     path("calculator", page(calculator.calculator, reads=CALCULATOR_INPUTS), name="calculator"),
     path("stats", page(statistics.stats), name="stats"),
+    path("seasons/", page(seasons.seasons), name="seasons"),
+    path(
+        "seasons/<slug:name>",
+        page(seasons.season, reads=["character", "page"]),
+        name="season",
+    ),
     path("lab", page(lab.lab), name="lab"),
     path("about", page(about.about), name="about"),
     path("supporters", page(supporters.supporters), name="supporters"),

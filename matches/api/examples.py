@@ -433,3 +433,30 @@ RIVALS = {
         }
     ],
 }
+
+SEASON = {
+    "name": "2026-autumn",
+    "start": "2026-09-01",
+    "end": "2026-11-30",
+    "state": "live",
+    "archived_at": None,
+}
+
+SEASON_PAGE = {
+    "season": SEASON,
+    "character": None,
+    "page": 1,
+    "min_games": 10,
+    "standings": [
+        {
+            "rank": 1,
+            "player_id": "210611105519744612",
+            "name": "Daru",
+            "character": {"id": 1, "code": "SO", "name": "Sol Badguy"},
+            "value": 1911.4,
+            "deviation": 31.2,
+            "games": 214,
+        }
+    ],
+    "more": False,
+}

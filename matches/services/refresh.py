@@ -15,6 +15,7 @@ from matches.services.calibration import refit_calibration
 from matches.services.character_matchups import rebuild_character_matchups
 from matches.services.evaluation import refresh_lab
 from matches.services.rating.decay import decay_all_ratings
+from matches.services.seasons import refresh_seasons
 from matches.services.statistics import recompute_site_statistics
 from web.generation import bump_generation
 
@@ -29,10 +30,12 @@ def refresh_site(*, evaluate_lab: Callable[[], object] = refresh_lab) -> None:
 
 
 def refresh_derived_tables(now: datetime | None = None) -> None:
-    """Decay idle ratings up to `now`, rebuild the character matchups and recompute every
-    site statistic, then bump the cache generation."""
+    """Decay idle ratings up to `now`, rebuild the character matchups, recompute every
+    site statistic and the season ladders (archiving the seasons that have ended), then
+    bump the cache generation."""
     now = now or timezone.now()
     decay_all_ratings(now)
     rebuild_character_matchups()
     recompute_site_statistics(now)
+    refresh_seasons(now)
     bump_generation()
