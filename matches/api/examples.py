@@ -216,6 +216,10 @@ STATISTICS = {
         "day": {"players": 4120, "games": 8640},
         "week": {"players": 11020, "games": 60480},
     },
+    "inflation": [
+        {"week": "2026-11-16", "ratings": 9874, "p10": 1371.5, "median": 1538.0, "p90": 1702.9},
+        {"week": "2026-11-23", "ratings": 10212, "p10": 1369.8, "median": 1539.1, "p90": 1706.3},
+    ],
 }
 
 OPPONENTS = {

@@ -24,6 +24,8 @@ class SiteStatistics:
     percentiles: list[dict[str, Any]]
     # {hour|day|week: {players, games}}
     activity: dict[str, dict[str, int]] | None
+    # [{week: Monday, ratings, p10, median, p90}], oldest first (matches.services.statistics)
+    inflation: list[dict[str, Any]]
     computed_at: datetime | None
 
 
@@ -35,6 +37,7 @@ STATISTIC_KEYS = (
     "popularity",
     "percentiles",
     "activity",
+    "inflation",
 )
 
 
@@ -50,5 +53,6 @@ def site_statistics() -> SiteStatistics:
         popularity=data["popularity"],
         percentiles=data["percentiles"] or [],
         activity=data["activity"],
+        inflation=data["inflation"] or [],
         computed_at=max((row.computed_at for row in rows.values()), default=None),
     )

@@ -52,6 +52,9 @@ def _statistics_charts(statistics: SiteStatistics) -> dict[str, str]:
     }
 
 
+INFLATION_WEEKS_SHOWN = 26
+
+
 def every(seconds: float) -> str:
     """An interval as people say it: 'every hour', 'every 15 minutes', 'every 2 days'."""
     for unit, length in (("day", 86400), ("hour", 3600), ("minute", 60)):
@@ -92,5 +95,8 @@ def stats(request: HttpRequest) -> HttpResponse:
             "charts": _statistics_charts(statistics),
             "refreshed": every(refresh_seconds),
             "popularity_rows": _popularity_rows(statistics.popularity),
+            # The latest weeks, newest first; the API has every week.
+            "inflation": statistics.inflation[::-1][:INFLATION_WEEKS_SHOWN],
+            "inflation_more": len(statistics.inflation) > INFLATION_WEEKS_SHOWN,
         },
     )

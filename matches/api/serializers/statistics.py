@@ -88,6 +88,17 @@ class ActivitySerializer(serializers.Serializer):
     week = ActivityCountSerializer(help_text="In the last 7 days.")
 
 
+class InflationWeekSerializer(serializers.Serializer):
+    week = serializers.DateField(help_text="The week's Monday (UTC weeks).")
+    ratings = serializers.IntegerField(
+        help_text="Active settled ratings: played that week, settled after their last game "
+        "of it, of players not flagged."
+    )
+    p10 = serializers.FloatField(help_text="Their 10th percentile (linearly interpolated).")
+    median = serializers.FloatField(help_text="Their median.")
+    p90 = serializers.FloatField(help_text="Their 90th percentile.")
+
+
 class SiteStatisticsSerializer(serializers.Serializer):
     computed_at = serializers.DateTimeField(
         allow_null=True, help_text="When the statistics were last refreshed; null: never yet."
@@ -112,4 +123,9 @@ class SiteStatisticsSerializer(serializers.Serializer):
     )
     activity = ActivitySerializer(
         allow_null=True, help_text="Players and games in the last hour, day and week."
+    )
+    inflation = InflationWeekSerializer(
+        many=True,
+        help_text="Every week with games, oldest first: where the active settled ratings "
+        "sit, so that a drift of the rating scale (inflation or deflation) shows.",
     )
