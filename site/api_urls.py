@@ -58,6 +58,7 @@ v1 = [
     endpoint(f"{RATING}history/", profile.RatingHistoryView, "rating-history", query=HistoryQuery),
     endpoint(f"{RATING}matches/", profile.RatingMatchesView, "rating-matches", query=MatchesQuery),
     endpoint(f"{RATING}matchups/", profile.RatingMatchupsView, "rating-matchups"),
+    endpoint(f"{RATING}placement/", profile.RatingPlacementView, "rating-placement"),
     endpoint(
         f"{RATING}opponents/",
         profile.RatingOpponentsView,

@@ -464,3 +464,11 @@ SEASON_PAGE = {
     ],
     "more": False,
 }
+
+PLACEMENT = {
+    "ranked": False,
+    "flag": None,
+    "games_to_rank": 6,
+    "idle_since": None,
+    "widest": False,
+}
