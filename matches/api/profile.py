@@ -1,5 +1,5 @@
 """A rating's history, games, matchups and fair opponents:
-`/api/v1/players/<id>/<char>/{history,matches,matchups,opponents}/`."""
+`/api/v1/players/<id>/<char>/{history,matches,matchups,placement,opponents}/`."""
 
 from __future__ import annotations
 
@@ -12,12 +12,12 @@ from rest_framework.views import APIView
 
 from matches.api import examples
 from matches.api.serializers.profile import (
-    PlacementSerializer,
     FairOpponentsSerializer,
     GamePageSerializer,
     HistoryQuery,
     MatchesQuery,
     OpponentsQuery,
+    PlacementSerializer,
     RatingHistorySerializer,
     RatingMatchupsSerializer,
 )
@@ -125,7 +125,7 @@ class RatingPlacementView(APIView):
         summary="How far a rating is from being ranked",
         description="Whether the rating is ranked, and if not why and how many games would "
         "rank it: the games against settled players of its level that take its deviation "
-        "below the ranking limit (the profile's \"Unranked: …\").",
+        'below the ranking limit (the profile\'s "Unranked: …").',
         parameters=[PLAYER_ID, CHARACTER],
         response=PlacementSerializer,
         example=examples.PLACEMENT,
