@@ -52,7 +52,7 @@ import random
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 
 from matches.ratings.ledger import Game
@@ -526,6 +526,21 @@ class LeagueSimulator:
         return self._expected(a, a_slot, b, b_slot, self._drift_at(week))
 
 
+def league_seasons(start: datetime, days: float, season_days: int) -> list[tuple[str, date, date]]:
+    """Seasons of `season_days` whole UTC days one after another from the league's first
+    day until one covers its last: (name, first day, last day included)."""
+    if season_days < 1:
+        raise ValueError("a season lasts at least one day")
+    first = start.astimezone(UTC).date()
+    last = (start + timedelta(days=days)).astimezone(UTC).date()
+    seasons = []
+    while first <= last:
+        end = first + timedelta(days=season_days - 1)
+        seasons.append((f"season-{len(seasons) + 1}", first, end))
+        first = end + timedelta(days=1)
+    return seasons
+
+
 def write_league(
     path: str | Path,
     players: int,
@@ -534,11 +549,13 @@ def write_league(
     *,
     start: datetime = DEFAULT_START,
     days: float = DEFAULT_DAYS,
+    season_days: int | None = None,
 ) -> int:
     """Write ``games`` games spread over ``days`` to .jsonl or .jsonl.gz, the hidden
-    skills as they stand after the last game to ``<path>.skills.csv`` and the hidden
+    skills as they stand after the last game to ``<path>.skills.csv``, the hidden
     matchup offsets to ``<path>.matchups.csv`` (character, opponent, m(character,
-    opponent)); the same arguments give byte-identical files."""
+    opponent)) and, with `season_days`, the league's seasons to ``<path>.seasons.csv``
+    (name, start, end: `league_seasons`); the same arguments give byte-identical files."""
     path = Path(path)
     if not path.name.endswith((".jsonl", ".jsonl.gz")):
         raise ValueError(f"league files are .jsonl or .jsonl.gz, not {path.name!r}")
@@ -564,6 +581,12 @@ def write_league(
         writer.writerow(("character", "opponent", "offset"))
         for (character, opponent), offset in league.true_matchups().items():
             writer.writerow((_CODES[character], _CODES[opponent], f"{offset:.2f}"))
+    if season_days is not None:
+        with open(f"{path}.seasons.csv", "w", encoding="utf-8", newline="") as seasons_file:
+            writer = csv.writer(seasons_file, lineterminator="\n")
+            writer.writerow(("name", "start", "end"))
+            for name, first, last in league_seasons(start, days, season_days):
+                writer.writerow((name, first.isoformat(), last.isoformat()))
     return games
 
 

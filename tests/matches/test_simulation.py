@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import csv
+import io
+import json
 import math
 import statistics
 from collections import Counter, defaultdict
@@ -10,7 +12,9 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
+from django.core.management import call_command
 
+from matches.models import Season
 from matches.replays import iter_replay_file, parse_replay
 from matches.simulation import LeagueSimulator, write_league
 from matches.simulation.league import CHUNK_GAMES, SET_GAP_SECONDS
@@ -398,3 +402,32 @@ def test_a_tiny_league_still_plays() -> None:
     games = list(LeagueSimulator(2, 3, START, rate=0.001).games(200))
     assert all({p["id"] for p in game["players"]} == {p["id"] for p in games[0]["players"]}
                for game in games)  # fmt: skip
+
+
+def test_a_league_cut_into_seasons_writes_them_and_adds_them_to_the_site(tmp_path, db):
+    out = tmp_path / "league.jsonl"
+    call_command(
+        "simulate_league",
+        "--players=20",
+        "--games=200",
+        "--days=20",
+        "--start=2026-03-01T12:00",
+        "--season-days=7",
+        "--create-seasons",
+        f"--out={out}",
+        stdout=io.StringIO(),
+    )
+    rows = list(csv.DictReader(Path(f"{out}.seasons.csv").read_text().splitlines()))
+    # 20 days from noon on Mar 1: the last game on Mar 21, in the third week's season.
+    assert [(row["name"], row["start"], row["end"]) for row in rows] == [
+        ("season-1", "2026-03-01", "2026-03-07"),
+        ("season-2", "2026-03-08", "2026-03-14"),
+        ("season-3", "2026-03-15", "2026-03-21"),
+    ]
+    games = [json.loads(line) for line in out.read_text().splitlines()]
+    assert rows[0]["start"] <= games[0]["played_at"][:10] <= games[-1]["played_at"][:10]
+    assert games[-1]["played_at"][:10] <= rows[-1]["end"]
+    seasons = Season.objects.order_by("start").values_list("name", "start", "end")
+    assert [(n, s.isoformat(), e.isoformat()) for n, s, e in seasons] == [
+        (row["name"], row["start"], row["end"]) for row in rows
+    ]

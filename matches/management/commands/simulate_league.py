@@ -4,7 +4,8 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.utils import timezone
 
-from matches.simulation.league import DEFAULT_DAYS, write_league
+from matches.models import Season
+from matches.simulation.league import DEFAULT_DAYS, league_seasons, write_league
 
 
 def _moment(text: str) -> datetime:
@@ -15,7 +16,8 @@ def _moment(text: str) -> datetime:
 class Command(BaseCommand):
     help = (
         "Write a simulated league's replays (docs/replay-format.md), its hidden skills "
-        "(<out>.skills.csv) and matchup offsets (<out>.matchups.csv). By default the league "
+        "(<out>.skills.csv), matchup offsets (<out>.matchups.csv) and, with --season-days, its "
+        "seasons (<out>.seasons.csv). By default the league "
         "ends now, so that its ratings are current once rated; give --start or --end for "
         "files that the same arguments reproduce."
     )
@@ -26,6 +28,16 @@ class Command(BaseCommand):
         parser.add_argument("--seed", type=int, default=1)
         parser.add_argument("--out", type=Path, required=True, help="FILE.jsonl or FILE.jsonl.gz")
         parser.add_argument("--days", type=float, default=DEFAULT_DAYS, help="season length")
+        parser.add_argument(
+            "--season-days",
+            type=int,
+            help="cut the league into seasons of this many days: <out>.seasons.csv",
+        )
+        parser.add_argument(
+            "--create-seasons",
+            action="store_true",
+            help="also add those seasons to the site (README.md#seasons); archived ones stay",
+        )
         when = parser.add_mutually_exclusive_group()
         when.add_argument("--start", type=_moment, help="ISO date or time of the first game")
         when.add_argument(
@@ -42,6 +54,8 @@ class Command(BaseCommand):
         days: float,
         start: datetime | None,
         end: datetime | None,
+        season_days: int | None,
+        create_seasons: bool,
         **options,
     ) -> None:
         if players < 2 or games < 0 or days <= 0:
@@ -49,8 +63,21 @@ class Command(BaseCommand):
         if start is None:
             start = (end or timezone.now().replace(microsecond=0)) - timedelta(days=days)
         try:
-            written = write_league(out, players, games, seed, start=start, days=days)
+            written = write_league(
+                out, players, games, seed, start=start, days=days, season_days=season_days
+            )
         except ValueError as error:
             raise CommandError(str(error)) from error
         self.stdout.write(f"wrote {written} games among {players} players to {out}")
         self.stdout.write(f"hidden skills in {out}.skills.csv, matchups in {out}.matchups.csv")
+        if season_days is None:
+            return
+        self.stdout.write(f"seasons in {out}.seasons.csv")
+        if create_seasons:
+            archived = set(Season.objects.exclude(archived_at=None).values_list("name", flat=True))
+            for name, first, last in league_seasons(start, days, season_days):
+                if name not in archived:
+                    Season.objects.update_or_create(
+                        name=name, defaults={"start": first, "end": last}
+                    )
+            self.stdout.write("seasons added to the site")
