@@ -6,6 +6,7 @@ from typing import Any
 
 from django.conf import settings
 from django.utils import timezone
+from drf_spectacular.utils import OpenApiExample, OpenApiParameter
 from rest_framework.exceptions import NotFound
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -17,6 +18,14 @@ from matches.models import Season
 from matches.selectors.seasons import all_seasons, find_season, season_page, season_state
 from web.api import documented, query_parameters
 from web.caching import cached_get
+
+SEASON_NAME = OpenApiParameter(
+    "name",
+    str,
+    OpenApiParameter.PATH,
+    description="The season's name (see /api/v1/seasons/).",
+    examples=[OpenApiExample("a season", value=examples.SEASON["name"])],
+)
 
 
 def _season_fields(season: Season) -> dict[str, Any]:
@@ -53,7 +62,7 @@ class SeasonLadder(APIView):
         "ratings with at least `min_games` counted games in the season, best first. An "
         "archived season's final standings (the first 1000 of each ladder, as its last day "
         "left them) never change; a live season's ladder is as of the latest refresh.",
-        parameters=[SeasonQuery],
+        parameters=[SEASON_NAME, SeasonQuery],
         response=SeasonPageSerializer,
         example=examples.SEASON_PAGE,
         errors=[400, 404],

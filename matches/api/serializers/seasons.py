@@ -51,18 +51,18 @@ class SeasonStandingSerializer(serializers.Serializer):
     rank = serializers.IntegerField(help_text="The place on this ladder, from 1.")
     player_id = serializers.CharField(help_text="The player's id.")
     name = serializers.CharField(help_text="The player's name at the season's end (live: now).")
-    character = CharacterSerializer()
+    character = CharacterSerializer(help_text="The rating's character.")
     value = serializers.FloatField(help_text="The rating at the season's end (live: now).")
     deviation = serializers.FloatField(help_text="Its deviation then (the ± shown is twice it).")
     games = serializers.IntegerField(help_text="Counted games played in the season.")
 
 
 class SeasonPageSerializer(serializers.Serializer):
-    season = SeasonSerializer()
+    season = SeasonSerializer(help_text="The season.")
     character = CharacterSerializer(allow_null=True, help_text="null: the overall ladder.")
-    page = serializers.IntegerField(source="number")
+    page = serializers.IntegerField(source="number", help_text="This page's number, from 1.")
     min_games = serializers.IntegerField(
         help_text="Counted games in the season a rating needs to be listed (SEASON_MIN_GAMES)."
     )
-    standings = SeasonStandingSerializer(many=True)
+    standings = SeasonStandingSerializer(many=True, help_text="This page's places, in order.")
     more = serializers.BooleanField(help_text="Another page follows.")
