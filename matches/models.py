@@ -373,13 +373,13 @@ class Season(models.Model):
 
 
 class SeasonStanding(models.Model):
-    """One place of a season's ladder, overall (`ladder` 0) or of one character (`ladder`
-    its id): the archive once the season has ended (written once, never again), the live
-    ladder as of the latest refresh before that. Copied, not referenced: a later name, rating
-    or flag changes no archived row."""
+    """One place of a season's ladder, overall (`ladder` -1; character ids start at 0) or
+    of one character (`ladder` its id): the archive once the season has ended (written
+    once, never again), the live ladder as of the latest refresh before that. Copied, not
+    referenced: a later name, rating or flag changes no archived row."""
 
     season = models.ForeignKey(Season, on_delete=models.CASCADE, related_name="standings")
-    ladder = models.PositiveSmallIntegerField(help_text="0: overall; else the character's id")
+    ladder = models.SmallIntegerField(help_text="-1: overall; else the character's id")
     rank = models.PositiveIntegerField()
     player = models.ForeignKey(
         Player, on_delete=models.CASCADE, related_name="+", db_constraint=False, db_index=False

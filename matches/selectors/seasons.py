@@ -13,7 +13,8 @@ from matches.models import Season, SeasonStanding
 from players.models import Character
 
 PAGE_SIZE = 100
-OVERALL = 0  # SeasonStanding.ladder of the overall ladder (matches.services.seasons)
+# SeasonStanding.ladder of the overall ladder (character ids start at 0).
+OVERALL = -1
 
 
 def season_state(season: Season, today: date) -> str:

@@ -17,9 +17,8 @@ from django.conf import settings
 from django.db import connection, transaction
 
 from matches.models import Season, SeasonStanding
+from matches.selectors.seasons import OVERALL
 from players import rules
-
-OVERALL = 0  # SeasonStanding.ladder of the overall ladder
 
 # The counted games of each rating in the season, both sides of a game at once: a UNION
 # grouped as one, which the ORM cannot say; read once for every ladder of the season.

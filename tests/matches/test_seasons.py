@@ -14,11 +14,11 @@ from hypothesis import settings as hypothesis_settings
 from hypothesis import strategies as st
 
 from matches.models import Match, Season, SeasonStanding
+from matches.selectors.seasons import OVERALL
 from matches.services.flags import recompute_after_flag_changes, set_player_flags
 from matches.services.rating.incremental import rate_pending_matches
 from matches.services.rating.recompute import recompute_all_ratings
 from matches.services.refresh import refresh_derived_tables
-from matches.services.seasons import OVERALL
 from players import rules
 from players.models import Player, Rating
 from tests.factories import BASE_TIME, random_league, replay
@@ -143,10 +143,16 @@ def test_a_ladder_lists_exactly_the_settled_ratings_with_enough_games_in_the_sea
         season.refresh_from_db()
         assert (season.archived_at is not None) == ended
         in_season = independent_season_games(start, end)
-        listed = {
-            (row.player_id, row.character_id): row
-            for row in SeasonStanding.objects.filter(season=season, ladder=OVERALL)
-        }
+        ladders = SeasonStanding.objects.filter(season=season)
+        overall = list(ladders.filter(ladder=OVERALL).order_by("rank"))
+        listed = {(row.player_id, row.character_id): row for row in overall}
+        assert len(listed) == len(overall)  # each rating once
+        # A character's ladder is the overall one's rows of that character, in order.
+        for character_id in {row.character_id for row in overall}:
+            own = ladders.filter(ladder=character_id)
+            assert [(r.player_id, r.value) for r in own.order_by("rank")] == [
+                (r.player_id, r.value) for r in overall if r.character_id == character_id
+            ]
         for key, row in listed.items():
             assert row.games == in_season[key] >= min_games
         event(f"listed: {min(len(listed), 3)}+")
