@@ -3,34 +3,30 @@
 
 from __future__ import annotations
 
-from django.conf import settings
 from rest_framework import serializers
 
 from players.api.serializers import CharacterSerializer
+from players.roster import ROSTER
 from players.selectors.ratings import characters
 
 
 class SeasonQuery(serializers.Serializer):
-    character = serializers.CharField(
+    character = serializers.ChoiceField(
+        choices=[code for _, code, _ in ROSTER],
         required=False,
         help_text="A character's code (see /api/v1/characters/): that character's ladder; "
         "absent: the overall ladder.",
     )
     page = serializers.IntegerField(
-        min_value=1, default=1, help_text="The page, from 1, of 100 places each."
+        min_value=1,
+        max_value=100,
+        default=1,
+        help_text="The page, from 1, of 100 places each (a ladder keeps 1000 places by "
+        "default: pages past its end are empty).",
     )
 
     def validate_character(self, code: str) -> object:
-        found = next((c for c in characters() if c.code == code.upper()), None)
-        if found is None:
-            raise serializers.ValidationError("Not a character code.")
-        return found
-
-    def validate_page(self, number: int) -> int:
-        last = (settings.SEASON_ARCHIVE_PLACES - 1) // 100 + 1
-        if number > last:
-            raise serializers.ValidationError(f"Ladders have at most {last} pages.")
-        return number
+        return next(c for c in characters() if c.code == code)
 
 
 class SeasonSerializer(serializers.Serializer):
