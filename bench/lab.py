@@ -19,6 +19,7 @@ its row of BENCHMARKS.md's summary table by hand (the command reminds you).
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import subprocess
 import time
@@ -253,6 +254,42 @@ def big_section(players: int, games: int, seed: int) -> list[str]:
     ]
 
 
+def season_bump_log_losses(
+    games: int, players: int, seed: int, bumps: Iterable[float], season_days: int = 30
+) -> dict[float, float]:
+    """Log loss of the site's Glicko with each deviation `bump` at every season's start
+    (0: the site as it is) on a simulated league of 180 days cut into seasons, in memory
+    (matches.ratings.season_bump)."""
+    from matches.ratings.base import ContinuousGlicko
+    from matches.ratings.season_bump import SeasonStartBump
+    from matches.simulation import LeagueSimulator
+    from matches.simulation.league import league_seasons
+
+    days = 180
+    league = LeagueSimulator(players, seed, START, rate=games / (days * 86400))
+    replays = list(league.games(games))
+    starts = [
+        datetime.combine(first, datetime.min.time(), tzinfo=UTC).timestamp()
+        for _, first, _ in league_seasons(START, days, season_days)
+    ]
+    losses = {}
+    for bump in bumps:
+        system = SeasonStartBump(starts, bump) if bump else ContinuousGlicko()
+        states: dict[tuple[str, str], object] = {}
+        total = 0.0
+        for replay in replays:
+            at = datetime.fromisoformat(replay["played_at"]).timestamp()
+            a, b = ((p["id"], p["character"]) for p in replay["players"])
+            state_a = states.get(a) or system.initial()
+            state_b = states.get(b) or system.initial()
+            chance = system.expected_score(state_a, state_b, at)
+            won = replay["winner"] == 1
+            total -= math.log(chance if won else 1 - chance)
+            states[a], states[b] = system.update(state_a, state_b, 1.0 if won else 0.0, at)
+        losses[bump] = total / len(replays)
+    return losses
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--games", type=int, default=200_000)
@@ -265,7 +302,18 @@ def main() -> None:
     parser.add_argument(
         "--print-only", action="store_true", help="print the section, record nothing"
     )
+    parser.add_argument(
+        "--season-bump",
+        action="store_true",
+        help="only compare deviation bumps at seasons' starts (in memory) and print them",
+    )
     options = parser.parse_args()
+    if options.season_bump:
+        for bump, loss in season_bump_log_losses(
+            options.games, options.players, options.seed, (0, 20, 40, 60, 90)
+        ).items():
+            print(f"bump {bump:>3}: log loss {loss:.5f}")
+        return
 
     # This process reads and writes the bench database too (storing, per-system replays).
     os.environ["DATABASE_URL"] = postgres.url(DATABASE)

@@ -13,6 +13,7 @@ from matches.models import (
     PlayerFlagChange,
     RejectedReplay,
     ReplaySource,
+    Season,
     SiteStatistic,
 )
 from matches.operations import operations_overview
@@ -213,6 +214,28 @@ class RejectedReplayAdmin(admin.ModelAdmin):
     search_fields = ("reason", "raw")
     readonly_fields = ("source", "run", "raw", "fingerprint", "reason", "created_at")
     show_full_result_count = False
+
+
+@admin.register(Season)
+class SeasonAdmin(admin.ModelAdmin):
+    """Seasons (README.md#seasons): the refresh draws their ladders and archives them when
+    they end; an archived season's days no longer change (its standings would not follow)."""
+
+    list_display = ("name", "start", "end", "archived_at")
+    readonly_fields = ("archived_at",)
+
+    def get_readonly_fields(self, request: HttpRequest, obj: Season | None = None) -> tuple:
+        if obj is not None and obj.archived_at is not None:
+            return ("name", "start", "end", "archived_at")
+        return self.readonly_fields
+
+    def save_model(self, request: HttpRequest, obj: Season, form: forms.Form, change: bool) -> None:
+        super().save_model(request, obj, form, change)
+        transaction.on_commit(bump_generation)
+
+    def delete_model(self, request: HttpRequest, obj: Season) -> None:
+        super().delete_model(request, obj)
+        transaction.on_commit(bump_generation)
 
 
 @admin.register(SiteStatistic)

@@ -407,3 +407,60 @@ class PlayerFlagChange(models.Model):
 
     def __str__(self) -> str:
         return f"{self.flag} = {self.value}"
+
+
+class Season(models.Model):
+    """A stretch of time with its own ladder (README.md#seasons). Ratings run on through
+    seasons; a season only chooses whom its ladder lists: the ranked ratings with at least
+    SEASON_MIN_GAMES counted games played from its first day to its last (UTC days, the
+    days of the daily rating snapshots its archive reads)."""
+
+    name = models.SlugField(max_length=40, unique=True, help_text="Its URL: /seasons/<name>")
+    start = models.DateField(help_text="Its first day (UTC)")
+    end = models.DateField(help_text="Its last day (UTC), included")
+    archived_at = models.DateTimeField(
+        null=True, blank=True, editable=False, help_text="When its final standings were kept"
+    )
+
+    class Meta:
+        ordering = ("-start",)
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(end__gte=models.F("start")), name="season_ends_after_start"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class SeasonStanding(models.Model):
+    """One place of a season's ladder, overall (`ladder` -1; character ids start at 0) or
+    of one character (`ladder` its id): the archive once the season has ended (written
+    once, never again), the live ladder as of the latest refresh before that. Copied, not
+    referenced: a later name, rating or flag changes no archived row."""
+
+    season = models.ForeignKey(Season, on_delete=models.CASCADE, related_name="standings")
+    ladder = models.SmallIntegerField(help_text="-1: overall; else the character's id")
+    rank = models.PositiveIntegerField()
+    player = models.ForeignKey(
+        Player, on_delete=models.CASCADE, related_name="+", db_constraint=False, db_index=False
+    )
+    name = models.CharField(max_length=64, help_text="The player's name at the season's end")
+    character = models.ForeignKey(
+        Character, on_delete=models.PROTECT, related_name="+", db_constraint=False, db_index=False
+    )
+    value = models.FloatField()
+    deviation = models.FloatField()
+    games = models.PositiveIntegerField(help_text="Counted games played in the season")
+
+    class Meta:
+        # A page is a range of ranks of one ladder: one index walk, however deep.
+        constraints = [
+            models.UniqueConstraint(
+                fields=["season", "ladder", "rank"], name="unique_season_ladder_rank"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.season_id}/{self.ladder} #{self.rank}"

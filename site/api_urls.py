@@ -22,6 +22,7 @@ from matches.api import (
     owner_data,
     profile,
     rivals,
+    seasons,
     statistics,
 )
 from matches.api.serializers.calculator import ProbabilityQuery
@@ -29,6 +30,7 @@ from matches.api.serializers.matchups import MatchupsQuery
 from matches.api.serializers.patches import PatchQuery, RatingPatchQuery
 from matches.api.serializers.profile import HistoryQuery, MatchesQuery, OpponentsQuery
 from matches.api.serializers.rivals import HeadToHeadQuery, MeetingsQuery
+from matches.api.serializers.seasons import SeasonQuery
 from players.api import characters, players, rankings, search
 from players.api.serializers import CharacterRankingQuery, RankingQuery, SearchQuery
 from web.api import conditional, endpoint_index, not_found
@@ -72,6 +74,7 @@ v1 = [
         "rating-matchups",
         query=RatingPatchQuery,
     ),
+    endpoint(f"{RATING}placement/", profile.RatingPlacementView, "rating-placement"),
     endpoint(
         f"{RATING}opponents/",
         profile.RatingOpponentsView,
@@ -96,6 +99,8 @@ v1 = [
     endpoint("probability/", calculator.ProbabilityView, "probability", query=ProbabilityQuery),
     endpoint("stats/", statistics.StatisticsView, "stats", query=PatchQuery),
     endpoint("recent/", notable_games.NotableGamesView, "recent"),
+    endpoint("seasons/", seasons.SeasonList, "seasons"),
+    endpoint("seasons/<slug:name>/", seasons.SeasonLadder, "season", query=SeasonQuery),
     endpoint("lab/", lab.LabView, "lab"),
     # An owner's own data: per owner, never cached (no ETag, no shared entry).
     path("me/games/", owner_data.OwnerGamesView.as_view(), name="owner-games"),

@@ -20,6 +20,7 @@ from matches.views import (
     owner_data,
     profile,
     rivals,
+    seasons,
     statistics,
 )
 from matches.views.calculator import ContenderForm
@@ -43,6 +44,8 @@ RENDERED_SETTINGS = (
     "RATING_ONE_CHANCE",
     "RATING_TIERS",
     "FAIR_OPPONENT_DAYS",
+    "SEASON_MIN_GAMES",
+    "SEASON_ARCHIVE_PLACES",
     "CELERY_BEAT_SCHEDULE",
 )
 
@@ -119,6 +122,12 @@ urlpatterns = [
     path("calculator", page(calculator.calculator, reads=CALCULATOR_INPUTS), name="calculator"),
     path("recent", page(notable_games.recent), name="recent"),
     path("stats", page(statistics.stats, reads={"patch": as_given}), name="stats"),
+    path("seasons/", page(seasons.seasons), name="seasons"),
+    path(
+        "seasons/<slug:name>",
+        page(seasons.season, reads={"character": upper_case, "page": whole_number}),
+        name="season",
+    ),
     path("lab", page(lab.lab), name="lab"),
     path("about", page(about.about), name="about"),
     path("supporters", page(supporters.supporters), name="supporters"),

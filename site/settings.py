@@ -277,6 +277,10 @@ RATING_ONE_CHANCE = env_bool("RATING_ONE_CHANCE", True)
 RATING_COUNTING_MARGIN = env_float("RATING_COUNTING_MARGIN", 0.045)
 RATING_COUNTING_RMS_DEVIATION = env_float("RATING_COUNTING_RMS_DEVIATION", 50.0)
 RATING_BATCH_SIZE = env_int("RATING_BATCH_SIZE", 5000)
+# Seasons (README.md#seasons): the counted games in a season a settled rating needs to
+# be on its ladder, and how many places of each ladder a season's end archives.
+SEASON_MIN_GAMES = max(1, env_int("SEASON_MIN_GAMES", 10))
+SEASON_ARCHIVE_PLACES = max(1, env_int("SEASON_ARCHIVE_PLACES", 1000))
 # Matchup offsets (docs/rating-model.md#matchups): the prior's spread, and the interval half-width
 # (both in rating points) above which a matchup is shown greyed as uncertain.
 MATCHUP_PRIOR_DEVIATION = env_float("MATCHUP_PRIOR_DEVIATION", 100.0)

@@ -246,6 +246,10 @@ STATISTICS = {
             }
         ],
     },
+    "inflation": [
+        {"week": "2026-11-16", "ratings": 9874, "p10": 1371.5, "median": 1538.0, "p90": 1702.9},
+        {"week": "2026-11-23", "ratings": 10212, "p10": 1369.8, "median": 1539.1, "p90": 1706.3},
+    ],
 }
 
 OPPONENTS = {
@@ -510,4 +514,40 @@ NOTABLE_GAMES = {
             "games": 64,
         }
     ],
+}
+
+
+SEASON = {
+    "name": "2026-autumn",
+    "start": "2026-09-01",
+    "end": "2026-11-30",
+    "state": "live",
+    "archived_at": None,
+}
+
+SEASON_PAGE = {
+    "season": SEASON,
+    "character": None,
+    "page": 1,
+    "min_games": 10,
+    "standings": [
+        {
+            "rank": 1,
+            "player_id": "210611105519744612",
+            "name": "Daru",
+            "character": {"id": 1, "code": "SO", "name": "Sol Badguy"},
+            "value": 1911.4,
+            "deviation": 31.2,
+            "games": 214,
+        }
+    ],
+    "more": False,
+}
+
+PLACEMENT = {
+    "ranked": False,
+    "flag": None,
+    "games_to_rank": 6,
+    "idle_since": None,
+    "widest": False,
 }

@@ -1,5 +1,5 @@
 """A rating's history, games, matchups and fair opponents:
-`/api/v1/players/<id>/<char>/{history,matches,matchups,opponents}/`."""
+`/api/v1/players/<id>/<char>/{history,matches,matchups,placement,opponents}/`."""
 
 from __future__ import annotations
 
@@ -18,6 +18,7 @@ from matches.api.serializers.profile import (
     HistoryQuery,
     MatchesQuery,
     OpponentsQuery,
+    PlacementSerializer,
     RatingHistorySerializer,
     RatingMatchupsSerializer,
 )
@@ -25,6 +26,7 @@ from matches.selectors.history_points import rating_history
 from matches.selectors.match_history import rating_games
 from matches.selectors.matchups import player_matchups, rating_patch_matchups
 from matches.selectors.opponents import fair_opponents
+from matches.selectors.profile import unranked
 from players.api.params import CHARACTER, PLAYER_ID, character_or_404, rating_or_404
 from players.selectors.ratings import characters, rating_overview
 from web.api import documented, query_parameters
@@ -119,6 +121,32 @@ class RatingMatchupsView(APIView):
         return Response(
             RatingMatchupsSerializer({"rating": overview.rating, "matchups": matchups}).data
         )
+
+
+class RatingPlacementView(APIView):
+    @documented(
+        tag="ratings",
+        operation_id="rating_placement",
+        summary="How far a rating is from being ranked",
+        description="Whether the rating is ranked, and if not why and how many games would "
+        "rank it: the games against settled players of its level that take its deviation "
+        'below the ranking limit (the profile\'s "Unranked: …").',
+        parameters=[PLAYER_ID, CHARACTER],
+        response=PlacementSerializer,
+        example=examples.PLACEMENT,
+        errors=[404],
+    )
+    @cached_get
+    def get(self, request: Request, player_id: str, character: str) -> Response:
+        why = unranked(rating_or_404(player_id, character))
+        data = {
+            "ranked": why is None,
+            "flag": None if why is None else why.flag,
+            "games_to_rank": 0 if why is None else why.games,
+            "idle_since": None if why is None else why.idle_since,
+            "widest": why is not None and why.widest,
+        }
+        return Response(PlacementSerializer(data).data)
 
 
 class RatingOpponentsView(APIView):

@@ -29,6 +29,8 @@ class SiteStatistics:
     # {minimum_games, brackets: [{key, label, floor}], rows: [{character, name,
     # cells: {key: {players, offset}}}]}, highest offset first
     fraud_index: dict[str, Any] | None
+    # [{week: Monday, ratings, p10, median, p90}], oldest first (matches.services.statistics)
+    inflation: list[dict[str, Any]]
     computed_at: datetime | None
     patch_popularity: PatchPopularity
 
@@ -43,6 +45,7 @@ STATISTIC_KEYS = (
     "activity",
     "patch_popularity",
     "fraud_index",
+    "inflation",
 )
 
 
@@ -63,6 +66,7 @@ def site_statistics(choice: PatchChoice | None = None) -> SiteStatistics:
             data["patch_popularity"] or {}, choice or PatchChoice(None, None, [])
         ),
         fraud_index=data["fraud_index"],
+        inflation=data["inflation"] or [],
         computed_at=max((row.computed_at for row in rows.values()), default=None),
     )
 

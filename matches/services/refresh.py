@@ -17,6 +17,7 @@ from matches.services.character_matchups import rebuild_character_matchups
 from matches.services.evaluation import refresh_lab
 from matches.services.patches import assign_patches
 from matches.services.rating.decay import decay_all_ratings
+from matches.services.seasons import refresh_seasons
 from matches.services.site_statistic import timed_run
 from matches.services.statistics import recompute_site_statistics
 from web.generation import bump_generation
@@ -34,11 +35,12 @@ def refresh_site(*, evaluate_lab: Callable[[], object] = refresh_lab) -> None:
 
 def refresh_derived_tables(now: datetime | None = None) -> None:
     """Decay idle ratings up to `now`, give the new games their patch, rebuild the
-    character matchups and recompute every site statistic, then bump the cache
-    generation."""
+    character matchups, recompute every site statistic and the season ladders (archiving
+    the seasons that have ended), then bump the cache generation."""
     now = now or timezone.now()
     decay_all_ratings(now)
     assign_patches()
     rebuild_character_matchups()
     recompute_site_statistics(now)
+    refresh_seasons(now)
     bump_generation()

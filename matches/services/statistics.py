@@ -12,7 +12,7 @@ from datetime import date, datetime, timedelta
 from typing import Any
 
 from django.conf import settings
-from django.db import transaction
+from django.db import connection, transaction
 from django.db.models import (
     Case,
     CharField,
@@ -172,6 +172,38 @@ def _percentiles() -> list[dict[str, Any]]:
         {"top": percent, "rank": rank, "value": values[rank]}
         for percent, rank in ranks.items()
         if rank in values
+    ]
+
+
+# Each week's active settled ratings: the last snapshot of each rating played that week
+# (DISTINCT ON, and percentile_cont WITHIN GROUP: neither has an ORM form), settled then,
+# of players not flagged; weeks from Monday (UTC), the current one so far.
+_INFLATION_SQL = """
+WITH week_end AS (
+    SELECT DISTINCT ON (s.rating_id, date_trunc('week', s.day))
+        date_trunc('week', s.day)::date AS week, s.value, s.deviation
+    FROM players_ratingsnapshot s
+    JOIN players_rating r ON r.id = s.rating_id
+    WHERE r.player_id NOT IN ({flagged})
+    ORDER BY s.rating_id, date_trunc('week', s.day), s.day DESC
+)
+SELECT week, count(*),
+    percentile_cont(ARRAY[0.1, 0.5, 0.9]) WITHIN GROUP (ORDER BY value)
+FROM week_end WHERE {settled}
+GROUP BY week ORDER BY week
+"""
+
+
+def _inflation() -> list[dict[str, Any]]:
+    """Per week over the site's history, the 10th, 50th and 90th percentiles of the active
+    settled ratings (linearly interpolated), so that a drift of the scale shows."""
+    sql = _INFLATION_SQL.format(flagged=rules.flagged_ids_sql(), settled=rules.settled_sql())
+    with connection.cursor() as cursor:
+        cursor.execute(sql, rules.sql_params())
+        rows = cursor.fetchall()
+    return [
+        {"week": week.isoformat(), "ratings": count, "p10": p10, "median": p50, "p90": p90}
+        for week, count, (p10, p50, p90) in rows
     ]
 
 
@@ -370,6 +402,7 @@ def recompute_site_statistics(now: datetime) -> None:
             "activity": _activity(now),
             "fraud_index": _fraud_index(),
             NOTABLE_GAMES_KEY: notable_games(now),
+            "inflation": _inflation(),
         }
     with transaction.atomic():
         for key, data in statistics.items():

@@ -59,7 +59,7 @@ import random
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 
 from matches.ratings.ledger import Game
@@ -657,6 +657,21 @@ def parse_release(text: str) -> tuple[str, float]:
     return code, moment
 
 
+def league_seasons(start: datetime, days: float, season_days: int) -> list[tuple[str, date, date]]:
+    """Seasons of `season_days` whole UTC days one after another from the league's first
+    day until one covers its last: (name, first day, last day included)."""
+    if season_days < 1:
+        raise ValueError("a season lasts at least one day")
+    first = start.astimezone(UTC).date()
+    last = (start + timedelta(days=days)).astimezone(UTC).date()
+    seasons = []
+    while first <= last:
+        end = first + timedelta(days=season_days - 1)
+        seasons.append((f"season-{len(seasons) + 1}", first, end))
+        first = end + timedelta(days=1)
+    return seasons
+
+
 def write_league(
     path: str | Path,
     players: int,
@@ -667,6 +682,7 @@ def write_league(
     days: float = DEFAULT_DAYS,
     patches: Sequence[SimulatedPatch] = (),
     releases: Mapping[str, float] | None = None,
+    season_days: int | None = None,
 ) -> int:
     """Write ``games`` games spread over ``days`` to .jsonl or .jsonl.gz, the hidden
     skills as they stand after the last game to ``<path>.skills.csv``, the hidden
@@ -675,7 +691,9 @@ def write_league(
     patch's to ``<path>.patches.csv`` (patch, live_at, character, opponent, offset; the
     matrix before the first patch as patch "" from the start); with ``releases``
     (LeagueSimulator), when each late character came to ``<path>.releases.csv``
-    (character, released_at); the same arguments give byte-identical files."""
+    (character, released_at); with `season_days`, the league's seasons to
+    ``<path>.seasons.csv`` (name, start, end: `league_seasons`); the same arguments give
+    byte-identical files."""
     path = Path(path)
     if not path.name.endswith((".jsonl", ".jsonl.gz")):
         raise ValueError(f"league files are .jsonl or .jsonl.gz, not {path.name!r}")
@@ -724,6 +742,12 @@ def write_league(
             for code, day in league.releases.items():
                 moment = datetime.fromtimestamp(start.timestamp() + day * 86400, UTC)
                 writer.writerow((code, moment.isoformat()))
+    if season_days is not None:
+        with open(f"{path}.seasons.csv", "w", encoding="utf-8", newline="") as seasons_file:
+            writer = csv.writer(seasons_file, lineterminator="\n")
+            writer.writerow(("name", "start", "end"))
+            for name, first, last in league_seasons(start, days, season_days):
+                writer.writerow((name, first.isoformat(), last.isoformat()))
     return games
 
 

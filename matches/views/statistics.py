@@ -53,6 +53,9 @@ def _statistics_charts(statistics: SiteStatistics) -> dict[str, str]:
     }
 
 
+INFLATION_WEEKS_SHOWN = 26
+
+
 def every(seconds: float) -> str:
     """An interval as people say it: 'every hour', 'every 15 minutes', 'every 2 days'."""
     for unit, length in (("day", 86400), ("hour", 3600), ("minute", 60)):
@@ -119,5 +122,8 @@ def stats(request: HttpRequest) -> HttpResponse:
                 for text in [signed_text(None if row.change is None else 100 * row.change)]
             ],
             "fraud_index_rows": _fraud_index_rows(statistics.fraud_index),
+            # The latest weeks, newest first; the API has every week.
+            "inflation": statistics.inflation[::-1][:INFLATION_WEEKS_SHOWN],
+            "inflation_more": len(statistics.inflation) > INFLATION_WEEKS_SHOWN,
         },
     )

@@ -4,9 +4,14 @@ than body text (at the desktop width too)."""
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 import pytest
 from django.contrib.auth.models import User
+from django.utils import timezone
 
+from matches.models import Match, Season, SeasonStanding
+from matches.services.seasons import refresh_seasons
 from tests.browser.conftest import WIDTHS, seeded_site
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -44,6 +49,12 @@ def phone(browser):
 
 def test_every_page_fits_a_phone(live_server, phone, browser):
     rating = seeded_site(players=60, games=1500)
+    first_game = Match.objects.order_by("played_at").first().played_at
+    season = Season.objects.create(
+        name="now", start=first_game.date(), end=first_game.date() + timedelta(days=400)
+    )
+    refresh_seasons(timezone.now())
+    assert SeasonStanding.objects.filter(season=season).exists()
     profile = f"/player/{rating.player_id}/{rating.character.code}"
     paths = [
         "/",
@@ -58,6 +69,9 @@ def test_every_page_fits_a_phone(live_server, phone, browser):
         "/calculator?a-rating=1700&a-uncertainty=160&b-rating=1500&b-uncertainty=100",
         "/stats",
         "/recent",
+        "/seasons/",
+        "/seasons/now",
+        f"/seasons/now?character={rating.character.code}",
         "/about",
         "/lab",
         "/supporters",

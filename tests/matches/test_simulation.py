@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import csv
+import io
+import json
 import math
 import statistics
 from collections import Counter, defaultdict
@@ -11,7 +13,9 @@ from functools import partial
 from pathlib import Path
 
 import pytest
+from django.core.management import call_command
 
+from matches.models import Season
 from matches.replays import iter_replay_file
 from matches.replays import parse_replay as _parse_replay
 from matches.simulation import LeagueSimulator, write_league
@@ -438,3 +442,32 @@ def test_the_textbook_shape_is_the_league_issue_28_measured() -> None:
     ]
     # Random pairs of spread ~135 are ~150 apart at the median; skill matchmaking gives ~20.
     assert statistics.median(gaps) > 110
+
+
+def test_a_league_cut_into_seasons_writes_them_and_adds_them_to_the_site(tmp_path, db):
+    out = tmp_path / "league.jsonl"
+    call_command(
+        "simulate_league",
+        "--players=20",
+        "--games=200",
+        "--days=20",
+        "--start=2026-03-01T12:00",
+        "--season-days=7",
+        "--create-seasons",
+        f"--out={out}",
+        stdout=io.StringIO(),
+    )
+    rows = list(csv.DictReader(Path(f"{out}.seasons.csv").read_text().splitlines()))
+    # 20 days from noon on Mar 1: the last game on Mar 21, in the third week's season.
+    assert [(row["name"], row["start"], row["end"]) for row in rows] == [
+        ("season-1", "2026-03-01", "2026-03-07"),
+        ("season-2", "2026-03-08", "2026-03-14"),
+        ("season-3", "2026-03-15", "2026-03-21"),
+    ]
+    games = [json.loads(line) for line in out.read_text().splitlines()]
+    assert rows[0]["start"] <= games[0]["played_at"][:10] <= games[-1]["played_at"][:10]
+    assert games[-1]["played_at"][:10] <= rows[-1]["end"]
+    seasons = Season.objects.order_by("start").values_list("name", "start", "end")
+    assert [(n, s.isoformat(), e.isoformat()) for n, s, e in seasons] == [
+        (row["name"], row["start"], row["end"]) for row in rows
+    ]

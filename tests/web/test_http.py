@@ -10,6 +10,7 @@ from tests.fixtures.api_league import ALICE, BOB
 from web.generation import bump_generation
 
 V1 = "/api/v1"
+SEASON = "the-season"  # tests.fixtures.api_league
 ENDPOINTS = [
     "characters/",
     "players/?name=kyo",
@@ -18,6 +19,7 @@ ENDPOINTS = [
     f"players/{ALICE.id}/SO/history/?daily=1",
     f"players/{ALICE.id}/SO/matches/",
     f"players/{ALICE.id}/SO/matchups/",
+    f"players/{ALICE.id}/SO/placement/",
     f"players/{ALICE.id}/SO/opponents/?limit=3",
     f"players/{ALICE.id}/SO/rivals/",
     f"players/{ALICE.id}/SO/vs/{BOB.id}/",
@@ -26,6 +28,8 @@ ENDPOINTS = [
     "matchups/?bracket=all",
     "probability/?a=1700,80&b=1500,200",
     "stats/",
+    "seasons/",
+    f"seasons/{SEASON}/",
     "lab/",
     "recent/",
 ]
@@ -148,6 +152,7 @@ def test_the_version_root_lists_every_endpoint_with_absolute_urls(api, django_as
         .replace(ALICE.id, "{player_id}")
         .replace(BOB.id, "{opponent_id}")
         .replace("SO/", "{character}/")
+        .replace(f"/{SEASON}/", "/{name}/")
         for path in ENDPOINTS
     )
     # And an owner's own data, which answers only with an owner key (tests/players/test_ownership).

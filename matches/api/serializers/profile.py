@@ -203,3 +203,24 @@ class RatingMatchupsSerializer(serializers.Serializer):
     overall = MatchupEstimateSerializer(
         source="matchups.overall", help_text="Every opposing character's games together."
     )
+
+
+class PlacementSerializer(serializers.Serializer):
+    """How far a rating is from the rankings (matches.selectors.profile.unranked)."""
+
+    ranked = serializers.BooleanField(help_text="Ranked now: settled, its player not flagged.")
+    flag = serializers.CharField(
+        allow_null=True, help_text="`cheater` when its player's flag keeps it out; else null."
+    )
+    games_to_rank = serializers.IntegerField(
+        help_text="Games against settled players of its level that would take its deviation "
+        "below the ranking limit (0 when ranked or flagged; at most 1000)."
+    )
+    idle_since = serializers.DateTimeField(
+        allow_null=True,
+        help_text="Its last game, when that game left it settled and only the idle time since "
+        "has widened it (then one or a few games rank it again); else null.",
+    )
+    widest = serializers.BooleanField(
+        help_text="Its ± is at its cap, which hides whether it is idle or has too few games."
+    )

@@ -144,6 +144,17 @@ class FraudIndexSerializer(serializers.Serializer):
     )
 
 
+class InflationWeekSerializer(serializers.Serializer):
+    week = serializers.DateField(help_text="The week's Monday (UTC weeks).")
+    ratings = serializers.IntegerField(
+        help_text="Active settled ratings: played that week, settled after their last game "
+        "of it, of players not flagged."
+    )
+    p10 = serializers.FloatField(help_text="Their 10th percentile (linearly interpolated).")
+    median = serializers.FloatField(help_text="Their median.")
+    p90 = serializers.FloatField(help_text="Their 90th percentile.")
+
+
 class SiteStatisticsSerializer(serializers.Serializer):
     computed_at = serializers.DateTimeField(
         allow_null=True, help_text="When the statistics were last refreshed; null: never yet."
@@ -178,4 +189,9 @@ class SiteStatisticsSerializer(serializers.Serializer):
         allow_null=True,
         help_text="Per character, how far players rate on it above their own other characters "
         "(docs/rating-model.md#the-fraud-index); null before a refresh.",
+    )
+    inflation = InflationWeekSerializer(
+        many=True,
+        help_text="Every week with games, oldest first: where the active settled ratings "
+        "sit, so that a drift of the rating scale (inflation or deflation) shows.",
     )

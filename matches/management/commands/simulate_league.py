@@ -4,7 +4,14 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.utils import timezone
 
-from matches.simulation.league import DEFAULT_DAYS, SimulatedPatch, parse_release, write_league
+from matches.models import Season
+from matches.simulation.league import (
+    DEFAULT_DAYS,
+    SimulatedPatch,
+    league_seasons,
+    parse_release,
+    write_league,
+)
 
 
 def _moment(text: str) -> datetime:
@@ -25,8 +32,9 @@ class Command(BaseCommand):
     help = (
         "Write a simulated league's replays (docs/replay-format.md), its hidden skills "
         "(<out>.skills.csv), matchup offsets (<out>.matchups.csv; with --patch, every patch's "
-        "in <out>.patches.csv) and, with --release, when each late character came "
-        "(<out>.releases.csv). By default the league "
+        "in <out>.patches.csv), with --release when each late character came "
+        "(<out>.releases.csv) and with --season-days its seasons (<out>.seasons.csv). By "
+        "default the league "
         "ends now, so that its ratings are current once rated; give --start or --end for "
         "files that the same arguments reproduce."
     )
@@ -55,6 +63,16 @@ class Command(BaseCommand):
             help="a character released DAYS after the start (docs/roster.md#the-simulator); "
             "repeatable",
         )
+        parser.add_argument(
+            "--season-days",
+            type=int,
+            help="cut the league into seasons of this many days: <out>.seasons.csv",
+        )
+        parser.add_argument(
+            "--create-seasons",
+            action="store_true",
+            help="also add those seasons to the site (README.md#seasons); archived ones stay",
+        )
         when = parser.add_mutually_exclusive_group()
         when.add_argument("--start", type=_moment, help="ISO date or time of the first game")
         when.add_argument(
@@ -72,6 +90,8 @@ class Command(BaseCommand):
         start: datetime | None,
         end: datetime | None,
         patches: list[tuple[str, float]],
+        season_days: int | None,
+        create_seasons: bool,
         **options,
     ) -> None:
         if players < 2 or games < 0 or days <= 0:
@@ -82,7 +102,15 @@ class Command(BaseCommand):
             plan = [SimulatedPatch(name, start + timedelta(days=at)) for name, at in patches]
             releases = dict(map(parse_release, options["release"]))
             written = write_league(
-                out, players, games, seed, start=start, days=days, patches=plan, releases=releases
+                out,
+                players,
+                games,
+                seed,
+                start=start,
+                days=days,
+                patches=plan,
+                releases=releases,
+                season_days=season_days,
             )
         except ValueError as error:
             raise CommandError(str(error)) from error
@@ -92,3 +120,14 @@ class Command(BaseCommand):
             self.stdout.write(f"each patch's matchups in {out}.patches.csv")
         if releases:
             self.stdout.write(f"release times in {out}.releases.csv")
+        if season_days is None:
+            return
+        self.stdout.write(f"seasons in {out}.seasons.csv")
+        if create_seasons:
+            archived = set(Season.objects.exclude(archived_at=None).values_list("name", flat=True))
+            for name, first, last in league_seasons(start, days, season_days):
+                if name not in archived:
+                    Season.objects.update_or_create(
+                        name=name, defaults={"start": first, "end": last}
+                    )
+            self.stdout.write("seasons added to the site")

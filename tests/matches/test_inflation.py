@@ -1,0 +1,60 @@
+"""The weekly spread of active settled ratings (/stats, /api/v1/stats/), held to a
+computation in Python from the snapshots."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from datetime import timedelta
+
+import numpy as np
+import pytest
+
+from matches.services.flags import set_player_flags
+from matches.services.rating.incremental import rate_pending_matches
+from matches.services.refresh import refresh_derived_tables
+from players import rules
+from players.models import Player, RatingSnapshot
+from tests.factories import BASE_TIME, random_league
+from tests.matches.test_rating_pipeline import store
+
+pytestmark = pytest.mark.django_db
+
+
+def independent_inflation() -> list[dict]:
+    """Each Monday-to-Sunday week: the last snapshot of each rating played in it, kept when
+    settled and of a player not flagged; numpy's linear percentiles of their values."""
+    last: dict[tuple, tuple] = {}
+    for snap in RatingSnapshot.objects.select_related("rating__player").order_by("day"):
+        monday = snap.day - timedelta(days=snap.day.weekday())
+        last[(snap.rating_id, monday)] = (snap.value, snap.deviation, snap.rating.player)
+    weeks: dict = defaultdict(list)
+    for (_, monday), (value, deviation, player) in last.items():
+        if rules.is_settled(deviation) and not rules.is_flagged(player):
+            weeks[monday].append(value)
+    return [
+        {
+            "week": monday.isoformat(),
+            "ratings": len(values),
+            "p10": float(np.percentile(values, 10)),
+            "median": float(np.percentile(values, 50)),
+            "p90": float(np.percentile(values, 90)),
+        }
+        for monday, values in sorted(weeks.items())
+    ]
+
+
+def test_the_weekly_percentiles_are_those_of_the_active_settled_ratings(client):
+    store(random_league(1200))  # about four weeks
+    rate_pending_matches()
+    set_player_flags(Player.objects.order_by("id").first(), cheater=True, by="test")
+    refresh_derived_tables(BASE_TIME + timedelta(days=40))
+    shown = client.get("/api/v1/stats/").json()["inflation"]
+    expected = independent_inflation()
+    assert len(expected) >= 3 and {row["ratings"] for row in expected} != {0}
+    assert [row["week"] for row in shown] == [row["week"] for row in expected]
+    for got, want in zip(shown, expected, strict=True):
+        assert got["ratings"] == want["ratings"]
+        for key in ("p10", "median", "p90"):
+            assert got[key] == pytest.approx(want[key], abs=1e-6)
+    page = client.get("/stats").content.decode()
+    assert f"{expected[-1]['median']:.0f}" in page and "Does the scale drift?" in page

@@ -1,0 +1,57 @@
+"""Placement (/api/v1/players/<id>/<character>/placement/): the games that would rank a
+rating, held to the closed form of Glicko's deviation step."""
+
+from __future__ import annotations
+
+import math
+from datetime import timedelta
+
+import pytest
+
+from matches.params import glicko_params
+from tests.factories import BASE_TIME, RatingFactory
+
+pytestmark = pytest.mark.django_db
+
+Q = math.log(10) / 400
+
+
+def independent_games_to_rank(deviation: float) -> int:
+    """Against an equal opponent at the settled limit each game adds q² g² / 4 to 1/d²
+    (the expected score is 1/2 whatever the result): the first n taking d below the limit."""
+    low = glicko_params().low_deviation
+    if deviation < low:
+        return 0
+    g = 1 / math.sqrt(1 + 3 * Q**2 * low**2 / math.pi**2)
+    information = Q**2 * g**2 / 4
+    return math.floor((1 / low**2 - 1 / deviation**2) / information) + 1
+
+
+@pytest.mark.parametrize("deviation", [350.0, 200.0, 120.0, 90.0, 76.0, 75.5])
+def test_the_games_to_rank_are_those_of_the_deviation_step(client, deviation):
+    rating = RatingFactory(deviation=deviation, wins=3, losses=2)
+    answer = client.get(f"/api/v1/players/{rating.player_id}/SO/placement/").json()
+    assert answer["ranked"] is False and answer["flag"] is None
+    assert answer["games_to_rank"] == independent_games_to_rank(deviation) > 0
+
+
+def test_a_ranked_rating_needs_no_games_and_an_idle_one_says_since_when(client):
+    ranked = RatingFactory(deviation=50.0)
+    answer = client.get(f"/api/v1/players/{ranked.player_id}/SO/placement/").json()
+    assert answer == {
+        "ranked": True,
+        "flag": None,
+        "games_to_rank": 0,
+        "idle_since": None,
+        "widest": False,
+    }
+    # Settled (±146) after its last game, then 300 idle hours.
+    idle_deviation = math.sqrt(73.0**2 + 300 * glicko_params().decay_constant ** 2)
+    idle = RatingFactory(
+        deviation=idle_deviation,
+        last_played_at=BASE_TIME,
+        last_decay_at=BASE_TIME + timedelta(hours=300),
+    )
+    answer = client.get(f"/api/v1/players/{idle.player_id}/SO/placement/").json()
+    assert answer["idle_since"] == BASE_TIME.isoformat().replace("+00:00", "Z")
+    assert answer["games_to_rank"] == independent_games_to_rank(idle_deviation)
