@@ -342,6 +342,7 @@ def test_statistics_before_any_refresh(api):
         "percentiles": [],
         "activity": None,
         "patch_popularity": body["patch_popularity"],
+        "inflation": [],
         "fraud_index": None,
     }
     # Without patches, all time; before a refresh, no games.
