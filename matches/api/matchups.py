@@ -27,7 +27,7 @@ class CharacterMatchupsView(APIView):
         parameters=[MatchupsQuery],
         response=MatchupMatrixSerializer,
         example=examples.MATCHUPS,
-        errors=[400],
+        errors=[400, 404],
     )
     @cached_get
     def get(self, request: Request) -> Response:

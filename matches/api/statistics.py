@@ -26,7 +26,7 @@ class StatisticsView(APIView):
         parameters=[PatchQuery],
         response=SiteStatisticsSerializer,
         example=examples.STATISTICS,
-        errors=[400],
+        errors=[400, 404],
     )
     @cached_get
     def get(self, request: Request) -> Response:

@@ -180,13 +180,13 @@ def test_character_matchups_count_the_counted_games_between_rated_players(
 
 
 def test_the_proportional_bracket_counts_the_games_of_players_ranked_within_their_share(
-    flagged_league: datetime, monkeypatch: pytest.MonkeyPatch
+    flagged_league: datetime, monkeypatch: pytest.MonkeyPatch, settings
 ) -> None:
     """Computed again from the rows alone: each character's share of play (its unflagged
     ratings' games over all of them), each rating's rank within its character (settled,
-    unflagged, by value), and the counted games between two different characters whose
-    both sides rank within the bracket's size times their character's share. A size of
-    10 instead of 1,000, so that the 40 players' ranks reach past it."""
+    unflagged, by value), and the counted games between two settled ratings of different
+    characters whose both sides rank within the bracket's size times their character's
+    share. A size of 10 instead of 1,000, so that the 40 players' ranks reach past it."""
     monkeypatch.setattr(character_matchups, "PROPORTIONAL_BRACKET_SIZE", 20)
     rebuild_character_matchups()
     ratings = list(Rating.objects.select_related("player"))
@@ -213,7 +213,8 @@ def test_the_proportional_bracket_counts_the_games_of_players_ranked_within_thei
     for rating in MatchRating.objects.filter(counted=True).select_related("match"):
         match = rating.match
         a, b = match.character_a_id, match.character_b_id
-        if a != b and member(match.player_a_id, a) and member(match.player_b_id, b):
+        settled = max(rating.deviation_a, rating.deviation_b) < settings.RATING_LOW_DEVIATION
+        if a != b and settled and member(match.player_a_id, a) and member(match.player_b_id, b):
             won, lost = ((a, b), (b, a)) if match.winner == Match.Winner.A else ((b, a), (a, b))
             expected[(*won, "wins")] += 1
             expected[(*lost, "losses")] += 1

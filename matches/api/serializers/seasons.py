@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from rest_framework import serializers
+from rest_framework.exceptions import NotFound
 
 from players.api.serializers import CharacterSerializer
 from players.models import CHARACTER_CODE_PATTERN
@@ -28,8 +29,8 @@ class SeasonQuery(serializers.Serializer):
 
     def validate_character(self, code: str) -> object:
         found = next((c for c in characters() if c.code == code), None)
-        if found is None:
-            raise serializers.ValidationError(f"No character has the code {code!r}.")
+        if found is None:  # as for any resource that does not exist (docs/roster.md)
+            raise NotFound(f"No character has the code {code!r}.")
         return found
 
 
