@@ -48,7 +48,8 @@ def stop(process: subprocess.Popen) -> None:
 
 
 class RedisServer:
-    """A redis-server of the test's own on a free port, which it can stop and start again."""
+    """A redis-server of the test's own on a free port, which it can stop and start again;
+    bounded and evicting, as the site's start check (web.E002) asks of a cache."""
 
     def __init__(self, folder: Path) -> None:
         self.port = free_port()
@@ -73,6 +74,10 @@ class RedisServer:
                 "no",
                 "--dir",
                 str(self.folder),
+                "--maxmemory",
+                "64mb",
+                "--maxmemory-policy",
+                "allkeys-lru",
             ],
             stdout=subprocess.DEVNULL,
         )
