@@ -21,6 +21,7 @@ from matches.services.flags import set_player_flags
 from matches.services.patches import patches_changed
 from matches.services.roster import save_character
 from matches.sources.pulling import KINDS, validate_settings
+from players.admin import ReadOnlyAdmin
 from players.models import Character, Player, PlayerName
 from players.services import new_character_defaults
 from web.generation import bump_generation
@@ -293,20 +294,10 @@ class PlayerAdmin(admin.ModelAdmin):
 
 
 @admin.register(PlayerFlagChange)
-class PlayerFlagChangeAdmin(admin.ModelAdmin):
+class PlayerFlagChangeAdmin(ReadOnlyAdmin):
     """The record of flag changes: read only."""
 
     list_display = ("at", "player", "flag", "value", "by", "recompute")
     list_filter = ("flag", "recompute")
     list_select_related = ("player",)
     search_fields = ("player__id", "player__name", "by")
-    show_full_result_count = False
-
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj: object = None) -> bool:
-        return False
-
-    def has_delete_permission(self, request: HttpRequest, obj: object = None) -> bool:
-        return False

@@ -645,6 +645,16 @@ def _pairs(matrix: list[list[float]]) -> dict[tuple[int, int], float]:
     return {(x, y): matrix[x][y] for x in range(count) for y in range(count) if x != y}
 
 
+# The `--release` option of the commands that play a league (simulate_league,
+# serve_replay_feed), each value read by parse_release.
+RELEASE_OPTION = {
+    "action": "append",
+    "default": [],
+    "metavar": "CODE=DAYS",
+    "help": "a character released DAYS after the start (docs/roster.md#the-simulator); repeatable",
+}
+
+
 def parse_release(text: str) -> tuple[str, float]:
     """A command line's `CODE=DAYS` (a character released DAYS into the league), checked."""
     code, _, days = text.partition("=")

@@ -5,7 +5,7 @@ from datetime import datetime
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.utils import timezone
 
-from matches.simulation.league import LeagueSimulator, parse_release
+from matches.simulation.league import RELEASE_OPTION, LeagueSimulator, parse_release
 from matches.sources.feed import LeagueFeed, feed_server
 
 
@@ -26,14 +26,7 @@ class Command(BaseCommand):
             default=None,
             help="when game 0 is played (ISO 8601 with an offset); default: now",
         )
-        parser.add_argument(
-            "--release",
-            action="append",
-            default=[],
-            metavar="CODE=DAYS",
-            help="a character released DAYS after the start (docs/roster.md#the-simulator); "
-            "repeatable",
-        )
+        parser.add_argument("--release", **RELEASE_OPTION)
 
     def handle(self, *args, port: int, seed: int, rate: float, players: int, **options) -> None:
         start = options["start"] or timezone.now().replace(microsecond=0)

@@ -7,6 +7,7 @@ from django.utils import timezone
 from matches.models import Season
 from matches.simulation.league import (
     DEFAULT_DAYS,
+    RELEASE_OPTION,
     SimulatedPatch,
     league_seasons,
     parse_release,
@@ -55,14 +56,7 @@ class Command(BaseCommand):
             help="a patch that changes the hidden matchups DAYS after the start (repeatable); "
             "its games report NAME as their version",
         )
-        parser.add_argument(
-            "--release",
-            action="append",
-            default=[],
-            metavar="CODE=DAYS",
-            help="a character released DAYS after the start (docs/roster.md#the-simulator); "
-            "repeatable",
-        )
+        parser.add_argument("--release", **RELEASE_OPTION)
         parser.add_argument(
             "--season-days",
             type=int,
