@@ -59,7 +59,7 @@ browser-deps:
 		|| echo "chromium could not be installed: browser tests will be skipped"; }
 
 # Debian's Prometheus: promtool checks and tests the alert rules (`make alerts`), and the
-# scrape test (tests/site/test_prometheus_scrape.py) runs the server.
+# scrape test (tests/worker/test_prometheus_scrape.py) runs the server.
 prometheus-deps:
 	@command -v promtool >/dev/null 2>&1 && command -v prometheus >/dev/null 2>&1 || { \
 		echo "installing Debian's prometheus for the alert rule tests and the scrape test"; \
