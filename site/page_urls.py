@@ -94,7 +94,11 @@ urlpatterns = [
     path("", page(rankings.top, reads=RANKING_PAGE), name="top"),
     path("top/<character:code>", page(rankings.top, reads=RANKING_PAGE), name="top-character"),
     path("search", page(search.search, reads={"name": searched}), name="search"),
-    path("player/<player_id:player_id>", page(profile.player), name="player"),
+    path(
+        "player/<player_id:player_id>",
+        ownership.private_to_its_owner(page(profile.player), profile.player),
+        name="player",
+    ),
     # A player's own profile: per browser, never cached.
     path("player/<player_id:player_id>/claim", ownership.claim, name="claim"),
     path("player/<player_id:player_id>/claim/status", ownership.claim_status, name="claim-status"),
@@ -106,7 +110,9 @@ urlpatterns = [
     ),
     path(
         "player/<player_id:player_id>/<character:code>",
-        page(profile.profile, reads={**HISTORY_PAGE, "patch": as_given}),
+        ownership.private_to_its_owner(
+            page(profile.profile, reads={**HISTORY_PAGE, "patch": as_given}), profile.profile
+        ),
         name="profile",
     ),
     path(

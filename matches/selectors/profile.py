@@ -99,13 +99,15 @@ def rating_profile(
     before: GameCursor | None = None,
     after: GameCursor | None = None,
     now: datetime | None = None,
+    as_owner: bool = False,
 ) -> RatingProfile | None:
-    """Everything the profile page shows (None if the player or rating is unknown or hidden),
+    """Everything the profile page shows (None if the player or rating is unknown or hidden;
+    `as_owner`: a private player's own, for their signed-in owner),
     its history range ending `now`; the fair opponents take two of its queries (one for the
     chance model), the players met most one, the ranks two. All of them read at one moment
     (web.moment)."""
     with one_moment():
-        overview = rating_overview(player_id, character_code)
+        overview = rating_overview(player_id, character_code, as_owner=as_owner)
         if overview is None:
             return None
         rating = overview.rating

@@ -24,9 +24,9 @@ from web.partials import render_partial
 from web.previews import LinkPreview
 
 
-def player(request: HttpRequest, player_id: str) -> HttpResponse:
+def player(request: HttpRequest, player_id: str, *, as_owner: bool = False) -> HttpResponse:
     """A player's page is their best character's (highest value - 3 * deviation)."""
-    code = best_character_code(player_id)
+    code = best_character_code(player_id, as_owner=as_owner)
     if code is None:
         raise Http404("We know no rated player with this id.")
     return redirect("profile", player_id=player_id, code=code)
@@ -65,7 +65,10 @@ def history_cursors(request: HttpRequest) -> tuple[GameCursor | None, GameCursor
     return _cursor(request, "before"), _cursor(request, "after")
 
 
-def profile(request: HttpRequest, player_id: str, code: str) -> HttpResponse:
+def profile(
+    request: HttpRequest, player_id: str, code: str, *, as_owner: bool = False
+) -> HttpResponse:
+    """A rating's page; `as_owner`: a private player's own, for their signed-in owner."""
     history_range = request.GET.get("range", "30d")
     if history_range not in HISTORY_RANGES:
         raise InvalidQuery("range", one_of(HISTORY_RANGES))
@@ -74,7 +77,13 @@ def profile(request: HttpRequest, player_id: str, code: str) -> HttpResponse:
     patch = chosen_patch(request, default=ALL_TIME)
     now = timezone.now()
     found = rating_profile(
-        player_id, code, history_range=history_range, before=before, after=after, now=now
+        player_id,
+        code,
+        history_range=history_range,
+        before=before,
+        after=after,
+        now=now,
+        as_owner=as_owner,
     )
     if found is None:
         raise Http404("We know no rated games of this player with this character.")

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from django.db.models import F
+from django.db.models import F, Q
 
 from players import rules
 from players.models import Character, Player, PlayerMatchup, PlayerName, Rating
@@ -24,10 +24,16 @@ def roster_characters() -> dict[int, Character]:
     return current_roster().by_id
 
 
-def best_character_code(player_id: str) -> str | None:
+def _shown(as_owner: bool) -> Q:
+    """Ratings of visible players; to their signed-in owner a private player's too (an
+    operator's hide still holds)."""
+    return ~(rules.withdrawn if as_owner else rules.hidden)("player__")
+
+
+def best_character_code(player_id: str, *, as_owner: bool = False) -> str | None:
     """The code of a visible player's best character: highest value - 3 * deviation."""
     return (
-        Rating.objects.filter(~rules.hidden("player__"), player_id=player_id)
+        Rating.objects.filter(_shown(as_owner), player_id=player_id)
         .order_by((F("value") - 3 * F("deviation")).desc(), "character_id")
         .values_list("character__code", flat=True)
         .first()
@@ -60,10 +66,12 @@ class RatingOverview:
         return opponent is not None and rules.is_hidden(opponent)
 
 
-def rating_overview(player_id: str, character_code: str) -> RatingOverview | None:
+def rating_overview(
+    player_id: str, character_code: str, *, as_owner: bool = False
+) -> RatingOverview | None:
     """A rating with the player's other ratings, past names and matchups (three queries:
     the ratings come in one, as a player has few; characters from the roster)."""
-    ratings = player_ratings(player_id)
+    ratings = player_ratings(player_id, as_owner=as_owner)
     code = character_code.upper()
     rating = next((r for r in ratings if r.character.code.upper() == code), None)
     if rating is None:
@@ -80,11 +88,11 @@ def rating_overview(player_id: str, character_code: str) -> RatingOverview | Non
     return RatingOverview(rating, ratings, past_names, matchups)
 
 
-def player_ratings(player_id: str) -> list[Rating]:
+def player_ratings(player_id: str, *, as_owner: bool = False) -> list[Rating]:
     """A visible player's ratings, most played first ([] for another player), with the
     player, the best win's opponent (or none) and both characters, from the roster."""
     ratings = list(
-        Rating.objects.filter(~rules.hidden("player__"), player_id=player_id)
+        Rating.objects.filter(_shown(as_owner), player_id=player_id)
         .select_related("player", "best_win_opponent")
         .order_by(-(F("wins") + F("losses")), "character_id")
     )

@@ -3,12 +3,15 @@ the owner's settings. Never cached: each answer is for one browser (its session)
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
+from functools import wraps
 
 from django.conf import settings
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.utils import timezone
+from django.utils.cache import patch_cache_control
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_http_methods
 
@@ -17,6 +20,8 @@ from players.models import Claim, Ownership, Player
 from players.selectors.ownership import linked_accounts, ownership_of
 from players.services import ownership as service
 from web.limits import client_address, within_limit
+
+View = Callable[..., HttpResponse]
 
 HOUR = 3600
 # The session's keys: claims this browser started ({player id: [claim id, token]}) and
@@ -222,3 +227,26 @@ def _owner_action(request: HttpRequest, ownership: Ownership, action: str) -> di
         service.unlink(ownership, address)
         return redirect("owner", player_id=ownership.player_id)
     return {"error": "Unknown action."}
+
+
+def private_to_its_owner(cached: View, view: View) -> View:
+    """A profile view that shows a private player's own page to their signed-in owner,
+    rendered for them alone and never stored (`view` with as_owner=True), and everyone
+    else the `cached` page (where a private player is unknown). Only a browser that holds
+    a session is looked at, so the public pages' answers stay as they are."""
+
+    @wraps(cached)
+    def dispatch(request: HttpRequest, player_id: str, **kwargs: object) -> HttpResponse:
+        if settings.SESSION_COOKIE_NAME in request.COOKIES and _is_private(player_id):
+            ownership, _ = signed_in_ownership(request, player_id)
+            if ownership is not None:
+                response = view(request, player_id, as_owner=True, **kwargs)
+                patch_cache_control(response, private=True, no_store=True)
+                return response
+        return cached(request, player_id, **kwargs)
+
+    return dispatch
+
+
+def _is_private(player_id: str) -> bool:
+    return Player.objects.filter(id=player_id, private=True).exists()

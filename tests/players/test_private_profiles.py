@@ -20,6 +20,7 @@ from matches.services.rating.incremental import rate_pending_matches
 from matches.services.statistics import recompute_site_statistics
 from players.models import Ownership, Player, PlayerName, Rating
 from players.services import ownership as service
+from players.views.ownership import SIGNED_IN
 from tests.factories import ReplaySourceFactory, replay
 from tests.fixtures.league import seed_league
 
@@ -147,3 +148,25 @@ def test_public_again_the_player_is_back_everywhere(
     assert SECRET_NAME in client.get(f"/player/{player.id}", follow=True).content.decode()
     assert player.id in client.get("/api/v1/players/?name=Zebulon").content.decode()
     assert player.id in export_text()
+
+
+def test_a_private_profile_shows_its_signed_in_owner_everything_and_nobody_else(private_player):
+    player, _ = private_player
+    code = Rating.objects.filter(player=player).values_list("character__code", flat=True)[0]
+    owner = Client()
+    session = owner.session
+    session[SIGNED_IN] = {player.id: player.ownership.key_version}
+    session.save()
+    page = owner.get(f"/player/{player.id}", follow=True)
+    assert page.status_code == 200
+    assert SECRET_NAME in page.content.decode() and page.redirect_chain
+    mine = owner.get(f"/player/{player.id}/{code}")
+    assert SECRET_NAME in mine.content.decode()
+    assert "no-store" in mine["Cache-Control"] and "private" in mine["Cache-Control"]
+    # Rendered for the owner alone: nobody else (nor a browser signed in elsewhere) sees it.
+    assert Client().get(f"/player/{player.id}/{code}").status_code == 404
+    stranger = Client()
+    session = stranger.session
+    session[SIGNED_IN] = {player.id: player.ownership.key_version + 1}  # an old key
+    session.save()
+    assert stranger.get(f"/player/{player.id}/{code}").status_code == 404
