@@ -162,6 +162,7 @@ def test_a_private_profile_shows_its_signed_in_owner_everything_and_nobody_else(
     assert SECRET_NAME in page.content.decode() and page.redirect_chain
     mine = owner.get(f"/player/{player.id}/{code}")
     assert SECRET_NAME in mine.content.decode()
+    assert "private: only you see this page" in mine.content.decode()
     assert "no-store" in mine["Cache-Control"] and "private" in mine["Cache-Control"]
     # Rendered for the owner alone: nobody else (nor a browser signed in elsewhere) sees it.
     assert Client().get(f"/player/{player.id}/{code}").status_code == 404
