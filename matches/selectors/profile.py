@@ -30,7 +30,7 @@ from web.moment import one_moment
 
 @dataclass(frozen=True)
 class Unranked:
-    """Why a rating is not ranked: its player's flag ("hidden", "cheater"), or its ± too
+    """Why a rating is not ranked: its player's flag ("hidden", "private", "cheater"), or its ± too
     wide, and then what brings it back: `games` more against settled players of its level.
     `idle_since` is its last game when that game left it settled, so that only the decay
     since has widened it; None when it is still settling (too few games), and `widest`

@@ -357,9 +357,7 @@ def _unranked_text(found: RatingProfile) -> str:
     wide (idle since its last game, or too few games) and how many games bring it in."""
     why: Unranked = found.unranked
     if why.flag is not None:
-        # Only its signed-in owner sees a private profile (players.views.ownership).
-        private = why.flag == "hidden" and not found.rating.player.hidden
-        return "private: only you see this page" if private else why.flag
+        return "private: only you see this page" if why.flag == "private" else why.flag
     rating = found.rating
     games = "one game" if why.games == 1 else count_text(why.games, "game")
     against = "a settled player" if why.games == 1 else "settled players"

@@ -200,12 +200,14 @@ UNSETTLED = "unsettled"  # unranked_reason of a rating whose ± is too wide
 
 
 def unranked_reason(rating: Rating) -> str | None:
-    """Why a rating is not ranked (None when it is): "hidden" (or private), "cheater", or
+    """Why a rating is not ranked (None when it is): "hidden", "private", "cheater", or
     "unsettled" (its ± too wide; matches.selectors.profile tells idle from too few games). Reads the
     rating's loaded player."""
     player = rating.player
-    if rules.is_hidden(player):
+    if player.hidden:
         return "hidden"
+    if player.private:  # seen only by its signed-in owner (players.views.ownership)
+        return "private"
     if player.cheater:
         return "cheater"
     if not rules.is_settled(rating.deviation):
