@@ -57,6 +57,11 @@ class Character(models.Model):
     def __str__(self) -> str:
         return self.name
 
+    @property
+    def listed_name(self) -> str:
+        """Its name where characters are listed: a retired one says so (docs/roster.md)."""
+        return f"{self.name} (retired)" if self.retired else self.name
+
 
 class PlayerQuerySet(models.QuerySet["Player"]):
     """Players by the rules of players.rules."""

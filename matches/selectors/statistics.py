@@ -99,7 +99,7 @@ def patch_popularity(stored: dict[str, dict[str, Any]], choice: PatchChoice) -> 
     rows = [
         PatchShare(
             character.code,
-            character.name,
+            character.listed_name,
             shares.get(character.code, 0.0),
             None
             if previous is None or not shares

@@ -16,8 +16,14 @@ from players.selectors.roster import current_roster
 from players.selectors.search import HitRating, PlayerHit
 
 
-def _character_choices() -> list[tuple[str, str]]:
-    return [("", "—")] + [(c.code, c.name) for c in current_roster().characters]
+def _character_choices(named: str | None = None) -> list[tuple[str, str]]:
+    """The characters a new choice is offered: not the retired ones, save the one a link
+    (a retired character's profile) already names."""
+    return [("", "—")] + [
+        (c.code, c.listed_name)
+        for c in current_roster().characters
+        if not c.retired or c.code == named
+    ]
 
 
 class ContenderForm(forms.Form):
@@ -40,6 +46,9 @@ class ContenderForm(forms.Form):
 
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
+        if self.is_bound:
+            named = self.data.get(self.add_prefix("character"))
+            self.fields["character"].choices = _character_choices(named)
         self.candidates: list[PlayerHit] = []  # the players the name finds
         self.chosen: HitRating | None = None  # the rating this side plays with
 

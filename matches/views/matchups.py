@@ -127,7 +127,7 @@ def cell_text(
 def opponent_text(cell: MatchupCell, scale: HeatScale) -> OpponentText:
     """A character's row against one opponent (the mirror included, at its 50%)."""
     estimate = cell.estimate
-    name, code = cell.opponent.name, cell.opponent.code
+    name, code = cell.opponent.listed_name, cell.opponent.code
     if estimate.offset is None:
         return OpponentText(
             name, code, "heat-none", "-1", "·", "", "0", 0, "", 0, "", "-1", False, "", "", "-1000"

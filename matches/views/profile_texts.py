@@ -185,6 +185,7 @@ class ProfileBody(NamedTuple):
 
     name: str
     character: str
+    retired: bool  # a retired character's rating stays, marked (docs/roster.md)
     code: str
     player_id: str
     platform: str
@@ -254,6 +255,7 @@ def profile_body(
     return ProfileBody(
         name=shown_name(player.name),
         character=character.name,
+        retired=character.retired,
         code=character.code,
         player_id=player.id,
         platform=player.get_platform_display(),
@@ -270,7 +272,7 @@ def profile_body(
                 else f"{r.character.name}: {rating_text(r.value, r.deviation)}, "
                 f"{record_text(r.wins, r.losses)}",
                 current=r.id == rating.id,
-                character=r.character.name,
+                character=r.character.listed_name,
                 value="" if player.cheater else str(shown_value(r.value)),
             )
             for r in overview.ratings
@@ -328,7 +330,7 @@ def profile_body(
         previous_cursor=str(found.matches.previous_cursor or ""),
         next_cursor=str(found.matches.next_cursor or ""),
         matchups=_matchup_rows(
-            (row.opponent_character.name, row.estimate) for row in found.matchups.rows
+            (row.opponent_character.listed_name, row.estimate) for row in found.matchups.rows
         ),
         matchup_overall=_matchup_rows([("Overall", found.matchups.overall)])[0],
         past_names=[
@@ -359,18 +361,20 @@ def _unranked_text(found: RatingProfile) -> str:
     if why.flag is not None:
         return "private: only you see this page" if why.flag == "private" else why.flag
     rating = found.rating
-    games = "one game" if why.games == 1 else count_text(why.games, "game")
-    against = "a settled player" if why.games == 1 else "settled players"
-    rank = "ranks" if why.games == 1 else "rank"
-    back = f"{games} against {against} of your level {rank} you"
+    # The games that take its ± below the ranking limit against settled players of its
+    # level (matches.ratings.settling), in the words players expect (issue 30).
+    more = f"about {count_text(why.games, 'more game')} against settled players of your level"
     if why.idle_since is not None:
-        return f"idle since {_day_text(why.idle_since)}: {back} again"
+        return f"idle since {_day_text(why.idle_since)}: ranked again in {more}"
     plus_minus = uncertainty_text(rating.deviation)
     if why.widest:
-        return f"± at its widest ({plus_minus}): {back}"
+        return f"± at its widest ({plus_minus}): ranked in {more}"
     played = count_text(rating.wins + rating.losses, "game")
     limit = floatformat(settled_plus_minus_limit(), 0)
-    return f"too few games yet: {plus_minus} after {played}, ranks need ± below {limit}: {back}"
+    return (
+        f"too few games yet ({plus_minus} after {played}, ranks need ± below {limit}): "
+        f"ranked in {more}"
+    )
 
 
 def _day_text(moment: datetime) -> str:

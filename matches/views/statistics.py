@@ -13,6 +13,7 @@ from matches import charts
 from matches.selectors.statistics import SiteStatistics, site_statistics
 from matches.views.patches import chosen_patch, patch_texts
 from players.formatting import change_class, count_text, signed_text
+from players.selectors.roster import current_roster
 
 
 def _statistics_charts(statistics: SiteStatistics) -> dict[str, str]:
@@ -65,6 +66,13 @@ def every(seconds: float) -> str:
     return f"every {seconds:g} seconds"
 
 
+def _listed_name(code: str, stored_name: str) -> str:
+    """A stored row's character as listed now: a retired one says so, a renamed one
+    shows its new name."""
+    character = current_roster().by_code.get(code)
+    return stored_name if character is None else character.listed_name
+
+
 def _popularity_rows(popularity: dict[str, Any] | None) -> list[dict[str, Any]]:
     """The popularity table's rows: per bracket, the share and its change in percentage
     points from the period before, with the direction that colours it."""
@@ -80,7 +88,13 @@ def _popularity_rows(popularity: dict[str, Any] | None) -> list[dict[str, Any]]:
             cells.append(
                 {"share": row["shares"][bracket["key"]], "points": points, "direction": direction}
             )
-        rows.append({"character": row["character"], "name": row["name"], "cells": cells})
+        rows.append(
+            {
+                "character": row["character"],
+                "name": _listed_name(row["character"], row["name"]),
+                "cells": cells,
+            }
+        )
     return rows
 
 
@@ -92,7 +106,7 @@ def _fraud_index_rows(fraud_index: dict[str, Any] | None) -> list[dict[str, Any]
     return [
         {
             "character": row["character"],
-            "name": row["name"],
+            "name": _listed_name(row["character"], row["name"]),
             "cells": [row["cells"][bracket["key"]] for bracket in fraud_index["brackets"]],
         }
         for row in fraud_index["rows"]

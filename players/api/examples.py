@@ -17,7 +17,13 @@ def rating(value: float, deviation: float) -> dict:
     return {"value": value, "deviation": deviation, "display": rating_text(value, deviation)}
 
 
-CHARACTERS = {"results": [SOL, KY, {"id": 2, "code": "MA", "name": "May"}]}
+CHARACTERS = {
+    "results": [
+        {**SOL, "retired": False},
+        {**KY, "retired": False},
+        {"id": 2, "code": "MA", "name": "May", "retired": False},
+    ]
+}
 
 RATING_SUMMARY = {
     "character": SOL,

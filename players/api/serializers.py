@@ -35,8 +35,15 @@ def character_fields(character: Character) -> dict[str, Any]:
     return {"id": character.id, "code": character.code, "name": character.name}
 
 
+class RosterCharacterSerializer(CharacterSerializer):
+    retired = serializers.BooleanField(
+        help_text="Out of the game: its ratings, games and rankings stay, but no new "
+        "choice offers it (docs/roster.md#retiring-a-character)."
+    )
+
+
 class CharacterListSerializer(serializers.Serializer):
-    results = CharacterSerializer(
+    results = RosterCharacterSerializer(
         many=True, help_text="The roster, in display order (docs/roster.md)."
     )
 

@@ -4,12 +4,19 @@ rating, held to the closed form of Glicko's deviation step."""
 from __future__ import annotations
 
 import math
+import random
 from datetime import timedelta
 
 import pytest
 
 from matches.params import glicko_params
-from tests.factories import BASE_TIME, RatingFactory
+from matches.replays.readers import iter_replay_payloads
+from matches.services.file_import import file_import_source
+from matches.services.ingest import store_replays
+from matches.services.rating.incremental import rate_pending_matches
+from players.models import Character, Rating
+from players.selectors.rankings import unranked_reason
+from tests.factories import BASE_TIME, PlayerFactory, RatingFactory, replay
 
 pytestmark = pytest.mark.django_db
 
@@ -55,3 +62,51 @@ def test_a_ranked_rating_needs_no_games_and_an_idle_one_says_since_when(client):
     answer = client.get(f"/api/v1/players/{idle.player_id}/SO/placement/").json()
     assert answer["idle_since"] == BASE_TIME.isoformat().replace("+00:00", "Z")
     assert answer["games_to_rank"] == independent_games_to_rank(idle_deviation)
+
+
+SETTLED_OPPONENTS = [str(200000000000000000 + n) for n in range(20)]
+
+
+def test_the_games_it_names_rank_a_new_rating_in_the_real_pipeline(client):
+    """What the profile promises ("ranked in about N more games"), held against the rating
+    pipeline as the site runs it: a new rating plays N games, one after another, against
+    typical settled players of its level (± 100-140, within 60 points of it), winning and
+    losing in turn. After N games it is settled; a few games fewer leave it unranked."""
+    rng = random.Random(30)
+    newcomer = "100000000000000001"
+    sol = Character.objects.get(code="SO")
+    for opponent in SETTLED_OPPONENTS:
+        RatingFactory(
+            player=PlayerFactory(id=opponent),
+            character=sol,
+            value=1500 + rng.uniform(-60, 60),
+            deviation=rng.uniform(50, 70),
+            last_played_at=BASE_TIME,
+            last_decay_at=BASE_TIME + timedelta(minutes=1),
+        )
+
+    def play(first: int, count: int) -> Rating:
+        games = [
+            replay(
+                first + n,
+                newcomer,
+                SETTLED_OPPONENTS[(first + n) % len(SETTLED_OPPONENTS)],
+                winner=1 + (first + n) % 2,
+                characters=("SO", "SO"),
+            )
+            for n in range(count)
+        ]
+        store_replays(source=file_import_source(), replays=iter_replay_payloads(games))
+        rate_pending_matches()
+        return Rating.objects.select_related("player").get(player_id=newcomer, character=sol)
+
+    # The first game makes the rating; the placement API then names the games still to play.
+    rating = play(1, 1)
+    placement = client.get(f"/api/v1/players/{newcomer}/SO/placement/").json()
+    games = placement["games_to_rank"]
+    assert placement["ranked"] is False and games > 5
+    short = 3
+    rating = play(2, games - short)
+    assert unranked_reason(rating) == "unsettled"
+    rating = play(2 + games - short, short)
+    assert unranked_reason(rating) is None, rating.deviation

@@ -468,7 +468,7 @@ def test_profile_head_and_cards_read_as_the_django_filters_wrote_them(client, db
     assert f'<p>a hidden player\n      (Ky) · <time {utc} data-local="day">' in html
     then = f"{BASE_TIME - timedelta(days=9):%Y-%m-%d}"
     assert f'<bdi>Then</bdi> <span class="muted">{then} \u2013 {day}</span>' in html
-    assert "Unranked: too few games yet: ±160 after" in html
+    assert "Unranked: too few games yet (±160 after" in html
     assert "No counted games yet." in html
 
 
@@ -521,13 +521,17 @@ def test_an_idle_rating_says_it_is_idle_and_a_new_one_that_it_is_too_wide(client
     )
     assert unranked(idle) == Unranked(flag=None, games=2, idle_since=BASE_TIME)
     html = client.get(f"/player/{idle.player_id}/SO").content.decode()
-    assert f"Unranked: idle since {BASE_TIME:%b} {BASE_TIME.day}" in html
+    assert (
+        f"Unranked: idle since {BASE_TIME:%b} {BASE_TIME.day}: ranked again in about 2 more "
+        "games against settled players of your level." in html
+    )
     # Too wide after its last game already: too few games.
     new = RatingFactory(deviation=100.0, wins=1, losses=0)
     assert unranked(new) == Unranked(flag=None, games=10)
     html = client.get(f"/player/{new.player_id}/SO").content.decode()
     assert (
-        "Unranked: too few games yet: ±200 after 1 game, ranks need ± below 150: 10 games" in html
+        "Unranked: too few games yet (±200 after 1 game, ranks need ± below 150): ranked in "
+        "about 10 more games against settled players of your level." in html
     )
     # Never settled, then idle: still too few games, not idleness.
     wide = RatingFactory(

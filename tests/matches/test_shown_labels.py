@@ -64,8 +64,8 @@ def test_an_idle_rating_says_it_is_idle_and_how_many_games_bring_it_back(client)
         last_decay_at=BASE_TIME + timedelta(hours=hours),
     )
     assert _unranked(client, rating) == (
-        f"idle since {_day(BASE_TIME)}: 3 games against settled players of your level "
-        "rank you again"
+        f"idle since {_day(BASE_TIME)}: ranked again in about 3 more games against settled "
+        "players of your level"
     )
 
 
@@ -74,8 +74,8 @@ def test_a_rating_short_of_games_says_so(client):
     """The same ±158, but its last game left it there: it needs games, not a return."""
     rating = RatingFactory(deviation=79.0, last_played_at=BASE_TIME, last_decay_at=BASE_TIME)
     assert _unranked(client, rating) == (
-        "too few games yet: ±158 after 20 games, ranks need ± below 150: 3 games against "
-        "settled players of your level rank you"
+        "too few games yet (±158 after 20 games, ranks need ± below 150): ranked in about 3 "
+        "more games against settled players of your level"
     )
 
 

@@ -295,8 +295,8 @@ def test_profile_says_a_wide_rating_is_unranked_with_its_width(client):
     html = client.get(f"/player/{rating.player_id}/SO").content.decode()
     # ±160.8 is shown rounded down, as every ± is: ±160.
     assert (
-        "Unranked: too few games yet: ±160 after 20 games, ranks need ± below 150: 3 games "
-        "against settled players of your level rank you."
+        "Unranked: too few games yet (±160 after 20 games, ranks need ± below 150): "
+        "ranked in about 3 more games against settled players of your level."
     ) in html
 
 
