@@ -227,6 +227,10 @@ STATISTICS = {
         "day": {"players": 4120, "games": 8640},
         "week": {"players": 11020, "games": 60480},
     },
+    "patch_rating_distribution": {
+        "bin_width": 50,
+        "bins": [{"from": 1500.0, "to": 1550.0, "count": 640}],
+    },
     "fraud_index": {
         "minimum_games": 200,
         "brackets": [

@@ -22,7 +22,8 @@ class StatisticsView(APIView):
         description="Totals, recent activity, games per day, rating and floor distributions, "
         "rating percentiles, character "
         "popularity (this week's, and a patch's: the current one unless `patch` names "
-        "another or `all`) and the fraud index, as of the latest periodic refresh.",
+        "another or `all`), the patch's rating distribution and the fraud index, as of the "
+        "latest periodic refresh.",
         parameters=[PatchQuery],
         response=SiteStatisticsSerializer,
         example=examples.STATISTICS,

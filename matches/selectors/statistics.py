@@ -33,6 +33,9 @@ class SiteStatistics:
     inflation: list[dict[str, Any]]
     computed_at: datetime | None
     patch_popularity: PatchPopularity
+    # The chosen patch's settled ratings as its time left them ({bin_width, bins}); of all
+    # time, the ranked ratings of now (rating_distribution). None: none yet.
+    patch_rating_distribution: dict[str, Any] | None = None
 
 
 STATISTIC_KEYS = (
@@ -44,16 +47,19 @@ STATISTIC_KEYS = (
     "percentiles",
     "activity",
     "patch_popularity",
+    "patch_rating_distribution",
     "fraud_index",
     "inflation",
 )
 
 
 def site_statistics(choice: PatchChoice | None = None) -> SiteStatistics:
-    """Every statistic the stats page shows, the popularity of the chosen patch (default:
-    all time) among them, in two queries."""
+    """Every statistic the stats page shows, the popularity and rating distribution of
+    the chosen patch (default: all time) among them, in two queries."""
     rows = {row.key: row for row in SiteStatistic.objects.filter(key__in=STATISTIC_KEYS)}
     data = {key: rows[key].data if key in rows else None for key in STATISTIC_KEYS}
+    choice = choice or PatchChoice(None, None, [])
+    by_patch = (data["patch_rating_distribution"] or {}).get(choice.key)
     return SiteStatistics(
         totals=data["totals"],
         games_per_day=data["games_per_day"] or [],
@@ -62,9 +68,8 @@ def site_statistics(choice: PatchChoice | None = None) -> SiteStatistics:
         popularity=data["popularity"],
         percentiles=data["percentiles"] or [],
         activity=data["activity"],
-        patch_popularity=patch_popularity(
-            data["patch_popularity"] or {}, choice or PatchChoice(None, None, [])
-        ),
+        patch_popularity=patch_popularity(data["patch_popularity"] or {}, choice),
+        patch_rating_distribution=data["rating_distribution"] if choice.patch is None else by_patch,
         fraud_index=data["fraud_index"],
         inflation=data["inflation"] or [],
         computed_at=max((row.computed_at for row in rows.values()), default=None),

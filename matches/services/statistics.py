@@ -133,18 +133,11 @@ def _games_per_day(now: datetime, games_by_day: dict[date | None, int]) -> list[
     ]
 
 
-def _rating_distribution() -> dict[str, Any]:
-    """Ranked ratings per RATING_BIN_WIDTH of value: every bin from the lowest to the
-    highest, empty ones at zero, so that the bars are evenly spaced in rating (a lone
-    rating far above the rest stands apart, not beside the last crowded bin)."""
-    counts = {
-        int(row["bin"]): row["count"]
-        for row in ranked_ratings()
-        .order_by()
-        .annotate(bin=Floor(F("value") / RATING_BIN_WIDTH))
-        .values("bin")
-        .annotate(count=Count("id"))
-    }
+def _rating_bins(counts: dict[int, int]) -> dict[str, Any]:
+    """Counts per RATING_BIN_WIDTH of value ({bin number: count}) as the stored
+    distribution: every bin from the lowest to the highest, empty ones at zero, so that
+    the bars are evenly spaced in rating (a lone rating far above the rest stands apart,
+    not beside the last crowded bin)."""
     bins = range(min(counts), max(counts) + 1) if counts else range(0)
     return {
         "bin_width": RATING_BIN_WIDTH,
@@ -157,6 +150,56 @@ def _rating_distribution() -> dict[str, Any]:
             for n in bins
         ],
     }
+
+
+def _rating_distribution() -> dict[str, Any]:
+    """Ranked ratings per RATING_BIN_WIDTH of value."""
+    counts = {
+        int(row["bin"]): row["count"]
+        for row in ranked_ratings()
+        .order_by()
+        .annotate(bin=Floor(F("value") / RATING_BIN_WIDTH))
+        .values("bin")
+        .annotate(count=Count("id"))
+    }
+    return _rating_bins(counts)
+
+
+# Each patch's ratings as its time left them: the last snapshot of each rating played
+# while the patch was the latest live (from its day to the next patch's, UTC), settled
+# then, of players not flagged (DISTINCT ON: no ORM form; the snapshots are read once
+# for every patch, as the weekly spread reads them).
+_PATCH_DISTRIBUTION_SQL = """
+WITH period AS (
+    SELECT name, (live_at AT TIME ZONE 'UTC')::date AS first_day,
+        lead((live_at AT TIME ZONE 'UTC')::date) OVER (ORDER BY live_at) AS next_day
+    FROM matches_patch
+), patch_end AS (
+    SELECT DISTINCT ON (s.rating_id, p.name) p.name, s.value, s.deviation
+    FROM players_ratingsnapshot s
+    JOIN period p ON s.day >= p.first_day AND (p.next_day IS NULL OR s.day < p.next_day)
+    JOIN players_rating r ON r.id = s.rating_id
+    WHERE r.player_id NOT IN ({flagged})
+    ORDER BY s.rating_id, p.name, s.day DESC
+)
+SELECT name, floor(value / %(bin_width)s)::integer, count(*)
+FROM patch_end WHERE {settled}
+GROUP BY 1, 2
+"""
+
+
+def _patch_rating_distributions() -> dict[str, dict[str, Any]]:
+    """Per patch name, its settled ratings per RATING_BIN_WIDTH of value as the patch's
+    time left them (docs/rating-model.md#patches); a patch without any is absent."""
+    sql = _PATCH_DISTRIBUTION_SQL.format(
+        flagged=rules.flagged_ids_sql(), settled=rules.settled_sql()
+    )
+    counts: dict[str, dict[int, int]] = {}
+    with connection.cursor() as cursor:
+        cursor.execute(sql, {**rules.sql_params(), "bin_width": RATING_BIN_WIDTH})
+        for name, number, count in cursor.fetchall():
+            counts.setdefault(name, {})[number] = count
+    return {name: _rating_bins(bins) for name, bins in counts.items()}
 
 
 def _percentiles() -> list[dict[str, Any]]:
@@ -398,6 +441,7 @@ def recompute_site_statistics(now: datetime) -> None:
             "floor_distribution": _floor_distribution(),
             "popularity": _popularity(now),
             "patch_popularity": _patch_popularity(games),
+            "patch_rating_distribution": _patch_rating_distributions(),
             "percentiles": _percentiles(),
             "activity": _activity(now),
             "fraud_index": _fraud_index(),

@@ -16,7 +16,18 @@ from players.formatting import change_class, count_text, signed_text
 from players.selectors.roster import current_roster
 
 
-def _statistics_charts(statistics: SiteStatistics) -> dict[str, str]:
+def _distribution_bars(distribution: dict[str, Any] | None) -> list[charts.Bar]:
+    return [
+        charts.Bar(
+            f"{row['from']:.0f}",
+            row["count"],
+            f"{row['from']:.0f} to {row['to']:.0f}: {count_text(row['count'], 'rating')}",
+        )
+        for row in (distribution or {"bins": []})["bins"]
+    ]
+
+
+def _statistics_charts(statistics: SiteStatistics, patch: str) -> dict[str, str]:
     per_day = [
         charts.Bar(
             date.fromisoformat(row["day"]).strftime("%b %d"),
@@ -25,15 +36,7 @@ def _statistics_charts(statistics: SiteStatistics) -> dict[str, str]:
         )
         for row in statistics.games_per_day
     ]
-    distribution = statistics.rating_distribution or {"bins": []}
-    ratings = [
-        charts.Bar(
-            f"{row['from']:.0f}",
-            row["count"],
-            f"{row['from']:.0f} to {row['to']:.0f}: {count_text(row['count'], 'rating')}",
-        )
-        for row in distribution["bins"]
-    ]
+    ratings = _distribution_bars(statistics.rating_distribution)
     floors = [
         charts.Bar(
             "C" if row["floor"] == 99 else str(row["floor"]),
@@ -50,6 +53,11 @@ def _statistics_charts(statistics: SiteStatistics) -> dict[str, str]:
         ),
         "floors": charts.bar_chart(
             "floor-distribution", floors, title="Players by floor", labels=11
+        ),
+        "patch_ratings": charts.bar_chart(
+            "patch-rating-distribution",
+            _distribution_bars(statistics.patch_rating_distribution),
+            title=f"Settled ratings of patch {patch} by value",
         ),
     }
 
@@ -124,7 +132,7 @@ def stats(request: HttpRequest) -> HttpResponse:
         "matches/statistics.html",
         {
             "stats": statistics,
-            "charts": _statistics_charts(statistics),
+            "charts": _statistics_charts(statistics, choice.key),
             "refreshed": every(refresh_seconds),
             "popularity_rows": _popularity_rows(statistics.popularity),
             "patch": choice,

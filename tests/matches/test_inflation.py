@@ -3,12 +3,15 @@ computation in Python from the snapshots."""
 
 from __future__ import annotations
 
+import bisect
+import math
 from collections import defaultdict
-from datetime import timedelta
+from datetime import UTC, timedelta
 
 import numpy as np
 import pytest
 
+from matches.models import Patch
 from matches.services.flags import set_player_flags
 from matches.services.rating.incremental import rate_pending_matches
 from matches.services.refresh import refresh_derived_tables
@@ -58,3 +61,43 @@ def test_the_weekly_percentiles_are_those_of_the_active_settled_ratings(client):
             assert got[key] == pytest.approx(want[key], abs=1e-6)
     page = client.get("/stats").content.decode()
     assert f"{expected[-1]['median']:.0f}" in page and "Does the scale drift?" in page
+
+
+def independent_patch_distributions() -> dict[str, dict[int, int]]:
+    """Per patch: the last snapshot of each rating on a day the patch was the latest live
+    (from its UTC day to the next one's), kept when settled and of a player not flagged,
+    counted per 50 points of value."""
+    patches = sorted(Patch.objects.all(), key=lambda patch: patch.live_at)
+    starts = [patch.live_at.astimezone(UTC).date() for patch in patches]
+    last: dict[tuple, tuple] = {}
+    for snap in RatingSnapshot.objects.select_related("rating__player").order_by("day"):
+        index = bisect.bisect_right(starts, snap.day) - 1
+        if index >= 0:
+            last[(snap.rating_id, patches[index].name)] = (snap, snap.rating.player)
+    counts: dict[str, dict[int, int]] = defaultdict(lambda: defaultdict(int))
+    for (_, name), (snap, player) in last.items():
+        if rules.is_settled(snap.deviation) and not rules.is_flagged(player):
+            counts[name][math.floor(snap.value / 50)] += 1
+    return counts
+
+
+def test_each_patch_has_the_rating_distribution_its_time_left(client):
+    Patch.objects.create(name="1.0", versions=[], live_at=BASE_TIME - timedelta(days=1))
+    Patch.objects.create(name="1.1", versions=[], live_at=BASE_TIME + timedelta(days=14, hours=6))
+    store(random_league(1200))  # about four weeks: two in each patch
+    rate_pending_matches()
+    set_player_flags(Player.objects.order_by("id").first(), cheater=True, by="test")
+    refresh_derived_tables(BASE_TIME + timedelta(days=40))
+    expected = independent_patch_distributions()
+    assert set(expected) == {"1.0", "1.1"}
+    for name, counts in expected.items():
+        shown = client.get(f"/api/v1/stats/?patch={name}").json()["patch_rating_distribution"]
+        got = {int(row["from"]) // 50: row["count"] for row in shown["bins"] if row["count"]}
+        assert got == counts and sum(got.values()) >= 4
+    # The two patches' ratings differ, and all time is the ranked ratings of now.
+    assert expected["1.0"] != expected["1.1"]
+    answer = client.get("/api/v1/stats/?patch=all").json()
+    assert answer["patch_rating_distribution"] == answer["rating_distribution"]
+    page = client.get("/stats?patch=1.0").content.decode()
+    assert "Ratings in patch 1.0" in page and 'id="patch-rating-distribution"' in page
+    assert "Ratings in patch" not in client.get("/stats?patch=all").content.decode()

@@ -38,7 +38,9 @@ def test_characters_are_the_roster(api):
 
     assert response.status_code == 200
     assert response.json() == {
-        "results": [{"id": cid, "code": code, "name": name} for cid, code, name in ROSTER]
+        "results": [
+            {"id": cid, "code": code, "name": name, "retired": False} for cid, code, name in ROSTER
+        ]
     }
 
 

@@ -185,6 +185,13 @@ class SiteStatisticsSerializer(serializers.Serializer):
         "current patch), with their change since the previous patch "
         "(docs/rating-model.md#patches)."
     )
+    patch_rating_distribution = RatingDistributionSerializer(
+        allow_null=True,
+        help_text="The ratings of the `patch` asked for (default the current patch) as its "
+        "time left them: each rating's last daily snapshot while the patch was the latest "
+        "live, when settled then (players hidden, private or cheating left out); for `all`, "
+        "`rating_distribution`. Null: no settled rating played in the patch yet.",
+    )
     fraud_index = FraudIndexSerializer(
         allow_null=True,
         help_text="Per character, how far players rate on it above their own other characters "
