@@ -342,6 +342,7 @@ def test_statistics_before_any_refresh(api):
         "percentiles": [],
         "activity": None,
         "patch_popularity": body["patch_popularity"],
+        "patch_rating_distribution": None,
         "inflation": [],
         "fraud_index": None,
     }
