@@ -85,6 +85,7 @@ ARRIVING_SHARE = 0.4  # of players who join during the first season, not at its 
 DRIFT_PERSISTENCE = 0.97
 DRIFT_TREND = 5.0
 DRIFT_STEP = 10.0
+RETIRED_DRAWS = 1000  # encounters drawn before a league of retired characters gives up
 
 # The seed roster's ids are positions in it, as the league's character indexes are.
 _SEED_IDS = {code: index for index, code in enumerate(SEED_CODES)}
@@ -209,6 +210,7 @@ class LeagueSimulator:
         patches: Sequence[SimulatedPatch] = (),
         characters: Sequence[str] = SEED_CODES,
         releases: Mapping[str, float] | None = None,
+        retirements: Mapping[str, float] | None = None,
     ) -> None:
         """`matchup_deviation` 0: a league without matchup effects; `skill_drift` False:
         every player's skill stays fixed (the truth a rating system can reach); `shape`:
@@ -217,7 +219,10 @@ class LeagueSimulator:
         index = position); `releases`: characters released mid-league, each code with the
         day (from the start) its first game may be played, added after `characters`. A
         late character is never a player's main: before its day, a player who would pick
-        it plays their main instead; from then on, it is played like any secondary."""
+        it plays their main instead; from then on, it is played like any secondary.
+        `retirements`: characters taken out of the game, each code with the day from which
+        no game plays it: a player who would pick it plays their first character still in
+        the game, and one left with none plays no more; a set on it ends there."""
         self.skill_drift = skill_drift
         self.shape = shape
         releases = dict(releases or {})
@@ -229,6 +234,11 @@ class LeagueSimulator:
         self.releases = releases
         # Seconds from the start before which each character is not played.
         self._released_at = [releases.get(code, 0.0) * 86400 for code in self.codes]
+        self.retirements = dict(retirements or {})
+        if unknown := set(self.retirements) - set(self.codes):
+            raise ValueError(f"retired characters the league does not play: {sorted(unknown)}")
+        # Seconds from the start from which each character is no longer played.
+        self._retired_at = [self.retirements.get(code, math.inf) * 86400 for code in self.codes]
         if players < 2:
             raise ValueError("a league needs at least two players")
         if not rate > 0:
@@ -472,22 +482,47 @@ class LeagueSimulator:
         return self._pick_active(rng, offset, player)
 
     def _choose_character(self, rng: random.Random, player: _Player, offset: int) -> int:
+        """The slot of the character `player` plays a set on; -1 when every character of
+        theirs is retired."""
         if len(player.characters) == 1 or rng.random() < 0.75:
-            return 0
-        slot = rng.randrange(1, len(player.characters))
-        return 0 if self._released_at[player.characters[slot]] > offset else slot
+            slot = 0
+        else:
+            slot = rng.randrange(1, len(player.characters))
+            slot = 0 if self._released_at[player.characters[slot]] > offset else slot
+        if self._retired_at[player.characters[slot]] > offset:
+            return slot
+        return next(
+            (
+                other
+                for other, character in enumerate(player.characters)
+                if self._released_at[character] <= offset < self._retired_at[character]
+            ),
+            -1,
+        )
+
+    def _retired(self, game_set: _Set, offset: int) -> bool:
+        """Whether either side's character of `game_set` is retired at `offset`."""
+        a = self._players[game_set.a].characters[game_set.a_character]
+        b = self._players[game_set.b].characters[game_set.b_character]
+        return min(self._retired_at[a], self._retired_at[b]) <= offset
 
     def _encounter(self, rng: random.Random, offset: int) -> _Set:
-        a = self._pick_active(rng, offset)
-        b = self._pick_opponent(rng, a, offset)
-        return _Set(
-            a=a,
-            a_character=self._choose_character(rng, self._players[a], offset),
-            b=b,
-            b_character=self._choose_character(rng, self._players[b], offset),
-            games_left=rng.choices(_SET_LENGTHS, _SET_LENGTH_WEIGHTS)[0],
-            last_offset=offset,
-        )
+        # Only a league with retired characters draws again: players left with none.
+        for _ in range(RETIRED_DRAWS):
+            a = self._pick_active(rng, offset)
+            b = self._pick_opponent(rng, a, offset)
+            a_character = self._choose_character(rng, self._players[a], offset)
+            b_character = self._choose_character(rng, self._players[b], offset)
+            if a_character >= 0 and b_character >= 0:
+                return _Set(
+                    a=a,
+                    a_character=a_character,
+                    b=b,
+                    b_character=b_character,
+                    games_left=rng.choices(_SET_LENGTHS, _SET_LENGTH_WEIGHTS)[0],
+                    last_offset=offset,
+                )
+        raise ValueError("hardly any player has a character left in the game")
 
     def _play(self, index: int) -> dict:
         if self._rng is None or index % CHUNK_GAMES == 0:
@@ -539,6 +574,8 @@ class LeagueSimulator:
             self._load_week(week)
         slot = rng.randrange(self._slots)
         current = self._open_sets[slot]
+        if current is not None and self._retired(current, offset):
+            current = self._open_sets[slot] = None  # a character retired: its set ends
         if current is None:
             current = self._encounter(rng, offset)
             self._open_sets[slot] = current
@@ -655,6 +692,16 @@ RELEASE_OPTION = {
 }
 
 
+# The `--retire` option of the same commands: a character out of the game from a day on.
+RETIRE_OPTION = {
+    "action": "append",
+    "default": [],
+    "metavar": "CODE=DAYS",
+    "help": "a character retired DAYS after the start: no game plays it from then on "
+    "(docs/roster.md#the-simulator); repeatable",
+}
+
+
 def parse_release(text: str) -> tuple[str, float]:
     """A command line's `CODE=DAYS` (a character released DAYS into the league), checked."""
     code, _, days = text.partition("=")
@@ -692,6 +739,7 @@ def write_league(
     days: float = DEFAULT_DAYS,
     patches: Sequence[SimulatedPatch] = (),
     releases: Mapping[str, float] | None = None,
+    retirements: Mapping[str, float] | None = None,
     season_days: int | None = None,
 ) -> int:
     """Write ``games`` games spread over ``days`` to .jsonl or .jsonl.gz, the hidden
@@ -701,14 +749,23 @@ def write_league(
     patch's to ``<path>.patches.csv`` (patch, live_at, character, opponent, offset; the
     matrix before the first patch as patch "" from the start); with ``releases``
     (LeagueSimulator), when each late character came to ``<path>.releases.csv``
-    (character, released_at); with `season_days`, the league's seasons to
-    ``<path>.seasons.csv`` (name, start, end: `league_seasons`); the same arguments give
-    byte-identical files."""
+    (character, released_at); with ``retirements``, when each retired character left
+    to ``<path>.retirements.csv`` (character, retired_at); with `season_days`, the
+    league's seasons to ``<path>.seasons.csv`` (name, start, end: `league_seasons`); the
+    same arguments give byte-identical files."""
     path = Path(path)
     if not path.name.endswith((".jsonl", ".jsonl.gz")):
         raise ValueError(f"league files are .jsonl or .jsonl.gz, not {path.name!r}")
     rate = max(games, 1) / (days * 86400)
-    league = LeagueSimulator(players, seed, start, rate=rate, patches=patches, releases=releases)
+    league = LeagueSimulator(
+        players,
+        seed,
+        start,
+        rate=rate,
+        patches=patches,
+        releases=releases,
+        retirements=retirements,
+    )
     codes = league.codes
     dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
     with path.open("wb") as raw:
@@ -750,6 +807,13 @@ def write_league(
             writer = csv.writer(releases_file, lineterminator="\n")
             writer.writerow(("character", "released_at"))
             for code, day in league.releases.items():
+                moment = datetime.fromtimestamp(start.timestamp() + day * 86400, UTC)
+                writer.writerow((code, moment.isoformat()))
+    if league.retirements:
+        with open(f"{path}.retirements.csv", "w", encoding="utf-8", newline="") as retired_file:
+            writer = csv.writer(retired_file, lineterminator="\n")
+            writer.writerow(("character", "retired_at"))
+            for code, day in league.retirements.items():
                 moment = datetime.fromtimestamp(start.timestamp() + day * 86400, UTC)
                 writer.writerow((code, moment.isoformat()))
     if season_days is not None:

@@ -33,15 +33,21 @@ class SimulatorSettings:
     # Characters released mid-league, "CODE=DAYS,..." (docs/roster.md#the-simulator): a
     # rehearsal of release day on a live site.
     releases: str = ""
+    # Characters retired mid-league, "CODE=DAYS,...": no game plays them from then on.
+    retirements: str = ""
 
     def validate(self) -> None:
         if self.players < 2 or not self.rate > 0 or self.page_size < 1 or self.max_games < 1:
             raise ValueError("players must be at least 2 and rate, page_size, max_games positive")
         self.start_time()
         self.release_days()
+        self.retirement_days()
 
     def release_days(self) -> dict[str, float]:
         return dict(parse_release(text) for text in self.releases.split(",") if text)
+
+    def retirement_days(self) -> dict[str, float]:
+        return dict(parse_release(text) for text in self.retirements.split(",") if text)
 
     def start_time(self) -> datetime:
         moment = datetime.fromisoformat(self.start)
@@ -54,16 +60,30 @@ _lock = threading.Lock()  # a league is stateful: one pull at a time per process
 
 
 @lru_cache(maxsize=4)
-def league(players: int, seed: int, start: datetime, rate: float, releases: str) -> LeagueSimulator:
-    days = SimulatorSettings(start.isoformat(), releases=releases).release_days()
-    return LeagueSimulator(players, seed, start, rate=rate, releases=days)
+def league(
+    players: int, seed: int, start: datetime, rate: float, releases: str, retirements: str
+) -> LeagueSimulator:
+    settings = SimulatorSettings(start.isoformat(), releases=releases, retirements=retirements)
+    return LeagueSimulator(
+        players,
+        seed,
+        start,
+        rate=rate,
+        releases=settings.release_days(),
+        retirements=settings.retirement_days(),
+    )
 
 
 def pull(
     source: ReplaySource, settings: SimulatorSettings, run: IngestRun, result: IngestResult
 ) -> str:
     simulator = league(
-        settings.players, settings.seed, settings.start_time(), settings.rate, settings.releases
+        settings.players,
+        settings.seed,
+        settings.start_time(),
+        settings.rate,
+        settings.releases,
+        settings.retirements,
     )
     now = timezone.now()
     with _lock:

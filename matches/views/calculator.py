@@ -1,7 +1,7 @@
 """The calculator page (`/calculator`): win probability and rating changes for two ratings,
 each a player found by name and one of their characters, or typed in as numbers.
 
-The page works as a plain form; static/js/calculator-1.2.js adds name suggestions and
+The page works as a plain form; static/js/calculator-1.3.js adds name suggestions and
 updates the result as the inputs change, from `/api/v1/probability/` (the same
 `win_forecast` and texts: matches.selectors.calculator)."""
 
@@ -71,14 +71,24 @@ class ContenderForm(forms.Form):
             if not ratings:
                 raise forms.ValidationError("This player has no rating yet.")
             code = data.get("character")
-            # Another character than theirs (a stale choice) falls back to the most played.
-            self.chosen = next((r for r in ratings if r.character.code == code), ratings[0])
+            # Another character than theirs (a stale choice) falls back to the most played
+            # that is offered.
+            self.chosen = next((r for r in ratings if r.character.code == code), None)
+            self.chosen = self.chosen or self.offered[0]
             data["contender"] = Contender.of_hit(self.chosen)
         elif data.get("rating") is not None and data.get("uncertainty") is not None:
             data["contender"] = Contender(data["rating"], data["uncertainty"] / 2)
         elif self.has_changed():
             raise forms.ValidationError("Give a player's name, or a rating and its ±.")
         return data
+
+    @property
+    def offered(self) -> list[HitRating]:
+        """The picked player's ratings the picker offers: not a retired character's (no new
+        game plays it), unless the player has no other or a link names it."""
+        ratings = self.picked.ratings if self.picked else []
+        current = [r for r in ratings if not r.character.retired or r == self.chosen]
+        return current if any(not r.character.retired for r in current) else ratings
 
     def choices(self) -> list[tuple[PlayerHit, str]]:
         """When the name finds several players: each with the query string that picks them."""
@@ -101,4 +111,10 @@ def calculator(request: HttpRequest) -> HttpResponse:
         "contender" in form.cleaned_data for form in sides
     ):
         forecast = win_forecast(*(form.cleaned_data["contender"] for form in sides))
-    return render(request, "matches/calculator.html", {"sides": sides, "forecast": forecast})
+    # For the script's picker, which offers a player's ratings from the search API.
+    retired = " ".join(c.code for c in current_roster().characters if c.retired)
+    return render(
+        request,
+        "matches/calculator.html",
+        {"sides": sides, "forecast": forecast, "retired_codes": retired},
+    )

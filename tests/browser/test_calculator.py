@@ -1,5 +1,5 @@
 """The calculator in a real browser: a player picked by name from the suggestions, and the
-live result (static/js/calculator-1.2.js, which asks /api/v1/probability/) following every
+live result (static/js/calculator-1.3.js, which asks /api/v1/probability/) following every
 change and equal, cell by cell, to the page the server renders for the same form; a reply
 to older inputs never overwrites a newer one, and a failed request says so."""
 

@@ -18,12 +18,14 @@ from matches.services.file_import import file_import_source
 from matches.services.ingest import store_replays
 from matches.services.kept_replays import ingest_kept_replays
 from matches.services.rating.incremental import rate_pending_matches
+from matches.services.refresh import refresh_derived_tables
 from matches.simulation.league import LeagueSimulator, write_league
 from matches.sources.pulling import add_source, pull_source
 from matches.tasks import ingest_waiting_replays, rate_matches
+from players.formatting import rating_text
 from players.models import Character, Rating
 from players.selectors.roster import current_roster
-from tests.factories import replay
+from tests.factories import BASE_TIME, random_league, replay
 
 pytestmark = pytest.mark.django_db
 
@@ -60,7 +62,7 @@ def test_a_character_added_in_the_admin_is_served_at_the_next_request(add_in_adm
     add_in_admin("NX", "Nexus")
 
     after = client.get("/api/v1/characters/").json()["results"]
-    assert after[-1] == {"id": 27, "code": "NX", "name": "Nexus"}
+    assert after[-1] == {"id": 27, "code": "NX", "name": "Nexus", "retired": False}
     assert 'href="/top/NX"' in client.get("/").content.decode()  # the rankings' menu too
     assert current_roster().codes["NX"] == 27  # and replay validation
 
@@ -221,3 +223,116 @@ def test_a_simulator_source_rehearses_release_day():
     assert run.error == "" and waiting > 10 and run.new == run.fetched - waiting
     with pytest.raises(ValueError, match="CODE=DAYS"):
         add_source(name="bad", kind="simulator", settings={**settings, "releases": "nx=1"})
+
+
+@pytest.fixture
+def retire_in_admin(admin_client, django_capture_on_commit_callbacks, monkeypatch):
+    """Retire a character through the admin's change form, running what its commit sends."""
+    monkeypatch.setattr(ingest_waiting_replays, "delay", ingest_waiting_replays)
+
+    def retire(code: str) -> None:
+        character = Character.objects.get(code=code)
+        with django_capture_on_commit_callbacks(execute=True):
+            response = admin_client.post(
+                f"/admin/players/character/{character.id}/change/",
+                {
+                    "name": character.name,
+                    "display_order": character.display_order,
+                    "release_date": "",
+                    "retired": "on",
+                    "_save": "1",
+                },
+            )
+        assert response.status_code == 302, response.content.decode()[-1500:]
+        assert Character.objects.get(code=code).retired
+
+    return retire
+
+
+@pytest.fixture
+def retired_may(retire_in_admin):
+    """A league of Sol, Ky and May rated and refreshed, then May retired."""
+    store(*random_league(400))
+    rate_pending_matches()
+    refresh_derived_tables(BASE_TIME + timedelta(days=12))
+    retire_in_admin("MA")
+    return Rating.objects.filter(character__code="MA", deviation__lt=75).order_by("-value")
+
+
+def test_a_retired_character_keeps_its_ratings_history_and_matchups_marked(client, retired_may):
+    rating = retired_may.first()
+    assert rating is not None
+    # The rankings: marked in the character filter, and its own ranking still served.
+    top = client.get("/").content.decode()
+    assert ">May (retired)</a></li>" in top and ">Sol</a></li>" in top
+    may = client.get("/top/MA").content.decode()
+    assert "Rankings · May (retired)" in may and f"/player/{rating.player_id}/MA" in may
+    ranked = client.get("/api/v1/rankings/MA/").json()["results"]
+    assert [row["player"]["id"] for row in ranked][:1] == [rating.player_id]
+    # The profile: its rating, games and matchups stay, marked.
+    profile = client.get(f"/player/{rating.player_id}/MA").content.decode()
+    assert '<span class="muted">· May (retired)</span></h1>' in profile
+    assert rating_text(rating.value, rating.deviation) in profile
+    games = client.get(f"/api/v1/players/{rating.player_id}/MA/matches/").json()["results"]
+    assert len(games) > 0
+    # Matchups and statistics list it, marked.
+    matchups = client.get("/matchups").content.decode()
+    assert "May (retired)" in matchups and "Sol (retired)" not in matchups
+    assert "May (retired)" in client.get("/matchups?character=MA").content.decode()
+    stats = client.get("/stats").content.decode()
+    assert ">May (retired)</a></th>" in stats and ">Sol</a></th>" in stats
+    roster = client.get("/api/v1/characters/").json()["results"]
+    assert {c["code"]: c["retired"] for c in roster if c["code"] in ("SO", "MA")} == {
+        "SO": False,
+        "MA": True,
+    }
+
+
+def test_replays_naming_a_retired_character_are_stored_and_rated(retire_in_admin):
+    retire_in_admin("MA")
+    result = store(replay(1, A, B, characters=("MA", "SO")))
+    assert result.new == 1 and not RejectedReplay.objects.exists()
+    rate_pending_matches()
+    assert Rating.objects.get(player_id=A).character.code == "MA"
+
+
+def test_the_calculator_offers_no_retired_character(client, retire_in_admin):
+    # A plays May most, then Sol.
+    store(*(replay(n, A, B, characters=("MA" if n < 6 else "SO", "KY")) for n in range(1, 9)))
+    rate_pending_matches()
+    retire_in_admin("MA")
+    page = client.get(f"/calculator?a-player={A}&b-rating=1500&b-uncertainty=300")
+    html = page.content.decode()
+    assert 'data-retired="MA"' in html
+    assert 'value="SO" data-player' in html and 'value="MA" data-player' not in html
+    assert page.context["sides"][0].chosen.character.code == "SO"  # not the most played
+    # A link from May's profile still compares May.
+    html = client.get(
+        f"/calculator?a-player={A}&a-character=MA&b-rating=1500&b-uncertainty=300"
+    ).content.decode()
+    assert 'value="MA" data-player="' + A + '" selected' in html
+
+
+def test_a_retired_character_plays_no_game_from_its_day(tmp_path):
+    start = datetime(2026, 1, 5, tzinfo=UTC)
+    kept = LeagueSimulator(300, 5, start, rate=0.02)
+    league = LeagueSimulator(300, 5, start, rate=0.02, retirements={"MA": 10})
+    games = list(league.games(30_000))  # about 17 days
+    day_10 = start + timedelta(days=10)
+
+    def plays(game: dict, code: str) -> bool:
+        return any(side["character"] == code for side in game["players"])
+
+    before = [g for g in games if datetime.fromisoformat(g["played_at"]) < day_10]
+    after = games[len(before) :]
+    assert len(after) > 10_000 and any(plays(g, "MA") for g in before)
+    assert not any(plays(g, "MA") for g in after)
+    # Its players play on: as many games a day after as before, other characters alike.
+    assert before == list(kept.games(len(before)))
+    with pytest.raises(ValueError, match="does not play"):
+        LeagueSimulator(30, 5, start, retirements={"ZZ": 1})
+    path = tmp_path / "league.jsonl"
+    write_league(path, 50, 200, 5, start=start, days=20, retirements={"MA": 10})
+    assert (tmp_path / "league.jsonl.retirements.csv").read_text() == (
+        f"character,retired_at\nMA,{day_10.isoformat()}\n"
+    )

@@ -5,7 +5,12 @@ from datetime import datetime
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.utils import timezone
 
-from matches.simulation.league import RELEASE_OPTION, LeagueSimulator, parse_release
+from matches.simulation.league import (
+    RELEASE_OPTION,
+    RETIRE_OPTION,
+    LeagueSimulator,
+    parse_release,
+)
 from matches.sources.feed import LeagueFeed, feed_server
 
 
@@ -27,12 +32,16 @@ class Command(BaseCommand):
             help="when game 0 is played (ISO 8601 with an offset); default: now",
         )
         parser.add_argument("--release", **RELEASE_OPTION)
+        parser.add_argument("--retire", **RETIRE_OPTION)
 
     def handle(self, *args, port: int, seed: int, rate: float, players: int, **options) -> None:
         start = options["start"] or timezone.now().replace(microsecond=0)
         try:
             releases = dict(map(parse_release, options["release"]))
-            simulator = LeagueSimulator(players, seed, start, rate=rate, releases=releases)
+            retirements = dict(map(parse_release, options["retire"]))
+            simulator = LeagueSimulator(
+                players, seed, start, rate=rate, releases=releases, retirements=retirements
+            )
         except ValueError as error:
             raise CommandError(str(error)) from None
         server = feed_server(LeagueFeed(simulator), port, log=options["verbosity"] > 1)

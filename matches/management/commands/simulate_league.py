@@ -8,6 +8,7 @@ from matches.models import Season
 from matches.simulation.league import (
     DEFAULT_DAYS,
     RELEASE_OPTION,
+    RETIRE_OPTION,
     SimulatedPatch,
     league_seasons,
     parse_release,
@@ -57,6 +58,7 @@ class Command(BaseCommand):
             "its games report NAME as their version",
         )
         parser.add_argument("--release", **RELEASE_OPTION)
+        parser.add_argument("--retire", **RETIRE_OPTION)
         parser.add_argument(
             "--season-days",
             type=int,
@@ -95,6 +97,7 @@ class Command(BaseCommand):
         try:
             plan = [SimulatedPatch(name, start + timedelta(days=at)) for name, at in patches]
             releases = dict(map(parse_release, options["release"]))
+            retirements = dict(map(parse_release, options["retire"]))
             written = write_league(
                 out,
                 players,
@@ -104,6 +107,7 @@ class Command(BaseCommand):
                 days=days,
                 patches=plan,
                 releases=releases,
+                retirements=retirements,
                 season_days=season_days,
             )
         except ValueError as error:
@@ -114,6 +118,8 @@ class Command(BaseCommand):
             self.stdout.write(f"each patch's matchups in {out}.patches.csv")
         if releases:
             self.stdout.write(f"release times in {out}.releases.csv")
+        if retirements:
+            self.stdout.write(f"retirement times in {out}.retirements.csv")
         if season_days is None:
             return
         self.stdout.write(f"seasons in {out}.seasons.csv")

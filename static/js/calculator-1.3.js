@@ -1,8 +1,9 @@
-/* calculator-1.2.js: the calculator's player picks and live result, as an enhancement
+/* calculator-1.3.js: the calculator's player picks and live result, as an enhancement
  * (the page works as a plain form without it).
  *
  * Each name field has the site's suggestions (suggest-1.0.js): picking one picks that
- * player and offers only the characters they have ratings for; a typed name that is
+ * player and offers only the characters they have ratings for, save retired ones (the
+ * form's data-retired codes) unless the player has no other; a typed name that is
  * exactly some players' name offers theirs, each told apart by their main character,
  * rating, platform and last seen. The result follows every change: the script asks /api/v1/probability/, which answers with
  * the server's own forecast and texts (matches.selectors.calculator), so no rating math
@@ -169,8 +170,12 @@
   function offer(fieldset, players) {
     var select = fieldset.querySelector("[data-character]");
     select.textContent = "";
+    var retired = (fieldset.closest("[data-calculator]").dataset.retired || "").split(" ");
     players.forEach(function (hit) {
-      hit.ratings.forEach(function (rating) {
+      var current = hit.ratings.filter(function (rating) {
+        return retired.indexOf(rating.character.code) < 0;
+      });
+      (current.length ? current : hit.ratings).forEach(function (rating) {
         var text = rating.character.name + " \u00b7 " + rating.rating.display;
         if (players.length > 1) text += " \u2014 " + hit.summary_display;
         var element = option(rating.character.code, text);
