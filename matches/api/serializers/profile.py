@@ -214,7 +214,8 @@ class PlacementSerializer(serializers.Serializer):
     )
     games_to_rank = serializers.IntegerField(
         help_text="Games against settled players of its level that would take its deviation "
-        "below the ranking limit (0 when ranked or flagged; at most 1000)."
+        "below the ranking limit, one after another (the profile's 'ranked in about N more "
+        "games'; 0 when ranked or flagged; at most 1000)."
     )
     idle_since = serializers.DateTimeField(
         allow_null=True,
