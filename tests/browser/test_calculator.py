@@ -8,11 +8,13 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
+from players.models import Character
 from tests.browser.conftest import SCREENSHOTS, WIDTHS
 from tests.factories import replay
 from tests.fixtures.league import rate_replays
 from tests.matches.test_calculator import OUTCOME_CELLS
 from tests.ratings.reference import REFERENCE
+from web.generation import bump_generation
 
 # The typed-in games are §4.3's reference numbers: under the reference formulas.
 pytestmark = [
@@ -210,3 +212,19 @@ def shoot(page, name: str) -> None:
         page.set_viewport_size({"width": width, "height": 900})
         page.screenshot(path=str(SCREENSHOTS / f"{name}-{label}.png"), full_page=True)
     page.set_viewport_size({"width": WIDTHS["desktop"], "height": 900})
+
+
+def test_the_picker_offers_no_retired_character(live_server, players, page):
+    """Mayfly plays May and Sol; with May retired, picking Mayfly offers Sol alone."""
+    Character.objects.filter(code="MA").update(retired=True)
+    bump_generation()
+    page.goto(live_server.url + "/calculator")
+    name = page.locator("#id_a-name")
+    name.press_sequentially("mayfl")
+    expect(page.locator("#id_a-name-suggestions [role=option]")).to_have_count(1)
+    name.press("ArrowDown")
+    name.press("Enter")
+    options = page.locator("#id_a-character option")
+    expect(options).to_have_count(1)
+    assert options.get_attribute("value") == "SO"
+    assert page.errors == []
