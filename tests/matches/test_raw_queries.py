@@ -9,15 +9,15 @@ from datetime import datetime, timedelta
 import pytest
 from django.db.models import F
 
-from matches.models import CharacterMatchup, Match, MatchRating
+from matches.models import CharacterMatchup, Match, MatchRating, Patch
 from matches.selectors.history_points import rating_history
 from matches.selectors.match_history import PRIVATE_PLAYER, match_sets
 from matches.selectors.opponents import fair_opponents_at
 from matches.selectors.rivals import MEETINGS_WINDOW, players_met_most
-from matches.services import character_matchups
+from matches.services import character_matchups, statistics
 from matches.services.character_matchups import BRACKET_LIMITS, rebuild_character_matchups
 from players import rules
-from players.models import Player, Rating
+from players.models import Player, Rating, RatingSnapshot
 from players.selectors.rankings import top_rated_keys
 
 pytestmark = pytest.mark.django_db
@@ -225,3 +225,36 @@ def test_the_proportional_bracket_counts_the_games_of_players_ranked_within_thei
     top1000 = CharacterMatchup.objects.filter(bracket=CharacterMatchup.Bracket.TOP1000)
     assert 0 < sum(expected.values()) < 2 * sum(row.wins for row in top1000)
     assert +stored == expected
+
+
+def test_each_patch_distribution_counts_the_last_settled_snapshots_of_unflagged_players(
+    flagged_league: datetime,
+) -> None:
+    first = Match.objects.order_by("played_at").first().played_at
+    middle = first + (flagged_league - first) / 2
+    Patch.objects.create(name="early", versions=[], live_at=first - timedelta(days=1))
+    Patch.objects.create(name="late", versions=[], live_at=middle)
+    found = statistics._patch_rating_distributions()
+    spans = {
+        "early": (first.date() - timedelta(days=1), middle.date()),
+        "late": (middle.date(), flagged_league.date() + timedelta(days=1)),
+    }
+    for name, (start, end) in spans.items():
+        last = (
+            RatingSnapshot.objects.filter(~rules.flagged("rating__player__"))
+            .filter(day__gte=start, day__lt=end)
+            .order_by("rating_id", "-day")
+            .distinct("rating_id")
+            .values_list("value", "deviation")
+        )
+        expected = Counter(
+            int(value // statistics.RATING_BIN_WIDTH)
+            for value, deviation in last
+            if rules.is_settled(deviation)
+        )
+        shown = {
+            int(row["from"]) // statistics.RATING_BIN_WIDTH: row["count"]
+            for row in found[name]["bins"]
+            if row["count"]
+        }
+        assert shown == expected and sum(expected.values()) > 0
