@@ -11,6 +11,7 @@ from io import StringIO
 
 import pytest
 from django.core.management import call_command
+from django.db.models import Q
 
 from matches.models import Match, RejectedReplay
 from matches.replays.readers import iter_replay_payloads
@@ -212,6 +213,20 @@ def test_simulate_league_takes_releases(tmp_path):
     assert '"character":"NX"' in out.read_text()
 
 
+def test_simulate_league_takes_retirements(tmp_path):
+    out = tmp_path / "league.jsonl"
+    call_command(
+        "simulate_league", "--players", "60", "--games", "900", "--seed", "11",
+        "--out", str(out), "--start", "2026-01-05", "--days", str(900 / 86400),
+        "--retire", f"SO={200 / 86400}", stdout=StringIO(),
+    )  # fmt: skip
+    retired = (tmp_path / "league.jsonl.retirements.csv").read_text().splitlines()[1]
+    assert retired.startswith("SO,2026-01-05T00:03:")
+    games = [json.loads(line) for line in out.read_text().splitlines()]
+    sol = [g["played_at"] for g in games if '"SO"' in json.dumps(g["players"])]
+    assert sol and max(sol) < "2026-01-05T00:03:20"
+
+
 def test_a_simulator_source_rehearses_release_day():
     start = (datetime.now(UTC) - timedelta(seconds=900)).replace(microsecond=0)
     settings = {"start": start.isoformat(), "players": "60", "seed": "11", "rate": "1"}
@@ -336,3 +351,22 @@ def test_a_retired_character_plays_no_game_from_its_day(tmp_path):
     assert (tmp_path / "league.jsonl.retirements.csv").read_text() == (
         f"character,retired_at\nMA,{day_10.isoformat()}\n"
     )
+
+
+def test_a_simulator_source_retires_a_character_on_its_day():
+    start = (datetime.now(UTC) - timedelta(seconds=900)).replace(microsecond=0)
+    settings = {"start": start.isoformat(), "players": "60", "seed": "11", "rate": "1"}
+    source = add_source(
+        name="farewell", kind="simulator", settings={**settings, "retirements": "SO=0.005"}
+    )
+    run = pull_source(source)
+    assert run.error == "" and run.new > 800
+    retired_at = start + timedelta(days=0.005)
+    sol = Match.objects.filter(source=source).filter(
+        Q(character_a__code="SO") | Q(character_b__code="SO")
+    )
+    assert sol.filter(played_at__lt=retired_at).exists()
+    assert not sol.filter(played_at__gte=retired_at).exists()
+    assert Match.objects.filter(source=source, played_at__gte=retired_at).count() > 300
+    with pytest.raises(ValueError, match="CODE=DAYS"):
+        add_source(name="bad", kind="simulator", settings={**settings, "retirements": "so=1"})
