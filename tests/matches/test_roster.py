@@ -13,7 +13,7 @@ import pytest
 from django.core.management import call_command
 from django.db.models import Q
 
-from matches.models import Match, RejectedReplay
+from matches.models import Match, RejectedReplay, Season
 from matches.replays.readers import iter_replay_payloads
 from matches.services.file_import import file_import_source
 from matches.services.ingest import store_replays
@@ -296,6 +296,9 @@ def test_a_retired_character_keeps_its_ratings_history_and_matchups_marked(clien
     assert "May (retired)" in client.get("/matchups?character=MA").content.decode()
     stats = client.get("/stats").content.decode()
     assert ">May (retired)</a></th>" in stats and ">Sol</a></th>" in stats
+    Season.objects.create(name="one", start=BASE_TIME.date(), end=BASE_TIME.date())
+    season = client.get("/seasons/one").content.decode()
+    assert ">May (retired)</a></li>" in season and ">Sol</a></li>" in season
     roster = client.get("/api/v1/characters/").json()["results"]
     assert {c["code"]: c["retired"] for c in roster if c["code"] in ("SO", "MA")} == {
         "SO": False,
