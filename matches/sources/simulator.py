@@ -9,7 +9,7 @@ built.
 from __future__ import annotations
 
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from functools import lru_cache
 
@@ -20,6 +20,8 @@ from matches.replays.readers import iter_replay_payloads
 from matches.services.ingest import IngestResult
 from matches.simulation.league import LeagueSimulator, parse_release
 from matches.sources.base import store_page
+from players.seed_roster import SEED_CODES
+from players.selectors.roster import current_roster
 
 
 @dataclass(frozen=True)
@@ -74,9 +76,34 @@ def league(
     )
 
 
+def _retire_as_the_roster_does(
+    source: ReplaySource, settings: SimulatorSettings, now: datetime
+) -> SimulatorSettings:
+    """A character retired in the admin since the last pull is retired in the league from
+    `now` on (docs/roster.md#the-simulator): written into the source's `retirements`, so
+    that the league stays a pure function of its settings (unticking it later does not
+    bring it back to the league)."""
+    retired = settings.retirement_days()
+    played = {*SEED_CODES, *settings.release_days()}
+    newly = [
+        character.code
+        for character in current_roster().characters
+        if character.retired and character.code in played and character.code not in retired
+    ]
+    if not newly:
+        return settings
+    day = max(0.0, (now - settings.start_time()).total_seconds() / 86400)
+    text = ",".join([*filter(None, [settings.retirements]), *(f"{c}={day:.6f}" for c in newly)])
+    source.settings = {**source.settings, "retirements": text}
+    source.save(update_fields=["settings"])
+    return replace(settings, retirements=text)
+
+
 def pull(
     source: ReplaySource, settings: SimulatorSettings, run: IngestRun, result: IngestResult
 ) -> str:
+    now = timezone.now()
+    settings = _retire_as_the_roster_does(source, settings, now)
     simulator = league(
         settings.players,
         settings.seed,
@@ -85,7 +112,6 @@ def pull(
         settings.releases,
         settings.retirements,
     )
-    now = timezone.now()
     with _lock:
         while result.read < settings.max_games:
             after = source.cursor or "0"

@@ -12,6 +12,7 @@ from io import StringIO
 import pytest
 from django.core.management import call_command
 from django.db.models import Q
+from django.utils import timezone
 
 from matches.models import Match, RejectedReplay, Season
 from matches.replays.readers import iter_replay_payloads
@@ -373,3 +374,26 @@ def test_a_simulator_source_retires_a_character_on_its_day():
     assert Match.objects.filter(source=source, played_at__gte=retired_at).count() > 300
     with pytest.raises(ValueError, match="CODE=DAYS"):
         add_source(name="bad", kind="simulator", settings={**settings, "retirements": "so=1"})
+
+
+def test_a_character_retired_in_the_admin_leaves_a_live_simulated_league(
+    retire_in_admin, monkeypatch
+):
+    start = (datetime.now(UTC) - timedelta(seconds=900)).replace(microsecond=0)
+    settings = {"start": start.isoformat(), "players": "60", "seed": "11", "rate": "1"}
+    source = add_source(name="live", kind="simulator", settings=settings)
+    retired_at = start + timedelta(seconds=300)
+    monkeypatch.setattr(timezone, "now", lambda: retired_at)
+    pull_source(source)
+    retire_in_admin("SO")
+    pull_source(source)  # at the same moment: it learns of the retirement
+    monkeypatch.undo()
+    run = pull_source(source)
+    assert run.error == "" and run.new > 400
+    source.refresh_from_db()
+    assert source.settings["retirements"] == f"SO={300 / 86400:.6f}"
+    sol = Match.objects.filter(source=source).filter(
+        Q(character_a__code="SO") | Q(character_b__code="SO")
+    )
+    assert sol.filter(played_at__lt=retired_at).exists()
+    assert not sol.filter(played_at__gt=retired_at).exists()
