@@ -134,7 +134,13 @@ def decayed(
     _COUNTING_MARGIN,
     _COUNTING_RMS,
     _ONE_CHANCE,
-) = range(9)
+    _SURPRISE_WINDOW,
+    _SURPRISE_MIN_GAMES,
+    _SURPRISE_THRESHOLD,
+    _SURPRISE_MEMORY,
+    _FAST_TRACK_DEVIATION,
+    _FAST_TRACK_MARGIN,
+) = range(15)
 
 
 def _param_array(params: GlickoParams) -> np.ndarray:
@@ -149,8 +155,62 @@ def _param_array(params: GlickoParams) -> np.ndarray:
             params.counting_margin,
             params.counting_rms_deviation,
             float(params.one_chance),
+            float(params.surprise_window),
+            float(params.surprise_min_games),
+            params.surprise_threshold,
+            params.surprise_memory,
+            params.fast_track_deviation,
+            params.fast_track_margin,
         ]
     )
+
+
+@njit(cache=True, nogil=True)
+def _surprise_flagged(games, wins, expected, information, p) -> bool:
+    # integrity.surprise_flagged
+    return (
+        games >= p[_SURPRISE_MIN_GAMES]
+        and information > 0.0
+        and wins - expected >= p[_SURPRISE_THRESHOLD] * math.sqrt(information)
+    )
+
+
+@njit(cache=True, nogil=True)
+def _observe_surprise(r: int, chance: float, won: bool, opponent_deviation: float, s, p):
+    # RatingState.observe_surprise, on rating r's columns
+    if opponent_deviation >= p[_LOW_DEVIATION]:
+        return
+    s[_RECENT_SURPRISE, r] = p[_SURPRISE_MEMORY] * s[_RECENT_SURPRISE, r] + (
+        (1.0 if won else 0.0) - chance
+    )
+    flagged = _surprise_flagged(
+        s[_SURPRISE_GAMES, r],
+        s[_SURPRISE_WINS, r],
+        s[_SURPRISE_EXPECTED, r],
+        s[_SURPRISE_INFORMATION, r],
+        p,
+    )
+    young = s[_WINS, r] + s[_LOSSES, r] < p[_SURPRISE_WINDOW]
+    if not flagged and chance >= 0.5 and young:
+        s[_SURPRISE_GAMES, r] += 1.0
+        s[_SURPRISE_WINS, r] += 1.0 if won else 0.0
+        s[_SURPRISE_EXPECTED, r] += chance
+        s[_SURPRISE_INFORMATION, r] += chance * (1.0 - chance)
+        flagged = _surprise_flagged(
+            s[_SURPRISE_GAMES, r],
+            s[_SURPRISE_WINS, r],
+            s[_SURPRISE_EXPECTED, r],
+            s[_SURPRISE_INFORMATION, r],
+            p,
+        )
+    floor = p[_FAST_TRACK_DEVIATION]
+    if (
+        flagged
+        and floor > 0.0
+        and s[_RECENT_SURPRISE, r] >= p[_FAST_TRACK_MARGIN]
+        and s[_DEVIATION, r] < floor
+    ):
+        s[_DEVIATION, r] = floor
 
 
 @njit(cache=True, nogil=True)
@@ -200,6 +260,8 @@ def _apply(
             nb, ndb = _update_from_expected(vb, db, da, 1.0 - score, eb, p[_MINIMUM_DEVIATION])
             value[a], deviation[a] = na, nda
             value[b], deviation[b] = nb, ndb
+            _observe_surprise(a, chance_a, won, db, s, p)
+            _observe_surprise(b, 1.0 - chance_a, not won, da, s, p)
             winner, loser = (a, b) if won else (b, a)
             s[_WINS, winner] += 1.0
             s[_LOSSES, loser] += 1.0
@@ -254,6 +316,11 @@ _STATE = tuple(
     _BEST_WIN_VALUE,
     _BEST_WIN_DEVIATION,
     _BEST_WIN_AT,
+    _SURPRISE_GAMES,
+    _SURPRISE_WINS,
+    _SURPRISE_EXPECTED,
+    _SURPRISE_INFORMATION,
+    _RECENT_SURPRISE,
 ) = range(len(_STATE))
 
 
@@ -334,6 +401,7 @@ class ArrayLedger:
         fresh[_VALUE] = self.params.initial_rating
         fresh[_DEVIATION] = self.params.initial_deviation
         fresh[_WINS] = fresh[_LOSSES] = 0.0
+        fresh[_SURPRISE_GAMES : _RECENT_SURPRISE + 1] = 0.0
         self._best_win[start : self.count] = _NO_RATING
         self._excluded[start : self.count] = excluded
         self._character[start : self.count] = character
@@ -413,6 +481,26 @@ class ArrayLedger:
         """One state column, by RATING_FIELDS' name (best_win_opponent and
         best_win_character are `best_win`'s): a view, which writes change the state."""
         return self._state[_STATE.index(name), : self.count]
+
+    def surprise_flagged(self) -> np.ndarray:
+        """Per rating, whether the early-surprise test flagged it (RatingState's test,
+        over the columns; the test reads no more games once it flags)."""
+        games, wins, expected, information = (
+            self.column(name)
+            for name in (
+                "surprise_games",
+                "surprise_wins",
+                "surprise_expected",
+                "surprise_information",
+            )
+        )
+        with np.errstate(invalid="ignore"):
+            surplus = self.params.surprise_threshold * np.sqrt(information)
+        return (
+            (games >= self.params.surprise_min_games)
+            & (information > 0.0)
+            & (wins - expected >= surplus)
+        )
 
     @property
     def best_win(self) -> np.ndarray:

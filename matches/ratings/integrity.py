@@ -8,8 +8,11 @@ shown to the public.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from enum import StrEnum
+
+from matches.ratings.glicko import GlickoParams
 
 
 class SuspicionKind(StrEnum):
@@ -37,3 +40,25 @@ class Suspicion:
     probability: float
     partners: tuple[str, ...] = ()
     match_ids: tuple[int, ...] = field(default=())
+
+
+def surprise_flagged(
+    games: int, wins: float, expected_wins: float, information: float, params: GlickoParams
+) -> bool:
+    """Whether the early-surprise test's sums (docs/integrity.md) flag a rating: enough
+    games read, and wins above expectation by `surprise_threshold` standard deviations
+    (the sum of p(1 - p) is the variance of the wins under the model)."""
+    return (
+        games >= params.surprise_min_games
+        and information > 0.0
+        and wins - expected_wins >= params.surprise_threshold * math.sqrt(information)
+    )
+
+
+def record_probability(wins: float, expected_wins: float, information: float) -> float:
+    """The chance under the model of a record at least this good: the normal tail of the
+    surplus of wins over its standard deviation."""
+    if information <= 0.0:
+        return 1.0
+    z = (wins - expected_wins) / math.sqrt(information)
+    return 0.5 * math.erfc(z / math.sqrt(2.0))

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from matches.ratings.glicko import GlickoParams, chance, decay, game_counts, rate_game
+from matches.ratings.integrity import surprise_flagged
 from matches.ratings.matchup_offset import expected
 
 SECONDS_PER_DAY = 86400
@@ -43,6 +44,13 @@ RATING_FIELDS = (
     "best_win_value",
     "best_win_deviation",
     "best_win_at",
+    # The early-surprise test (docs/integrity.md): the games it read, their wins, the
+    # sum of their chances and of p(1 - p); and the fast track's recent surprise.
+    "surprise_games",
+    "surprise_wins",
+    "surprise_expected",
+    "surprise_information",
+    "recent_surprise",
 )
 
 
@@ -69,6 +77,11 @@ class RatingState:
         best_win_value: float | None = None,
         best_win_deviation: float | None = None,
         best_win_at: float | None = None,
+        surprise_games: int = 0,
+        surprise_wins: int = 0,
+        surprise_expected: float = 0.0,
+        surprise_information: float = 0.0,
+        recent_surprise: float = 0.0,
     ) -> None:
         self.rating_id = rating_id
         self.value = value
@@ -85,6 +98,53 @@ class RatingState:
         self.best_win_value = best_win_value
         self.best_win_deviation = best_win_deviation
         self.best_win_at = best_win_at
+        self.surprise_games = surprise_games
+        self.surprise_wins = surprise_wins
+        self.surprise_expected = surprise_expected
+        self.surprise_information = surprise_information
+        self.recent_surprise = recent_surprise
+
+    def surprise_flagged(self, params: GlickoParams) -> bool:
+        """Whether the early-surprise test has flagged this rating (it then reads no more)."""
+        return surprise_flagged(
+            self.surprise_games,
+            self.surprise_wins,
+            self.surprise_expected,
+            self.surprise_information,
+            params,
+        )
+
+    def observe_surprise(
+        self, chance: float, won: bool, opponent_deviation: float, params: GlickoParams
+    ) -> bool:
+        """Follow one counted game (its shown `chance` of this side winning) with the
+        early-surprise test and the fast track, after the update and before the game's
+        win or loss is added; returns whether the test flags the rating with this game.
+        Only games against settled opponents tell anything: an unsettled opponent's
+        rating may be as wrong as this one's."""
+        if opponent_deviation >= params.low_deviation:
+            return False
+        surprise = (1.0 if won else 0.0) - chance
+        self.recent_surprise = params.surprise_memory * self.recent_surprise + surprise
+        flagged = self.surprise_flagged(params)
+        newly = False
+        # The test reads the games a young rating was expected to win: a strong newcomer
+        # matched above their rating surprises too, but only a strong player farming
+        # weaker ones keeps winning where the model already favours them.
+        if not flagged and chance >= 0.5 and self.wins + self.losses < params.surprise_window:
+            self.surprise_games += 1
+            self.surprise_wins += won
+            self.surprise_expected += chance
+            self.surprise_information += chance * (1.0 - chance)
+            newly = flagged = self.surprise_flagged(params)
+        if (
+            flagged
+            and params.fast_track_deviation > 0.0
+            and self.recent_surprise >= params.fast_track_margin
+            and self.deviation < params.fast_track_deviation
+        ):
+            self.deviation = params.fast_track_deviation
+        return newly
 
     def decay_to(self, moment: float, params: GlickoParams) -> None:
         """Grow the deviation for the idle time up to `moment`."""
@@ -171,6 +231,8 @@ class RatingLedger:
     offsets: MatchupOffsets = field(default_factory=dict)
     ratings: dict[RatingKey, RatingState] = field(default_factory=dict)
     touched_ratings: set[RatingKey] = field(default_factory=set)
+    # Ratings the early-surprise test flagged since the caller last emptied this.
+    suspects: set[RatingKey] = field(default_factory=set)
 
     def rating(self, key: RatingKey) -> RatingState:
         state = self.ratings.get(key)
@@ -218,6 +280,10 @@ class RatingLedger:
         a.value, a.deviation, b.value, b.deviation = rate_game(
             value_a, deviation_a, value_b, deviation_b, 1.0 if game.a_won else 0.0, params, offset
         )
+        if a.observe_surprise(chance_a, game.a_won, deviation_b, params):
+            self.suspects.add(key_a)
+        if b.observe_surprise(1.0 - chance_a, not game.a_won, deviation_a, params):
+            self.suspects.add(key_b)
         winner, loser = (a, b) if game.a_won else (b, a)
         winner.wins += 1
         loser.losses += 1

@@ -25,6 +25,17 @@ PARAMS = [
     # One chance: flattened, with the matchup offsets below in both the chance and the update.
     GlickoParams(one_chance=True, update_damping=0.2),
     GlickoParams(one_chance=True, low_deviation=250.0, counting_margin=0.3),
+    # The early-surprise test flagging after two games and the fast track holding the
+    # deviation up: settled opponents after a few games, every rule reached.
+    GlickoParams(
+        one_chance=True,
+        low_deviation=250.0,
+        surprise_min_games=2,
+        surprise_threshold=0.5,
+        surprise_window=8,
+        fast_track_deviation=200.0,
+        fast_track_margin=0.0,
+    ),
 ]
 # What character x is worth against y (characters 1 to 3; 2 against 3 has no estimate).
 OFFSETS = {(1, 2): 35.0, (2, 1): -35.0, (1, 3): -80.0, (3, 1): 80.0}

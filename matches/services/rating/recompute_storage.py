@@ -266,7 +266,7 @@ def insert_ratings(ledger: ArrayLedger, players: np.ndarray) -> None:
     for name in RATING_STATE_COLUMNS:
         if name not in columns:
             columns[name] = ledger.column(name)
-    for name in ("wins", "losses"):
+    for name in ("wins", "losses", "surprise_games", "surprise_wins"):
         columns[name] = columns[name].astype(np.int64)
     names = ("id", "player_id", "character_id", *RATING_STATE_COLUMNS)
     bulk.copy_arrays(Rating, names, [columns[name] for name in names])
