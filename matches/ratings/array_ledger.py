@@ -22,6 +22,7 @@ import numpy as np
 from numba import njit
 
 from matches.ratings.glicko import _Q2, G_FACTOR, GlickoParams, Q
+from matches.ratings.integrity import TESTED_OPPONENT_DEVIATION, TESTED_START_CHANCE
 from matches.ratings.ledger import RATING_FIELDS, SECONDS_PER_DAY, MatchupOffsets
 
 # Per-game result columns, as `GameResult` names them (before and after both sides).
@@ -140,7 +141,9 @@ def decayed(
     _SURPRISE_MEMORY,
     _FAST_TRACK_DEVIATION,
     _FAST_TRACK_MARGIN,
-) = range(15)
+    _INITIAL_RATING,
+    _INITIAL_DEVIATION,
+) = range(17)
 
 
 def _param_array(params: GlickoParams) -> np.ndarray:
@@ -161,6 +164,8 @@ def _param_array(params: GlickoParams) -> np.ndarray:
             params.surprise_memory,
             params.fast_track_deviation,
             params.fast_track_margin,
+            params.initial_rating,
+            params.initial_deviation,
         ]
     )
 
@@ -176,9 +181,27 @@ def _surprise_flagged(games, wins, expected, information, p) -> bool:
 
 
 @njit(cache=True, nogil=True)
-def _observe_surprise(r: int, chance: float, won: bool, opponent_deviation: float, s, p):
+def _fast_tracked(r: int, s, p) -> bool:
+    # RatingState.fast_tracked
+    return (
+        p[_FAST_TRACK_DEVIATION] > 0.0
+        and s[_RECENT_SURPRISE, r] >= p[_FAST_TRACK_MARGIN]
+        and _surprise_flagged(
+            s[_SURPRISE_GAMES, r],
+            s[_SURPRISE_WINS, r],
+            s[_SURPRISE_EXPECTED, r],
+            s[_SURPRISE_INFORMATION, r],
+            p,
+        )
+    )
+
+
+@njit(cache=True, nogil=True)
+def _observe_surprise(
+    r: int, chance: float, start_chance: float, won: bool, opponent_deviation: float, s, p
+):
     # RatingState.observe_surprise, on rating r's columns
-    if opponent_deviation >= p[_LOW_DEVIATION]:
+    if opponent_deviation >= TESTED_OPPONENT_DEVIATION * p[_LOW_DEVIATION]:
         return
     s[_RECENT_SURPRISE, r] = p[_SURPRISE_MEMORY] * s[_RECENT_SURPRISE, r] + (
         (1.0 if won else 0.0) - chance
@@ -191,26 +214,13 @@ def _observe_surprise(r: int, chance: float, won: bool, opponent_deviation: floa
         p,
     )
     young = s[_WINS, r] + s[_LOSSES, r] < p[_SURPRISE_WINDOW]
-    if not flagged and chance >= 0.5 and young:
+    if not flagged and start_chance >= TESTED_START_CHANCE and young:
         s[_SURPRISE_GAMES, r] += 1.0
         s[_SURPRISE_WINS, r] += 1.0 if won else 0.0
-        s[_SURPRISE_EXPECTED, r] += chance
-        s[_SURPRISE_INFORMATION, r] += chance * (1.0 - chance)
-        flagged = _surprise_flagged(
-            s[_SURPRISE_GAMES, r],
-            s[_SURPRISE_WINS, r],
-            s[_SURPRISE_EXPECTED, r],
-            s[_SURPRISE_INFORMATION, r],
-            p,
-        )
-    floor = p[_FAST_TRACK_DEVIATION]
-    if (
-        flagged
-        and floor > 0.0
-        and s[_RECENT_SURPRISE, r] >= p[_FAST_TRACK_MARGIN]
-        and s[_DEVIATION, r] < floor
-    ):
-        s[_DEVIATION, r] = floor
+        s[_SURPRISE_EXPECTED, r] += start_chance
+        s[_SURPRISE_INFORMATION, r] += start_chance * (1.0 - start_chance)
+    if _fast_tracked(r, s, p) and s[_DEVIATION, r] < p[_FAST_TRACK_DEVIATION]:
+        s[_DEVIATION, r] = p[_FAST_TRACK_DEVIATION]
 
 
 @njit(cache=True, nogil=True)
@@ -256,12 +266,15 @@ def _apply(
                 eb = _expected_score(vb, va, da, p[_DAMPING])
             else:
                 ea, eb = chance_a, 1.0 - chance_a
+            shield_a, shield_b = _fast_tracked(b, s, p), _fast_tracked(a, s, p)
             na, nda = _update_from_expected(va, da, db, score, ea, p[_MINIMUM_DEVIATION])
             nb, ndb = _update_from_expected(vb, db, da, 1.0 - score, eb, p[_MINIMUM_DEVIATION])
-            value[a], deviation[a] = na, nda
-            value[b], deviation[b] = nb, ndb
-            _observe_surprise(a, chance_a, won, db, s, p)
-            _observe_surprise(b, 1.0 - chance_a, not won, da, s, p)
+            value[a], deviation[a] = (va, da) if shield_a else (na, nda)
+            value[b], deviation[b] = (vb, db) if shield_b else (nb, ndb)
+            start_a = _chance(p[_INITIAL_RATING], p[_INITIAL_DEVIATION], vb, db, offset, p)
+            start_b = 1.0 - _chance(va, da, p[_INITIAL_RATING], p[_INITIAL_DEVIATION], offset, p)
+            _observe_surprise(a, chance_a, start_a, won, db, s, p)
+            _observe_surprise(b, 1.0 - chance_a, start_b, not won, da, s, p)
             winner, loser = (a, b) if won else (b, a)
             s[_WINS, winner] += 1.0
             s[_LOSSES, loser] += 1.0

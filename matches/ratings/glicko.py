@@ -41,12 +41,13 @@ class GlickoParams:
     # ...or when the root-mean-square of both deviations is at least this.
     counting_rms_deviation: float = 50.0
     # The early-surprise test for alternate accounts (docs/integrity.md): it reads a
-    # rating's games among its first `surprise_window`, against settled opponents, in
-    # which it was the favourite, and flags it once at least `surprise_min_games` of them
+    # rating's games among its first `surprise_window` against (nearly) settled
+    # opponents a fresh rating would not have been far behind, with the chance that fresh
+    # rating would have had, and flags it once at least `surprise_min_games` of them
     # put its surplus of wins `surprise_threshold` standard deviations above expectation.
     surprise_window: int = 30
     surprise_min_games: int = 5
-    surprise_threshold: float = 3.0
+    surprise_threshold: float = 3.75
     # The fast track: a flagged rating whose recent surprise (each game's result minus
     # its chance, older games weighted down by `surprise_memory` a game) is at least
     # `fast_track_margin` keeps its deviation at or above `fast_track_deviation` after

@@ -42,6 +42,14 @@ class Suspicion:
     match_ids: tuple[int, ...] = field(default=())
 
 
+# The early-surprise test reads a game when a fresh rating would have had at least this
+# chance in it (the opponent at most about 70 points above the start)...
+TESTED_START_CHANCE = 0.4
+# ...and the opponent's deviation was below this multiple of the settled limit: settled,
+# or nearly (a median player between games is often just above it).
+TESTED_OPPONENT_DEVIATION = 1.5
+
+
 def surprise_flagged(
     games: int, wins: float, expected_wins: float, information: float, params: GlickoParams
 ) -> bool:

@@ -14,7 +14,11 @@ from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from matches.ratings.glicko import GlickoParams, chance, decay, game_counts, rate_game
-from matches.ratings.integrity import surprise_flagged
+from matches.ratings.integrity import (
+    TESTED_OPPONENT_DEVIATION,
+    TESTED_START_CHANCE,
+    surprise_flagged,
+)
 from matches.ratings.matchup_offset import expected
 
 SECONDS_PER_DAY = 86400
@@ -114,35 +118,50 @@ class RatingState:
             params,
         )
 
+    def fast_tracked(self, params: GlickoParams) -> bool:
+        """Whether the fast track holds this rating (docs/integrity.md#the-fast-track):
+        flagged, and its recent results still beat their chances by the margin."""
+        return (
+            params.fast_track_deviation > 0.0
+            and self.recent_surprise >= params.fast_track_margin
+            and self.surprise_flagged(params)
+        )
+
     def observe_surprise(
-        self, chance: float, won: bool, opponent_deviation: float, params: GlickoParams
+        self,
+        chance: float,
+        start_chance: float,
+        won: bool,
+        opponent_deviation: float,
+        params: GlickoParams,
     ) -> bool:
-        """Follow one counted game (its shown `chance` of this side winning) with the
-        early-surprise test and the fast track, after the update and before the game's
-        win or loss is added; returns whether the test flags the rating with this game.
-        Only games against settled opponents tell anything: an unsettled opponent's
-        rating may be as wrong as this one's."""
-        if opponent_deviation >= params.low_deviation:
+        """Follow one counted game with the early-surprise test and the fast track, after
+        the update and before the game's win or loss is added: `chance` is this side's
+        shown chance, `start_chance` the one a fresh rating (the initial value and
+        deviation) would have had against the same opponent. Returns whether the test
+        flags the rating with this game. Only games against settled opponents tell
+        anything: an unsettled opponent's rating may be as wrong as this one's."""
+        if opponent_deviation >= TESTED_OPPONENT_DEVIATION * params.low_deviation:
             return False
         surprise = (1.0 if won else 0.0) - chance
         self.recent_surprise = params.surprise_memory * self.recent_surprise + surprise
         flagged = self.surprise_flagged(params)
         newly = False
-        # The test reads the games a young rating was expected to win: a strong newcomer
-        # matched above their rating surprises too, but only a strong player farming
-        # weaker ones keeps winning where the model already favours them.
-        if not flagged and chance >= 0.5 and self.wins + self.losses < params.surprise_window:
+        # The test asks whether a fresh account keeps beating opponents a fresh account
+        # should not beat so often: the games in which its start would have been (nearly) even or favoured.
+        # A strong newcomer matched with strong players is not read; one farming weaker
+        # players is, however fast its rating climbs.
+        if (
+            not flagged
+            and start_chance >= TESTED_START_CHANCE
+            and self.wins + self.losses < params.surprise_window
+        ):
             self.surprise_games += 1
             self.surprise_wins += won
-            self.surprise_expected += chance
-            self.surprise_information += chance * (1.0 - chance)
+            self.surprise_expected += start_chance
+            self.surprise_information += start_chance * (1.0 - start_chance)
             newly = flagged = self.surprise_flagged(params)
-        if (
-            flagged
-            and params.fast_track_deviation > 0.0
-            and self.recent_surprise >= params.fast_track_margin
-            and self.deviation < params.fast_track_deviation
-        ):
+        if self.fast_tracked(params) and self.deviation < params.fast_track_deviation:
             self.deviation = params.fast_track_deviation
         return newly
 
@@ -277,12 +296,22 @@ class RatingLedger:
                 chance_a,
             )
 
+        # A fast-tracked side's opponent keeps its rating: losing to an account rated far
+        # below its play says nothing about the opponent (docs/integrity.md#the-fast-track).
+        shield_a, shield_b = b.fast_tracked(params), a.fast_tracked(params)
         a.value, a.deviation, b.value, b.deviation = rate_game(
             value_a, deviation_a, value_b, deviation_b, 1.0 if game.a_won else 0.0, params, offset
         )
-        if a.observe_surprise(chance_a, game.a_won, deviation_b, params):
+        if shield_a:
+            a.value, a.deviation = value_a, deviation_a
+        if shield_b:
+            b.value, b.deviation = value_b, deviation_b
+        start = params.initial_rating, params.initial_deviation
+        start_chance_a = chance(*start, value_b, deviation_b, params, offset)
+        start_chance_b = 1.0 - chance(value_a, deviation_a, *start, params, offset)
+        if a.observe_surprise(chance_a, start_chance_a, game.a_won, deviation_b, params):
             self.suspects.add(key_a)
-        if b.observe_surprise(1.0 - chance_a, not game.a_won, deviation_a, params):
+        if b.observe_surprise(1.0 - chance_a, start_chance_b, not game.a_won, deviation_a, params):
             self.suspects.add(key_b)
         winner, loser = (a, b) if game.a_won else (b, a)
         winner.wins += 1
