@@ -148,9 +148,9 @@ class RatingState:
         flagged = self.surprise_flagged(params)
         newly = False
         # The test asks whether a fresh account keeps beating opponents a fresh account
-        # should not beat so often: the games in which its start would have been (nearly) even or favoured.
-        # A strong newcomer matched with strong players is not read; one farming weaker
-        # players is, however fast its rating climbs.
+        # should not beat so often: the games in which its start would have been about
+        # even or favoured. A strong newcomer matched with strong players is not read;
+        # one farming weaker players is, however fast its rating climbs.
         if (
             not flagged
             and start_chance >= TESTED_START_CHANCE
