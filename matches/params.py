@@ -32,4 +32,5 @@ def glicko_params() -> GlickoParams:
             settings.INTEGRITY_FAST_TRACK_DEVIATION if settings.INTEGRITY_FAST_TRACK else 0.0
         ),
         fast_track_margin=settings.INTEGRITY_FAST_TRACK_MARGIN,
+        fast_track_threshold=settings.INTEGRITY_FAST_TRACK_THRESHOLD,
     )

@@ -143,7 +143,8 @@ def decayed(
     _FAST_TRACK_MARGIN,
     _INITIAL_RATING,
     _INITIAL_DEVIATION,
-) = range(17)
+    _FAST_TRACK_THRESHOLD,
+) = range(18)
 
 
 def _param_array(params: GlickoParams) -> np.ndarray:
@@ -166,17 +167,18 @@ def _param_array(params: GlickoParams) -> np.ndarray:
             params.fast_track_margin,
             params.initial_rating,
             params.initial_deviation,
+            params.fast_track_threshold,
         ]
     )
 
 
 @njit(cache=True, nogil=True)
-def _surprise_flagged(games, wins, expected, information, p) -> bool:
+def _surprise_flagged(games, wins, expected, information, p, threshold) -> bool:
     # integrity.surprise_flagged
     return (
         games >= p[_SURPRISE_MIN_GAMES]
         and information > 0.0
-        and wins - expected >= p[_SURPRISE_THRESHOLD] * math.sqrt(information)
+        and wins - expected >= threshold * math.sqrt(information)
     )
 
 
@@ -192,6 +194,7 @@ def _fast_tracked(r: int, s, p) -> bool:
             s[_SURPRISE_EXPECTED, r],
             s[_SURPRISE_INFORMATION, r],
             p,
+            p[_FAST_TRACK_THRESHOLD],
         )
     )
 
@@ -212,6 +215,7 @@ def _observe_surprise(
         s[_SURPRISE_EXPECTED, r],
         s[_SURPRISE_INFORMATION, r],
         p,
+        p[_SURPRISE_THRESHOLD],
     )
     young = s[_WINS, r] + s[_LOSSES, r] < p[_SURPRISE_WINDOW]
     if not flagged and start_chance >= TESTED_START_CHANCE and young:

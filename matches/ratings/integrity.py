@@ -51,15 +51,23 @@ TESTED_OPPONENT_DEVIATION = 1.5
 
 
 def surprise_flagged(
-    games: int, wins: float, expected_wins: float, information: float, params: GlickoParams
+    games: int,
+    wins: float,
+    expected_wins: float,
+    information: float,
+    params: GlickoParams,
+    threshold: float | None = None,
 ) -> bool:
     """Whether the early-surprise test's sums (docs/integrity.md) flag a rating: enough
-    games read, and wins above expectation by `surprise_threshold` standard deviations
-    (the sum of p(1 - p) is the variance of the wins under the model)."""
+    games read, and wins above expectation by `threshold` (by default
+    `surprise_threshold`) standard deviations (the sum of p(1 - p) is the variance of
+    the wins under the model)."""
+    if threshold is None:
+        threshold = params.surprise_threshold
     return (
         games >= params.surprise_min_games
         and information > 0.0
-        and wins - expected_wins >= params.surprise_threshold * math.sqrt(information)
+        and wins - expected_wins >= threshold * math.sqrt(information)
     )
 
 
@@ -70,3 +78,23 @@ def record_probability(wins: float, expected_wins: float, information: float) ->
         return 1.0
     z = (wins - expected_wins) / math.sqrt(information)
     return 0.5 * math.erfc(z / math.sqrt(2.0))
+
+
+def alternate_account(
+    player: str,
+    character: int,
+    games: int,
+    wins: int,
+    expected_wins: float,
+    information: float,
+) -> Suspicion:
+    """The suspicion of a rating the early-surprise test flagged, from its sums."""
+    return Suspicion(
+        kind=SuspicionKind.ALTERNATE_ACCOUNT,
+        player=player,
+        character=character,
+        games=int(games),
+        expected_wins=float(expected_wins),
+        wins=int(wins),
+        probability=record_probability(wins, expected_wins, information),
+    )

@@ -17,6 +17,8 @@ from matches.ratings.glicko import GlickoParams, chance, decay, game_counts, rat
 from matches.ratings.integrity import (
     TESTED_OPPONENT_DEVIATION,
     TESTED_START_CHANCE,
+    Suspicion,
+    alternate_account,
     surprise_flagged,
 )
 from matches.ratings.matchup_offset import expected
@@ -120,11 +122,19 @@ class RatingState:
 
     def fast_tracked(self, params: GlickoParams) -> bool:
         """Whether the fast track holds this rating (docs/integrity.md#the-fast-track):
-        flagged, and its recent results still beat their chances by the margin."""
+        its test at the fast track's threshold, and its recent results still beating
+        their chances by the margin."""
         return (
             params.fast_track_deviation > 0.0
             and self.recent_surprise >= params.fast_track_margin
-            and self.surprise_flagged(params)
+            and surprise_flagged(
+                self.surprise_games,
+                self.surprise_wins,
+                self.surprise_expected,
+                self.surprise_information,
+                params,
+                params.fast_track_threshold,
+            )
         )
 
     def observe_surprise(
@@ -259,6 +269,24 @@ class RatingLedger:
             state = RatingState(self.params.initial_rating, self.params.initial_deviation)
             self.ratings[key] = state
         return state
+
+    def take_suspicions(self) -> list[Suspicion]:
+        """The suspected alternate accounts flagged since the last call, with their
+        evidence; `suspects` starts empty again."""
+        suspicions = []
+        for key in sorted(self.suspects):
+            state = self.ratings[key]
+            suspicions.append(
+                alternate_account(
+                    *key,
+                    state.surprise_games,
+                    state.surprise_wins,
+                    state.surprise_expected,
+                    state.surprise_information,
+                )
+            )
+        self.suspects.clear()
+        return suspicions
 
     def apply(self, game: Game) -> GameResult:
         """Rate one game: decay both sides to its time, then update if it counts."""

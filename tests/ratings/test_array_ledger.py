@@ -35,6 +35,7 @@ PARAMS = [
         surprise_window=8,
         fast_track_deviation=200.0,
         fast_track_margin=0.0,
+        fast_track_threshold=0.2,
     ),
 ]
 # What character x is worth against y (characters 1 to 3; 2 against 3 has no estimate).
