@@ -167,3 +167,27 @@ def test_decaying_arrays_is_glicko_decay(deviation, idle_seconds, params):
     )
     assert (got_deviation[0], got_last[0]) == decay(deviation, last, last + idle_seconds, params)
     assert got_deviation[1] == deviation and math.isnan(got_last[1])  # never played: no decay
+
+
+def test_the_compiled_ledger_follows_a_flagged_and_fast_tracked_rating():
+    """One player beats everyone: the early-surprise test flags it and the fast track
+    holds it, in both ledgers alike (the random leagues above may not reach that)."""
+    params = PARAMS[-1]
+    others = PLAYERS[1:]
+    steps = [
+        (PLAYERS[0], 1, others[n % len(others)], 1 + n % 3, n % 9 != 0, 60.0) for n in range(80)
+    ] + [(others[n % 5], 2, others[(n + 1) % 5], 2, n % 2 == 0, 60.0) for n in range(40)]
+    steps = steps[80:100] + steps[:80] + steps[100:]  # the others settle first
+    ledger, _, results, numbers, arrays, compiled_results, _ = _replay(steps, set(), params, 7)
+    strong = ledger.ratings[(PLAYERS[0], 1)]
+    assert strong.surprise_flagged(params)
+    assert any(r.new_deviation_a == params.fast_track_deviation for r in results)
+    for result, row in zip(results, compiled_results, strict=True):
+        for name, value in zip(RESULT_COLUMNS, row, strict=True):
+            assert _same(getattr(result, name), value), name
+    for key, number in numbers.items():
+        for name in RATING_FIELDS:
+            if name not in ("best_win_opponent", "best_win_character"):
+                expected = getattr(ledger.ratings[key], name)
+                assert _same(expected, float(arrays.column(name)[number])), name
+    assert arrays.surprise_flagged()[numbers[(PLAYERS[0], 1)]]
