@@ -49,14 +49,14 @@ class GlickoParams:
     surprise_min_games: int = 5
     surprise_threshold: float = 3.75
     # The fast track: a rating whose test stands at `fast_track_threshold` standard
-    # deviations (flagged, or on its way) and whose recent surprise (each game's result
+    # deviations (by default the flag's) and whose recent surprise (each game's result
     # minus its chance, older games weighted down by `surprise_memory` a game) is at least
     # `fast_track_margin` keeps its deviation at or above `fast_track_deviation` after
     # each game, and its opponents keep their ratings. 0 turns it off.
     surprise_memory: float = 0.8
     fast_track_deviation: float = 0.0
     fast_track_margin: float = 0.3
-    fast_track_threshold: float = 2.0
+    fast_track_threshold: float = 3.75
 
 
 DEFAULT_PARAMS = GlickoParams()
