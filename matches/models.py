@@ -464,3 +464,58 @@ class SeasonStanding(models.Model):
 
     def __str__(self) -> str:
         return f"{self.season_id}/{self.ladder} #{self.rank}"
+
+
+class IntegrityFlag(models.Model):
+    """A suspicion kept for the operators' review queue (matches.services.integrity): an
+    alternate account (one rating) or a win-trading ring (its beneficiary, with its
+    partners). Only operators see it; nothing public changes until one of them acts.
+
+    A detector refreshes an open flag's evidence each time it fires again and never
+    reopens a reviewed one (dismissed, marked cheater or linked)."""
+
+    class Kind(models.TextChoices):
+        ALTERNATE_ACCOUNT = "alt", "suspected alternate account"
+        WIN_TRADING = "ring", "suspected win-trading"
+
+    class Status(models.TextChoices):
+        OPEN = "open"
+        DISMISSED = "dismissed"
+        CHEATER = "cheater", "marked cheater"
+        LINKED = "linked", "linked to another player"
+
+    kind = models.CharField(max_length=4, choices=Kind.choices)
+    status = models.CharField(max_length=9, choices=Status.choices, default=Status.OPEN)
+    player = models.ForeignKey(Player, on_delete=models.CASCADE, related_name="integrity_flags")
+    character = models.ForeignKey(
+        Character, on_delete=models.PROTECT, related_name="+", null=True, blank=True
+    )
+    games = models.PositiveIntegerField(help_text="Games the test read")
+    wins = models.PositiveIntegerField()
+    expected_wins = models.FloatField(help_text="Wins the model expected of those games")
+    probability = models.FloatField(help_text="Chance under the model of a record this good")
+    partners = ArrayField(
+        IdentifierField(max_length=32), default=list, blank=True, help_text="A ring's others"
+    )
+    match_ids = ArrayField(models.BigIntegerField(), default=list, blank=True)
+    first_flagged_at = models.DateTimeField()
+    updated_at = models.DateTimeField()
+    reviewed_by = models.CharField(max_length=150, blank=True, default="")
+    reviewed_at = models.DateTimeField(null=True, blank=True)
+    linked_to = models.ForeignKey(
+        Player, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+
+    class Meta:
+        ordering = ("-updated_at",)
+        constraints = [
+            models.UniqueConstraint(
+                fields=["kind", "player", "character"],
+                name="one_integrity_flag_per_suspect",
+                nulls_distinct=False,
+            )
+        ]
+        indexes = [models.Index(fields=["status", "-updated_at"], name="integrity_flag_queue")]
+
+    def __str__(self) -> str:
+        return f"{self.get_kind_display()}: {self.player_id}"

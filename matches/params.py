@@ -24,4 +24,13 @@ def glicko_params() -> GlickoParams:
         one_chance=settings.RATING_ONE_CHANCE,
         counting_margin=settings.RATING_COUNTING_MARGIN,
         counting_rms_deviation=settings.RATING_COUNTING_RMS_DEVIATION,
+        surprise_window=settings.INTEGRITY_ALT_WINDOW,
+        surprise_min_games=settings.INTEGRITY_ALT_MIN_GAMES,
+        surprise_threshold=settings.INTEGRITY_ALT_THRESHOLD,
+        surprise_memory=settings.INTEGRITY_SURPRISE_MEMORY,
+        fast_track_deviation=(
+            settings.INTEGRITY_FAST_TRACK_DEVIATION if settings.INTEGRITY_FAST_TRACK else 0.0
+        ),
+        fast_track_margin=settings.INTEGRITY_FAST_TRACK_MARGIN,
+        fast_track_threshold=settings.INTEGRITY_FAST_TRACK_THRESHOLD,
     )

@@ -188,6 +188,13 @@ class Rating(models.Model):
     best_win_value = models.FloatField(null=True, blank=True)
     best_win_deviation = models.FloatField(null=True, blank=True)
     best_win_at = models.DateTimeField(null=True, blank=True)
+    # The early-surprise test for alternate accounts and its fast track
+    # (docs/integrity.md): sums over the games it read, and the recent surprise.
+    surprise_games = models.PositiveIntegerField(default=0)
+    surprise_wins = models.PositiveIntegerField(default=0)
+    surprise_expected = models.FloatField(default=0.0)
+    surprise_information = models.FloatField(default=0.0)
+    recent_surprise = models.FloatField(default=0.0)
 
     class Meta:
         constraints = [

@@ -277,6 +277,20 @@ RATING_ONE_CHANCE = env_bool("RATING_ONE_CHANCE", True)
 RATING_COUNTING_MARGIN = env_float("RATING_COUNTING_MARGIN", 0.045)
 RATING_COUNTING_RMS_DEVIATION = env_float("RATING_COUNTING_RMS_DEVIATION", 50.0)
 RATING_BATCH_SIZE = env_int("RATING_BATCH_SIZE", 5000)
+# Suspected alternate accounts (docs/integrity.md): the early-surprise test reads a
+# rating's games among its first INTEGRITY_ALT_WINDOW and flags it at
+# INTEGRITY_ALT_THRESHOLD standard deviations after INTEGRITY_ALT_MIN_GAMES games; the
+# fast track (a switch) holds a rating whose test stands at INTEGRITY_FAST_TRACK_THRESHOLD
+# (its deviation at least INTEGRITY_FAST_TRACK_DEVIATION, its opponents' ratings kept)
+# while its recent surprise is at least the margin.
+INTEGRITY_ALT_WINDOW = max(1, env_int("INTEGRITY_ALT_WINDOW", 30))
+INTEGRITY_ALT_MIN_GAMES = max(1, env_int("INTEGRITY_ALT_MIN_GAMES", 5))
+INTEGRITY_ALT_THRESHOLD = env_float("INTEGRITY_ALT_THRESHOLD", 3.75)
+INTEGRITY_FAST_TRACK = env_bool("INTEGRITY_FAST_TRACK", True)
+INTEGRITY_FAST_TRACK_DEVIATION = env_float("INTEGRITY_FAST_TRACK_DEVIATION", 250.0)
+INTEGRITY_FAST_TRACK_MARGIN = env_float("INTEGRITY_FAST_TRACK_MARGIN", 0.3)
+INTEGRITY_FAST_TRACK_THRESHOLD = env_float("INTEGRITY_FAST_TRACK_THRESHOLD", 3.75)
+INTEGRITY_SURPRISE_MEMORY = env_float("INTEGRITY_SURPRISE_MEMORY", 0.8)
 # Seasons (README.md#seasons): the counted games in a season a settled rating needs to
 # be on its ladder, and how many places of each ladder a season's end archives.
 SEASON_MIN_GAMES = max(1, env_int("SEASON_MIN_GAMES", 10))

@@ -22,6 +22,7 @@ import numpy as np
 from numba import njit
 
 from matches.ratings.glicko import _Q2, G_FACTOR, GlickoParams, Q
+from matches.ratings.integrity import TESTED_OPPONENT_DEVIATION, TESTED_START_CHANCE
 from matches.ratings.ledger import RATING_FIELDS, SECONDS_PER_DAY, MatchupOffsets
 
 # Per-game result columns, as `GameResult` names them (before and after both sides).
@@ -134,7 +135,16 @@ def decayed(
     _COUNTING_MARGIN,
     _COUNTING_RMS,
     _ONE_CHANCE,
-) = range(9)
+    _SURPRISE_WINDOW,
+    _SURPRISE_MIN_GAMES,
+    _SURPRISE_THRESHOLD,
+    _SURPRISE_MEMORY,
+    _FAST_TRACK_DEVIATION,
+    _FAST_TRACK_MARGIN,
+    _INITIAL_RATING,
+    _INITIAL_DEVIATION,
+    _FAST_TRACK_THRESHOLD,
+) = range(18)
 
 
 def _param_array(params: GlickoParams) -> np.ndarray:
@@ -149,8 +159,72 @@ def _param_array(params: GlickoParams) -> np.ndarray:
             params.counting_margin,
             params.counting_rms_deviation,
             float(params.one_chance),
+            float(params.surprise_window),
+            float(params.surprise_min_games),
+            params.surprise_threshold,
+            params.surprise_memory,
+            params.fast_track_deviation,
+            params.fast_track_margin,
+            params.initial_rating,
+            params.initial_deviation,
+            params.fast_track_threshold,
         ]
     )
+
+
+@njit(cache=True, nogil=True)
+def _surprise_flagged(games, wins, expected, information, p, threshold) -> bool:
+    # integrity.surprise_flagged
+    return (
+        games >= p[_SURPRISE_MIN_GAMES]
+        and information > 0.0
+        and wins - expected >= threshold * math.sqrt(information)
+    )
+
+
+@njit(cache=True, nogil=True)
+def _fast_tracked(r: int, s, p) -> bool:
+    # RatingState.fast_tracked
+    return (
+        p[_FAST_TRACK_DEVIATION] > 0.0
+        and s[_RECENT_SURPRISE, r] >= p[_FAST_TRACK_MARGIN]
+        and _surprise_flagged(
+            s[_SURPRISE_GAMES, r],
+            s[_SURPRISE_WINS, r],
+            s[_SURPRISE_EXPECTED, r],
+            s[_SURPRISE_INFORMATION, r],
+            p,
+            p[_FAST_TRACK_THRESHOLD],
+        )
+    )
+
+
+@njit(cache=True, nogil=True)
+def _observe_surprise(
+    r: int, chance: float, start_chance: float, won: bool, opponent_deviation: float, s, p
+):
+    # RatingState.observe_surprise, on rating r's columns
+    if opponent_deviation >= TESTED_OPPONENT_DEVIATION * p[_LOW_DEVIATION]:
+        return
+    s[_RECENT_SURPRISE, r] = p[_SURPRISE_MEMORY] * s[_RECENT_SURPRISE, r] + (
+        (1.0 if won else 0.0) - chance
+    )
+    flagged = _surprise_flagged(
+        s[_SURPRISE_GAMES, r],
+        s[_SURPRISE_WINS, r],
+        s[_SURPRISE_EXPECTED, r],
+        s[_SURPRISE_INFORMATION, r],
+        p,
+        p[_SURPRISE_THRESHOLD],
+    )
+    young = s[_WINS, r] + s[_LOSSES, r] < p[_SURPRISE_WINDOW]
+    if not flagged and start_chance >= TESTED_START_CHANCE and young:
+        s[_SURPRISE_GAMES, r] += 1.0
+        s[_SURPRISE_WINS, r] += 1.0 if won else 0.0
+        s[_SURPRISE_EXPECTED, r] += start_chance
+        s[_SURPRISE_INFORMATION, r] += start_chance * (1.0 - start_chance)
+    if _fast_tracked(r, s, p) and s[_DEVIATION, r] < p[_FAST_TRACK_DEVIATION]:
+        s[_DEVIATION, r] = p[_FAST_TRACK_DEVIATION]
 
 
 @njit(cache=True, nogil=True)
@@ -196,10 +270,15 @@ def _apply(
                 eb = _expected_score(vb, va, da, p[_DAMPING])
             else:
                 ea, eb = chance_a, 1.0 - chance_a
+            shield_a, shield_b = _fast_tracked(b, s, p), _fast_tracked(a, s, p)
             na, nda = _update_from_expected(va, da, db, score, ea, p[_MINIMUM_DEVIATION])
             nb, ndb = _update_from_expected(vb, db, da, 1.0 - score, eb, p[_MINIMUM_DEVIATION])
-            value[a], deviation[a] = na, nda
-            value[b], deviation[b] = nb, ndb
+            value[a], deviation[a] = (va, da) if shield_a else (na, nda)
+            value[b], deviation[b] = (vb, db) if shield_b else (nb, ndb)
+            start_a = _chance(p[_INITIAL_RATING], p[_INITIAL_DEVIATION], vb, db, offset, p)
+            start_b = 1.0 - _chance(va, da, p[_INITIAL_RATING], p[_INITIAL_DEVIATION], offset, p)
+            _observe_surprise(a, chance_a, start_a, won, db, s, p)
+            _observe_surprise(b, 1.0 - chance_a, start_b, not won, da, s, p)
             winner, loser = (a, b) if won else (b, a)
             s[_WINS, winner] += 1.0
             s[_LOSSES, loser] += 1.0
@@ -254,6 +333,11 @@ _STATE = tuple(
     _BEST_WIN_VALUE,
     _BEST_WIN_DEVIATION,
     _BEST_WIN_AT,
+    _SURPRISE_GAMES,
+    _SURPRISE_WINS,
+    _SURPRISE_EXPECTED,
+    _SURPRISE_INFORMATION,
+    _RECENT_SURPRISE,
 ) = range(len(_STATE))
 
 
@@ -334,6 +418,7 @@ class ArrayLedger:
         fresh[_VALUE] = self.params.initial_rating
         fresh[_DEVIATION] = self.params.initial_deviation
         fresh[_WINS] = fresh[_LOSSES] = 0.0
+        fresh[_SURPRISE_GAMES : _RECENT_SURPRISE + 1] = 0.0
         self._best_win[start : self.count] = _NO_RATING
         self._excluded[start : self.count] = excluded
         self._character[start : self.count] = character
@@ -413,6 +498,26 @@ class ArrayLedger:
         """One state column, by RATING_FIELDS' name (best_win_opponent and
         best_win_character are `best_win`'s): a view, which writes change the state."""
         return self._state[_STATE.index(name), : self.count]
+
+    def surprise_flagged(self) -> np.ndarray:
+        """Per rating, whether the early-surprise test flagged it (RatingState's test,
+        over the columns; the test reads no more games once it flags)."""
+        games, wins, expected, information = (
+            self.column(name)
+            for name in (
+                "surprise_games",
+                "surprise_wins",
+                "surprise_expected",
+                "surprise_information",
+            )
+        )
+        with np.errstate(invalid="ignore"):
+            surplus = self.params.surprise_threshold * np.sqrt(information)
+        return (
+            (games >= self.params.surprise_min_games)
+            & (information > 0.0)
+            & (wins - expected >= surplus)
+        )
 
     @property
     def best_win(self) -> np.ndarray:

@@ -40,6 +40,23 @@ class GlickoParams:
     counting_margin: float = 0.045
     # ...or when the root-mean-square of both deviations is at least this.
     counting_rms_deviation: float = 50.0
+    # The early-surprise test for alternate accounts (docs/integrity.md): it reads a
+    # rating's games among its first `surprise_window` against (nearly) settled
+    # opponents a fresh rating would not have been far behind, with the chance that fresh
+    # rating would have had, and flags it once at least `surprise_min_games` of them
+    # put its surplus of wins `surprise_threshold` standard deviations above expectation.
+    surprise_window: int = 30
+    surprise_min_games: int = 5
+    surprise_threshold: float = 3.75
+    # The fast track: a rating whose test stands at `fast_track_threshold` standard
+    # deviations (by default the flag's) and whose recent surprise (each game's result
+    # minus its chance, older games weighted down by `surprise_memory` a game) is at least
+    # `fast_track_margin` keeps its deviation at or above `fast_track_deviation` after
+    # each game, and its opponents keep their ratings. 0 turns it off.
+    surprise_memory: float = 0.8
+    fast_track_deviation: float = 0.0
+    fast_track_margin: float = 0.3
+    fast_track_threshold: float = 3.75
 
 
 DEFAULT_PARAMS = GlickoParams()

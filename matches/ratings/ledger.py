@@ -14,6 +14,13 @@ from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from matches.ratings.glicko import GlickoParams, chance, decay, game_counts, rate_game
+from matches.ratings.integrity import (
+    TESTED_OPPONENT_DEVIATION,
+    TESTED_START_CHANCE,
+    Suspicion,
+    alternate_account,
+    surprise_flagged,
+)
 from matches.ratings.matchup_offset import expected
 
 SECONDS_PER_DAY = 86400
@@ -43,6 +50,13 @@ RATING_FIELDS = (
     "best_win_value",
     "best_win_deviation",
     "best_win_at",
+    # The early-surprise test (docs/integrity.md): the games it read, their wins, the
+    # sum of their chances and of p(1 - p); and the fast track's recent surprise.
+    "surprise_games",
+    "surprise_wins",
+    "surprise_expected",
+    "surprise_information",
+    "recent_surprise",
 )
 
 
@@ -69,6 +83,11 @@ class RatingState:
         best_win_value: float | None = None,
         best_win_deviation: float | None = None,
         best_win_at: float | None = None,
+        surprise_games: int = 0,
+        surprise_wins: int = 0,
+        surprise_expected: float = 0.0,
+        surprise_information: float = 0.0,
+        recent_surprise: float = 0.0,
     ) -> None:
         self.rating_id = rating_id
         self.value = value
@@ -85,6 +104,76 @@ class RatingState:
         self.best_win_value = best_win_value
         self.best_win_deviation = best_win_deviation
         self.best_win_at = best_win_at
+        self.surprise_games = surprise_games
+        self.surprise_wins = surprise_wins
+        self.surprise_expected = surprise_expected
+        self.surprise_information = surprise_information
+        self.recent_surprise = recent_surprise
+
+    def surprise_flagged(self, params: GlickoParams) -> bool:
+        """Whether the early-surprise test has flagged this rating (it then reads no more)."""
+        return surprise_flagged(
+            self.surprise_games,
+            self.surprise_wins,
+            self.surprise_expected,
+            self.surprise_information,
+            params,
+        )
+
+    def fast_tracked(self, params: GlickoParams) -> bool:
+        """Whether the fast track holds this rating (docs/integrity.md#the-fast-track):
+        its test at the fast track's threshold, and its recent results still beating
+        their chances by the margin."""
+        return (
+            params.fast_track_deviation > 0.0
+            and self.recent_surprise >= params.fast_track_margin
+            and surprise_flagged(
+                self.surprise_games,
+                self.surprise_wins,
+                self.surprise_expected,
+                self.surprise_information,
+                params,
+                params.fast_track_threshold,
+            )
+        )
+
+    def observe_surprise(
+        self,
+        chance: float,
+        start_chance: float,
+        won: bool,
+        opponent_deviation: float,
+        params: GlickoParams,
+    ) -> bool:
+        """Follow one counted game with the early-surprise test and the fast track, after
+        the update and before the game's win or loss is added: `chance` is this side's
+        shown chance, `start_chance` the one a fresh rating (the initial value and
+        deviation) would have had against the same opponent. Returns whether the test
+        flags the rating with this game. Only games against settled opponents tell
+        anything: an unsettled opponent's rating may be as wrong as this one's."""
+        if opponent_deviation >= TESTED_OPPONENT_DEVIATION * params.low_deviation:
+            return False
+        surprise = (1.0 if won else 0.0) - chance
+        self.recent_surprise = params.surprise_memory * self.recent_surprise + surprise
+        flagged = self.surprise_flagged(params)
+        newly = False
+        # The test asks whether a fresh account keeps beating opponents a fresh account
+        # should not beat so often: the games in which its start would have been about
+        # even or favoured. A strong newcomer matched with strong players is not read;
+        # one farming weaker players is, however fast its rating climbs.
+        if (
+            not flagged
+            and start_chance >= TESTED_START_CHANCE
+            and self.wins + self.losses < params.surprise_window
+        ):
+            self.surprise_games += 1
+            self.surprise_wins += won
+            self.surprise_expected += start_chance
+            self.surprise_information += start_chance * (1.0 - start_chance)
+            newly = flagged = self.surprise_flagged(params)
+        if self.fast_tracked(params) and self.deviation < params.fast_track_deviation:
+            self.deviation = params.fast_track_deviation
+        return newly
 
     def decay_to(self, moment: float, params: GlickoParams) -> None:
         """Grow the deviation for the idle time up to `moment`."""
@@ -171,6 +260,8 @@ class RatingLedger:
     offsets: MatchupOffsets = field(default_factory=dict)
     ratings: dict[RatingKey, RatingState] = field(default_factory=dict)
     touched_ratings: set[RatingKey] = field(default_factory=set)
+    # Ratings the early-surprise test flagged since the caller last emptied this.
+    suspects: set[RatingKey] = field(default_factory=set)
 
     def rating(self, key: RatingKey) -> RatingState:
         state = self.ratings.get(key)
@@ -178,6 +269,24 @@ class RatingLedger:
             state = RatingState(self.params.initial_rating, self.params.initial_deviation)
             self.ratings[key] = state
         return state
+
+    def take_suspicions(self) -> list[Suspicion]:
+        """The suspected alternate accounts flagged since the last call, with their
+        evidence; `suspects` starts empty again."""
+        suspicions = []
+        for key in sorted(self.suspects):
+            state = self.ratings[key]
+            suspicions.append(
+                alternate_account(
+                    *key,
+                    state.surprise_games,
+                    state.surprise_wins,
+                    state.surprise_expected,
+                    state.surprise_information,
+                )
+            )
+        self.suspects.clear()
+        return suspicions
 
     def apply(self, game: Game) -> GameResult:
         """Rate one game: decay both sides to its time, then update if it counts."""
@@ -215,9 +324,23 @@ class RatingLedger:
                 chance_a,
             )
 
+        # A fast-tracked side's opponent keeps its rating: losing to an account rated far
+        # below its play says nothing about the opponent (docs/integrity.md#the-fast-track).
+        shield_a, shield_b = b.fast_tracked(params), a.fast_tracked(params)
         a.value, a.deviation, b.value, b.deviation = rate_game(
             value_a, deviation_a, value_b, deviation_b, 1.0 if game.a_won else 0.0, params, offset
         )
+        if shield_a:
+            a.value, a.deviation = value_a, deviation_a
+        if shield_b:
+            b.value, b.deviation = value_b, deviation_b
+        start = params.initial_rating, params.initial_deviation
+        start_chance_a = chance(*start, value_b, deviation_b, params, offset)
+        start_chance_b = 1.0 - chance(value_a, deviation_a, *start, params, offset)
+        if a.observe_surprise(chance_a, start_chance_a, game.a_won, deviation_b, params):
+            self.suspects.add(key_a)
+        if b.observe_surprise(1.0 - chance_a, start_chance_b, not game.a_won, deviation_a, params):
+            self.suspects.add(key_b)
         winner, loser = (a, b) if game.a_won else (b, a)
         winner.wins += 1
         loser.losses += 1

@@ -193,6 +193,16 @@ class SimulatedPatch:
     live_at: datetime
 
 
+@dataclass(frozen=True)
+class PlantedAlternate:
+    """A planted alternate account: its player id, the player whose skill it copies,
+    and the start of the week from which it plays."""
+
+    player_id: str
+    owner_id: str
+    plays_from: datetime
+
+
 class LeagueSimulator:
     """A league of ``players`` players whose games are a pure function of ``seed``."""
 
@@ -211,8 +221,10 @@ class LeagueSimulator:
         characters: Sequence[str] = SEED_CODES,
         releases: Mapping[str, float] | None = None,
         retirements: Mapping[str, float] | None = None,
+        alternates: int = 0,
     ) -> None:
-        """`matchup_deviation` 0: a league without matchup effects; `skill_drift` False:
+        """`alternates`: alternate accounts to plant (`_plant_alternates`; `alternates`
+        lists them). `matchup_deviation` 0: a league without matchup effects; `skill_drift` False:
         every player's skill stays fixed (the truth a rating system can reach); `shape`:
         how the league is made (LeagueShape); `patches` change the matchup matrix at their
         times (see above). `characters`: the codes played from the start (character
@@ -273,8 +285,6 @@ class LeagueSimulator:
             shift = random.Random(f"{seed}:patch:{patch.name}")
             self._patch_matrices.append(self._make_matchups(shift, PATCH_SHIFT_DEVIATION, base))
         self._players = self._make_players(rng, players)
-        self._index = {player.id: index for index, player in enumerate(self._players)}
-        self._drift: list[list[float]] = [[0.0] * players]  # per week, per player
         by_skill = sorted(range(players), key=lambda p: self._players[p].skills[0])
         self._by_skill = by_skill
         self._rank = [0] * players
@@ -282,6 +292,10 @@ class LeagueSimulator:
             self._rank[p] = rank
             share = rank / players
             self._players[p].floor = 99 if share >= 0.97 else min(10, 1 + int(share * 10))
+        self.alternates = self._plant_alternates(alternates)
+        self._index = {player.id: index for index, player in enumerate(self._players)}
+        # Per week, per player (planted accounts after the others).
+        self._drift: list[list[float]] = [[0.0] * len(self._players)]
         self._neighbours = max(3, players // 50)
         # A game's length, shortened when few players play many games a second (at most
         # half of them busy at once) or when a chunk would be too short for its two
@@ -377,6 +391,51 @@ class LeagueSimulator:
                 )
             )
         return players
+
+    def _plant_alternates(self, count: int) -> list[PlantedAlternate]:
+        """Alternate accounts (issue 31): each a fresh id of one of the strongest 1% of
+        players, with their characters and skills, arriving in a week of the first half
+        of the first season and matched as a newcomer is, by its rating rather than its
+        skill: among the players of middling skill. Drawn from their own generator and
+        added after everyone else, so the league without them is unchanged."""
+        if count <= 0:
+            return []
+        rng = random.Random(f"{self.seed}:alternates")
+        honest = len(self._players)
+        strongest = self._by_skill[-max(1, honest // 100) :]
+        middle = self._by_skill[honest // 2]
+        ids = {player.id for player in self._players}
+        planted = []
+        for _ in range(count):
+            owner = self._players[rng.choice(strongest)]
+            alternate_id = str(rng.randrange(10**17, 10**18))
+            while alternate_id in ids:
+                alternate_id = str(rng.randrange(10**17, 10**18))
+            ids.add(alternate_id)
+            arrival = rng.randint(1, max(1, SEASON_WEEKS // 2))
+            self._players.append(
+                _Player(
+                    id=alternate_id,
+                    name=random_name(rng),
+                    new_name="",
+                    renamed_at=math.inf,
+                    platform=owner.platform,
+                    characters=owner.characters,
+                    skills=owner.skills,
+                    activity=rng.uniform(1.0, 3.0),  # a farmer plays a lot
+                    break_period=0,
+                    break_length=0,
+                    break_phase=0,
+                    arrival_week=arrival,
+                    trend=owner.trend,
+                    floor=self._players[middle].floor,
+                )
+            )
+            self._rank.append(self._rank[middle])
+            planted.append(
+                PlantedAlternate(alternate_id, owner.id, self.start + timedelta(weeks=arrival))
+            )
+        return planted
 
     # -- time and position -------------------------------------------------------
 
@@ -741,6 +800,7 @@ def write_league(
     releases: Mapping[str, float] | None = None,
     retirements: Mapping[str, float] | None = None,
     season_days: int | None = None,
+    alternates: int = 0,
 ) -> int:
     """Write ``games`` games spread over ``days`` to .jsonl or .jsonl.gz, the hidden
     skills as they stand after the last game to ``<path>.skills.csv``, the hidden
@@ -751,8 +811,9 @@ def write_league(
     (LeagueSimulator), when each late character came to ``<path>.releases.csv``
     (character, released_at); with ``retirements``, when each retired character left
     to ``<path>.retirements.csv`` (character, retired_at); with `season_days`, the
-    league's seasons to ``<path>.seasons.csv`` (name, start, end: `league_seasons`); the
-    same arguments give byte-identical files."""
+    league's seasons to ``<path>.seasons.csv`` (name, start, end: `league_seasons`); with
+    `alternates` (LeagueSimulator), the planted accounts to ``<path>.alternates.csv``
+    (`write_alternates`); the same arguments give byte-identical files."""
     path = Path(path)
     if not path.name.endswith((".jsonl", ".jsonl.gz")):
         raise ValueError(f"league files are .jsonl or .jsonl.gz, not {path.name!r}")
@@ -765,6 +826,7 @@ def write_league(
         patches=patches,
         releases=releases,
         retirements=retirements,
+        alternates=alternates,
     )
     codes = league.codes
     dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
@@ -822,7 +884,20 @@ def write_league(
             writer.writerow(("name", "start", "end"))
             for name, first, last in league_seasons(start, days, season_days):
                 writer.writerow((name, first.isoformat(), last.isoformat()))
+    if league.alternates:
+        write_alternates(f"{path}.alternates.csv", league.alternates)
     return games
+
+
+def write_alternates(path: str | Path, alternates: Sequence[PlantedAlternate]) -> None:
+    """The truth of planted alternate accounts: player_id, owner_id, plays_from."""
+    with open(path, "w", encoding="utf-8", newline="") as alternates_file:
+        writer = csv.writer(alternates_file, lineterminator="\n")
+        writer.writerow(("player_id", "owner_id", "plays_from"))
+        for alternate in alternates:
+            writer.writerow(
+                (alternate.player_id, alternate.owner_id, alternate.plays_from.isoformat())
+            )
 
 
 def as_game(number: int, replay: dict, character_ids: Mapping[str, int] = _SEED_IDS) -> Game:

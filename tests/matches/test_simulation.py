@@ -471,3 +471,33 @@ def test_a_league_cut_into_seasons_writes_them_and_adds_them_to_the_site(tmp_pat
     assert [(n, s.isoformat(), e.isoformat()) for n, s, e in seasons] == [
         (row["name"], row["start"], row["end"]) for row in rows
     ]
+
+
+def test_planted_alternate_accounts_copy_a_strong_player_and_are_written_as_truth(
+    tmp_path: Path,
+) -> None:
+    rate = 20_000 / (90 * 86400)
+    plain = LeagueSimulator(300, 4, rate=rate)
+    planted = LeagueSimulator(300, 4, rate=rate, alternates=3)
+    # The honest players are the same league's.
+    assert planted.true_skills(plain.start).items() >= plain.true_skills(plain.start).items()
+    # Owners among the strongest 1% (3 of 300) by main skill; same characters, skills.
+    strongest = sorted(player.skills[0] for player in plain._players)[-3]
+    games = list(planted.games(20_000))
+    for alternate in planted.alternates:
+        owner = planted._players[planted._index[alternate.owner_id]]
+        assert owner.skills[0] >= strongest
+        copy = planted._players[planted._index[alternate.player_id]]
+        assert (copy.characters, copy.skills) == (owner.characters, owner.skills)
+        first = min(
+            datetime.fromisoformat(game["played_at"])
+            for game in games
+            if alternate.player_id in (side["id"] for side in game["players"])
+        )
+        assert first >= alternate.plays_from
+    path = tmp_path / "league.jsonl"
+    write_league(path, 300, 2_000, 4, alternates=3)
+    with open(f"{path}.alternates.csv", encoding="utf-8") as truth:
+        rows = list(csv.DictReader(truth))
+    assert [row["player_id"] for row in rows] == [a.player_id for a in planted.alternates]
+    assert {row["owner_id"] for row in rows} <= {p.id for p in planted._players}

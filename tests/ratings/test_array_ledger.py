@@ -25,6 +25,18 @@ PARAMS = [
     # One chance: flattened, with the matchup offsets below in both the chance and the update.
     GlickoParams(one_chance=True, update_damping=0.2),
     GlickoParams(one_chance=True, low_deviation=250.0, counting_margin=0.3),
+    # The early-surprise test flagging after two games and the fast track holding the
+    # deviation up: settled opponents after a few games, every rule reached.
+    GlickoParams(
+        one_chance=True,
+        low_deviation=250.0,
+        surprise_min_games=2,
+        surprise_threshold=0.5,
+        surprise_window=8,
+        fast_track_deviation=200.0,
+        fast_track_margin=0.0,
+        fast_track_threshold=0.2,
+    ),
 ]
 # What character x is worth against y (characters 1 to 3; 2 against 3 has no estimate).
 OFFSETS = {(1, 2): 35.0, (2, 1): -35.0, (1, 3): -80.0, (3, 1): 80.0}
@@ -155,3 +167,27 @@ def test_decaying_arrays_is_glicko_decay(deviation, idle_seconds, params):
     )
     assert (got_deviation[0], got_last[0]) == decay(deviation, last, last + idle_seconds, params)
     assert got_deviation[1] == deviation and math.isnan(got_last[1])  # never played: no decay
+
+
+def test_the_compiled_ledger_follows_a_flagged_and_fast_tracked_rating():
+    """One player beats everyone: the early-surprise test flags it and the fast track
+    holds it, in both ledgers alike (the random leagues above may not reach that)."""
+    params = PARAMS[-1]
+    others = PLAYERS[1:]
+    steps = [
+        (PLAYERS[0], 1, others[n % len(others)], 1 + n % 3, n % 9 != 0, 60.0) for n in range(80)
+    ] + [(others[n % 5], 2, others[(n + 1) % 5], 2, n % 2 == 0, 60.0) for n in range(40)]
+    steps = steps[80:100] + steps[:80] + steps[100:]  # the others settle first
+    ledger, _, results, numbers, arrays, compiled_results, _ = _replay(steps, set(), params, 7)
+    strong = ledger.ratings[(PLAYERS[0], 1)]
+    assert strong.surprise_flagged(params)
+    assert any(r.new_deviation_a == params.fast_track_deviation for r in results)
+    for result, row in zip(results, compiled_results, strict=True):
+        for name, value in zip(RESULT_COLUMNS, row, strict=True):
+            assert _same(getattr(result, name), value), name
+    for key, number in numbers.items():
+        for name in RATING_FIELDS:
+            if name not in ("best_win_opponent", "best_win_character"):
+                expected = getattr(ledger.ratings[key], name)
+                assert _same(expected, float(arrays.column(name)[number])), name
+    assert arrays.surprise_flagged()[numbers[(PLAYERS[0], 1)]]

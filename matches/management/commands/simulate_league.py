@@ -65,6 +65,12 @@ class Command(BaseCommand):
             help="cut the league into seasons of this many days: <out>.seasons.csv",
         )
         parser.add_argument(
+            "--alternates",
+            type=int,
+            default=0,
+            help="plant this many alternate accounts of strong players: <out>.alternates.csv",
+        )
+        parser.add_argument(
             "--create-seasons",
             action="store_true",
             help="also add those seasons to the site (README.md#seasons); archived ones stay",
@@ -109,6 +115,7 @@ class Command(BaseCommand):
                 releases=releases,
                 retirements=retirements,
                 season_days=season_days,
+                alternates=options["alternates"],
             )
         except ValueError as error:
             raise CommandError(str(error)) from error

@@ -19,6 +19,7 @@ from matches.metrics import count_rated
 from matches.models import MatchRating, PendingMatch
 from matches.ratings.ledger import Game
 from matches.services import bulk
+from matches.services.integrity import record_suspicions
 from matches.services.locks import RATING_WRITER_LOCK, acquire_transaction_lock
 from matches.services.rating.storage import (
     MATCH_RATING_COLUMNS,
@@ -76,6 +77,8 @@ def rate_pending_matches(
             write_ratings(ledger, ledger.touched_ratings)
             write_matchups(matchups, rating_ids_of(ledger))
             bulk.insert(MatchRating, MATCH_RATING_COLUMNS, result_rows(results, timezone.now()))
+            # Suspected alternate accounts go to the review queue with the batch.
+            record_suspicions(ledger.take_suspicions())
         rated += len(results)
         counted += sum(r.counted for r in results)
         batches += 1

@@ -21,6 +21,7 @@ from matches.services import bulk
 from matches.services.calibration import refit_calibration
 from matches.services.character_matchups import rebuild_character_matchups
 from matches.services.garbage_collection import paused_garbage_collection
+from matches.services.integrity import record_suspicions
 from matches.services.locks import RATING_WRITER_LOCK, acquire_transaction_lock
 from matches.services.rating import recompute_storage
 from matches.services.rating.decay import decay_shown
@@ -124,6 +125,7 @@ def _recompute_compiled(
         rebuild_character_matchups(recompute_storage.character_matchup_groups(ledger))
         with bulk.indexes_built_after((RatingSnapshot, PlayerMatchup)):
             recompute_storage.insert_matchups_and_snapshots(ledger, sums.result())
+    record_suspicions(recompute_storage.alternate_account_suspicions(ledger, players))
     return run, predictions.bins()
 
 

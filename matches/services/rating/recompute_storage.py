@@ -16,6 +16,7 @@ from django.db import connection
 from matches.models import Match, MatchRating
 from matches.ratings.array_ledger import ArrayLedger, PlayerMatchupSums
 from matches.ratings.calibration import LogitBin, chance_logits, logit_bins, recent_games
+from matches.ratings.integrity import Suspicion, alternate_account
 from matches.ratings.ledger import RatingKey
 from matches.services import binary_copy, bulk
 from matches.services.character_matchups import aggregate_from_ledger
@@ -266,11 +267,31 @@ def insert_ratings(ledger: ArrayLedger, players: np.ndarray) -> None:
     for name in RATING_STATE_COLUMNS:
         if name not in columns:
             columns[name] = ledger.column(name)
-    for name in ("wins", "losses"):
+    for name in ("wins", "losses", "surprise_games", "surprise_wins"):
         columns[name] = columns[name].astype(np.int64)
     names = ("id", "player_id", "character_id", *RATING_STATE_COLUMNS)
     bulk.copy_arrays(Rating, names, [columns[name] for name in names])
     _ids_continue_after(Rating, len(players))
+
+
+def alternate_account_suspicions(ledger: ArrayLedger, players: np.ndarray) -> list[Suspicion]:
+    """The suspicions of every rating the early-surprise test flagged over the history;
+    `players` as for insert_ratings."""
+    flagged = np.flatnonzero(ledger.surprise_flagged())
+    columns = [
+        ledger.column(name)[flagged]
+        for name in ("surprise_games", "surprise_wins", "surprise_expected", "surprise_information")
+    ]
+    return [
+        alternate_account(_player_id(players[number]), int(character), *sums)
+        for number, character, *sums in zip(
+            flagged, ledger.character[flagged], *columns, strict=True
+        )
+    ]
+
+
+def _player_id(value: bytes | str) -> str:
+    return value.decode() if isinstance(value, bytes) else str(value)
 
 
 def _ids_continue_after(model: type, highest: int) -> None:

@@ -1,0 +1,98 @@
+"""The early-surprise test for alternate accounts and its fast track, in the pure ledger
+(docs/integrity.md)."""
+
+from __future__ import annotations
+
+import random
+from dataclasses import replace
+
+import pytest
+
+from matches.ratings.glicko import GlickoParams
+from matches.ratings.integrity import SuspicionKind, record_probability
+from matches.ratings.ledger import Game, RatingLedger, RatingState
+
+PARAMS = GlickoParams(one_chance=True, update_damping=0.3)
+FAST = replace(PARAMS, fast_track_deviation=200.0)
+OPPONENTS = [f"opponent{n:02d}" for n in range(30)]
+
+
+def _ledger(params: GlickoParams) -> RatingLedger:
+    """Thirty settled opponents rated 1500 on character 1."""
+    ledger = RatingLedger(params=params)
+    for player in OPPONENTS:
+        ledger.ratings[(player, 1)] = RatingState(1500.0, 60.0)
+    return ledger
+
+
+def _play(ledger: RatingLedger, newcomer: str, wins: list[bool]) -> list:
+    """The newcomer meets the opponents in turn, a minute apart."""
+    results = []
+    for number, won in enumerate(wins):
+        opponent = OPPONENTS[number % len(OPPONENTS)]
+        game = Game(number, 1.7e9 + 60 * number, newcomer, 1, opponent, 1, won)
+        results.append(ledger.apply(game))
+    return results
+
+
+def test_a_newcomer_who_keeps_beating_settled_players_is_flagged_with_evidence():
+    ledger = _ledger(PARAMS)
+    _play(ledger, "alt", [True] * 30)
+
+    [suspicion] = ledger.take_suspicions()
+    assert (suspicion.kind, suspicion.player, suspicion.character) == (
+        SuspicionKind.ALTERNATE_ACCOUNT,
+        "alt",
+        1,
+    )
+    # Flagged as soon as the record crossed the threshold, well inside the window.
+    assert suspicion.wins == suspicion.games < 30
+    assert suspicion.expected_wins == pytest.approx(0.5 * suspicion.games, rel=0.1)
+    assert suspicion.probability < 1e-4
+    assert ledger.take_suspicions() == []  # taken once
+
+
+def test_an_ordinary_newcomer_is_not_flagged():
+    ledger = _ledger(PARAMS)
+    outcomes = random.Random(3)
+    _play(ledger, "honest", [outcomes.random() < 0.5 for _ in range(30)])
+    assert ledger.take_suspicions() == []
+    state = ledger.ratings[("honest", 1)]
+    assert 0 < state.surprise_games <= 30
+    assert (
+        record_probability(state.surprise_wins, state.surprise_expected, state.surprise_information)
+        > 1e-3
+    )
+
+
+def test_the_test_reads_only_games_within_the_window():
+    ledger = _ledger(replace(PARAMS, surprise_window=5))
+    _play(ledger, "late", [False] * 5 + [True] * 25)
+    assert ledger.take_suspicions() == []
+    assert ledger.ratings[("late", 1)].surprise_games == 5
+
+
+def test_the_fast_track_takes_the_account_up_sooner_and_spares_its_opponents():
+    wins = [True] * 40
+    slow, fast = _ledger(PARAMS), _ledger(FAST)
+    slow_results, fast_results = _play(slow, "alt", wins), _play(fast, "alt", wins)
+
+    assert fast.ratings[("alt", 1)].value > slow.ratings[("alt", 1)].value + 100
+    # Held at the floor while it kept surprising, where the plain update had narrowed it.
+    assert fast_results[15].new_deviation_a == pytest.approx(200.0)
+    assert slow_results[15].new_deviation_a < 150.0
+
+    def lost(results) -> float:
+        return -sum(result.change_b for result in results)
+
+    assert lost(fast_results) < 0.7 * lost(slow_results)
+    # Before its test stands at the fast track's threshold, the account is rated as
+    # any other: the first games are the same with and without.
+    assert fast_results[0] == slow_results[0]
+
+
+def test_the_fast_track_leaves_an_ordinary_newcomer_alone():
+    outcomes = random.Random(5)
+    wins = [outcomes.random() < 0.5 for _ in range(60)]
+    slow, fast = _ledger(PARAMS), _ledger(FAST)
+    assert _play(slow, "honest", wins) == _play(fast, "honest", wins)
