@@ -25,6 +25,7 @@ from matches.services.rating.storage import (
     MATCH_RATING_COLUMNS,
     RATING_STATE_COLUMNS,
     chunks,
+    confirming_players_text,
     fetch_rows,
     select_arrays,
 )
@@ -266,11 +267,27 @@ def insert_ratings(ledger: ArrayLedger, players: np.ndarray) -> None:
     for name in RATING_STATE_COLUMNS:
         if name not in columns:
             columns[name] = ledger.column(name)
-    for name in ("wins", "losses"):
+    for name in ("wins", "losses", "confirmations"):
         columns[name] = columns[name].astype(np.int64)
+    columns["confirming_players"] = _confirming_players(ledger, players)
     names = ("id", "player_id", "character_id", *RATING_STATE_COLUMNS)
     bulk.copy_arrays(Rating, names, [columns[name] for name in names])
     _ids_continue_after(Rating, len(players))
+
+
+def _confirming_players(ledger: ArrayLedger, players: np.ndarray) -> np.ndarray:
+    """Rating.confirming_players of every rating from the ledger's player numbers (each
+    rating's position in `players`' distinct ids), as UTF-8 bytes."""
+    distinct = np.unique(players)
+    return np.array(
+        [
+            confirming_players_text(name.decode() for name in distinct[numbers])
+            if len(numbers)
+            else ""
+            for numbers in ledger.confirming_players()
+        ],
+        dtype=bytes,
+    )
 
 
 def _ids_continue_after(model: type, highest: int) -> None:
