@@ -44,6 +44,7 @@ def test_a_ranked_rating_needs_no_games_and_an_idle_one_says_since_when(client):
         "games_to_rank": 0,
         "idle_since": None,
         "widest": False,
+        "opponents_to_rank": 0,
     }
     # Settled (±146) after its last game, then 300 idle hours.
     idle_deviation = math.sqrt(73.0**2 + 300 * glicko_params().decay_constant ** 2)
@@ -55,3 +56,20 @@ def test_a_ranked_rating_needs_no_games_and_an_idle_one_says_since_when(client):
     answer = client.get(f"/api/v1/players/{idle.player_id}/SO/placement/").json()
     assert answer["idle_since"] == BASE_TIME.isoformat().replace("+00:00", "Z")
     assert answer["games_to_rank"] == independent_games_to_rank(idle_deviation)
+
+
+def test_a_settled_rating_short_of_settled_opponents_says_how_many_more(client, settings):
+    settings.RANKED_MIN_OPPONENTS = 10
+    short = RatingFactory(deviation=50.0, confirmations=7)
+    answer = client.get(f"/api/v1/players/{short.player_id}/SO/placement/").json()
+    assert answer["ranked"] is False
+    assert (answer["flag"], answer["games_to_rank"], answer["opponents_to_rank"]) == (None, 0, 3)
+    html = client.get(f"/player/{short.player_id}/SO").content.decode()
+    assert "Unranked: needs 3 more different opponents who are settled when you play them" in html
+    # Unsettled and short of opponents: both are said.
+    wide = RatingFactory(deviation=200.0, confirmations=9)
+    answer = client.get(f"/api/v1/players/{wide.player_id}/SO/placement/").json()
+    assert answer["opponents_to_rank"] == 1
+    assert answer["games_to_rank"] == independent_games_to_rank(200.0)
+    html = client.get(f"/player/{wide.player_id}/SO").content.decode()
+    assert "and it needs one more different opponent who is settled when you play them" in html

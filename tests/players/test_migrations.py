@@ -153,6 +153,16 @@ def _ranked_index_definitions() -> dict[str, object]:
 def test_ranked_indexes_hold_the_ranking_rows_and_back(back_to_latest):
     held = _ranked_index_definitions()
     assert held["rating_ranked_idx"].endswith(
+        "(value DESC, id) INCLUDE (player_id, deviation, wins, losses, character_id, "
+        "confirmations) WHERE (deviation < (75.0)::double precision)"
+    )
+    assert held["rating_char_ranked_idx"].endswith(
+        "(character_id, value DESC, id) INCLUDE (player_id, deviation, wins, losses, "
+        "confirmations) WHERE (deviation < (75.0)::double precision)"
+    )
+    _migrate(("players", "0021_characters_as_data"))
+    held = _ranked_index_definitions()
+    assert held["rating_ranked_idx"].endswith(
         "(value DESC, id) INCLUDE (player_id, deviation, wins, losses, character_id) "
         "WHERE (deviation < (75.0)::double precision)"
     )

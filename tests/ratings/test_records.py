@@ -1,5 +1,6 @@
 """Records keep their rule: a peak or best win is only ever set by a rankable rating (its ±
-below the ranking's threshold, confirmed by enough distinct settled opponents), in the live ledger and in the compiled recompute alike
+below the ranking's threshold, confirmed by enough distinct settled opponents), in the
+live ledger and in the compiled recompute alike
 (docs/rating-model.md#wins-peaks-and-best-wins)."""
 
 from __future__ import annotations

@@ -108,7 +108,8 @@ def _recompute_compiled(
     flagged_ratings = np.isin(history.player, flagged)
     # Players numbered by their place among the distinct ids (np.unique's order), as
     # recompute_storage reads them back.
-    ledger.add(flagged_ratings, history.character, np.unique(history.player, return_inverse=True)[1])
+    player_numbers = np.unique(history.player, return_inverse=True)[1]
+    ledger.add(flagged_ratings, history.character, player_numbers)
     predictions = recompute_storage.RecentPredictions(history.match_id, flagged_ratings)
     run = _rate_history(ledger, history, chunk_size, progress, predictions)
     players = history.player

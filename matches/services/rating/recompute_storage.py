@@ -263,13 +263,13 @@ def insert_ratings(ledger: ArrayLedger, players: np.ndarray) -> None:
         "character_id": characters,
         "best_win_opponent_id": np.ma.array(players[beaten], mask=no_win),
         "best_win_character_id": np.ma.array(characters[beaten], mask=no_win),
+        "confirming_players": _confirming_players(ledger, players),
     }
     for name in RATING_STATE_COLUMNS:
         if name not in columns:
             columns[name] = ledger.column(name)
     for name in ("wins", "losses", "confirmations"):
         columns[name] = columns[name].astype(np.int64)
-    columns["confirming_players"] = _confirming_players(ledger, players)
     names = ("id", "player_id", "character_id", *RATING_STATE_COLUMNS)
     bulk.copy_arrays(Rating, names, [columns[name] for name in names])
     _ids_continue_after(Rating, len(players))
