@@ -6,7 +6,6 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 
 import pytest
-from django.conf import settings
 from django.db import connection
 
 from players import rules
@@ -67,9 +66,7 @@ def test_one_per_player_keeps_each_players_best_ranked_rating(flagged_league: da
     assert [(row.player_id, row.character.id) for row in rows] == list(best.values())
 
 
-def test_the_rules_as_querysets_and_as_predicates_agree(
-    flagged_league: datetime, settings
-) -> None:
+def test_the_rules_as_querysets_and_as_predicates_agree(flagged_league: datetime, settings) -> None:
     settings.RANKED_MIN_OPPONENTS = 10
     # Some settled ratings of every kind of player short of confirmation, some just at it.
     for n, rating_id in enumerate(Rating.objects.order_by("id").values_list("id", flat=True)):
