@@ -71,9 +71,9 @@ def ranked_values(ledger: RatingLedger, at: float, minimum: int) -> list[float]:
 
 def log_loss(games: list[Game], chances: list[float]) -> float:
     later = range(len(games) // 2, len(games))
-    return -sum(
-        math.log(chances[i] if games[i].a_won else 1.0 - chances[i]) for i in later
-    ) / len(later)
+    return -sum(math.log(chances[i] if games[i].a_won else 1.0 - chances[i]) for i in later) / len(
+        later
+    )
 
 
 def attack(
@@ -158,9 +158,7 @@ def main() -> None:
         print(f"| before (no minimum) | {spares} | {played:,} | 0 | {reached} |")
     for spares in (options.minimum, 15, 20, 30, 50):
         played, settling, reached = attack(after, spares, options.minimum, bar_after, end)
-        print(
-            f"| minimum {options.minimum} | {spares} | {played:,} | {settling:,} | {reached} |"
-        )
+        print(f"| minimum {options.minimum} | {spares} | {played:,} | {settling:,} | {reached} |")
 
 
 if __name__ == "__main__":
