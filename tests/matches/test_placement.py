@@ -73,3 +73,13 @@ def test_a_settled_rating_short_of_settled_opponents_says_how_many_more(client, 
     assert answer["games_to_rank"] == independent_games_to_rank(200.0)
     html = client.get(f"/player/{wide.player_id}/SO").content.decode()
     assert "and it needs one more different opponent who is settled when you play them" in html
+
+
+def test_an_empty_ranking_says_when_no_narrow_rating_is_confirmed(client, settings):
+    settings.RANKED_MIN_OPPONENTS = 10
+    RatingFactory(deviation=50.0, confirmations=9)
+    html = client.get("/").content.decode()
+    assert (
+        "No rating is ranked yet: a rating with a narrow ± is ranked once it has met 10 "
+        "different opponents who were settled when they played it."
+    ) in html
