@@ -96,9 +96,10 @@ def test_a_recompute_confirms_as_incremental_rating_did(settings):
     confirmed = [row for row in incremental if row[2] == 10]
     pending = [row for row in incremental if 0 < row[2] < 10]
     assert confirmed and pending  # both kinds in the comparison
+    assert any(row[4] is not None for row in confirmed)  # and peaks set once confirmed
     assert all(len(row[3].split()) == row[2] for row in pending)
 
     recompute_all_ratings(now=END + timedelta(days=1))
 
     recomputed = sorted(Rating.objects.values_list(*columns))
-    assert [row[:4] for row in recomputed] == [row[:4] for row in incremental]
+    assert recomputed == incremental
