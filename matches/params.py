@@ -20,6 +20,7 @@ def glicko_params() -> GlickoParams:
         decay_period_seconds=settings.RATING_DECAY_PERIOD_SECONDS,
         maximum_deviation=settings.RATING_MAXIMUM_DEVIATION,
         low_deviation=rules.low_deviation(),
+        ranked_min_opponents=rules.min_opponents(),
         update_damping=settings.RATING_UPDATE_DAMPING,
         one_chance=settings.RATING_ONE_CHANCE,
         counting_margin=settings.RATING_COUNTING_MARGIN,

@@ -16,6 +16,9 @@ RANKED_INDEX_DEVIATION = 75.0
 # What the ranking indexes hold past their keys: a ranking row's columns, so that a
 # page is read from the index alone (players.selectors.rankings.ranked_rows).
 RANKED_ROW_COLUMNS = ["player", "deviation", "wins", "losses"]
+# What else they hold: whether a settled rating is confirmed (players.rules.rankable),
+# read from the index too; the few settled ratings not confirmed are walked past.
+RANKED_INDEX_EXTRA = ["confirmations"]
 
 
 # A character's code as replays and URLs spell it: one to four capital letters or digits,
@@ -195,6 +198,12 @@ class Rating(models.Model):
     surprise_expected = models.FloatField(default=0.0)
     surprise_information = models.FloatField(default=0.0)
     recent_surprise = models.FloatField(default=0.0)
+    # The distinct opponents, settled when they played it, of its counted games, counted
+    # up to RANKED_MIN_OPPONENTS (players.rules.confirmed); the ids of those counted, in
+    # the order met and separated by spaces, only until then (matches.ratings.ledger).
+    # Defaults in the database too: the bulk writers list their columns.
+    confirmations = models.PositiveSmallIntegerField(default=0, db_default=0)
+    confirming_players = models.TextField(blank=True, default="", db_default="")
 
     class Meta:
         constraints = [
@@ -209,7 +218,7 @@ class Rating(models.Model):
             # every column a ranking row shows, the page's own rows too (ranked_rows).
             models.Index(
                 fields=["-value", "id"],
-                include=[*RANKED_ROW_COLUMNS, "character"],
+                include=[*RANKED_ROW_COLUMNS, "character", *RANKED_INDEX_EXTRA],
                 name="rating_ranked_idx",
                 condition=Q(deviation__lt=RANKED_INDEX_DEVIATION),
             ),
@@ -218,7 +227,7 @@ class Rating(models.Model):
             # character's ranking rows, with their other columns.
             models.Index(
                 fields=["character", "-value", "id"],
-                include=RANKED_ROW_COLUMNS,
+                include=[*RANKED_ROW_COLUMNS, *RANKED_INDEX_EXTRA],
                 name="rating_char_ranked_idx",
                 condition=Q(deviation__lt=RANKED_INDEX_DEVIATION),
             ),

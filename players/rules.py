@@ -9,7 +9,12 @@
 - A **flagged** player is unrated or private: they are ranked nowhere.
 - A rating is **settled** when its deviation is below settings.RATING_LOW_DEVIATION: it
   may be ranked, and it has a tier, peaks and best wins.
-- A rating is **ranked** when it is settled and its player is not flagged.
+- A rating is **confirmed** when its counted games include at least
+  settings.RANKED_MIN_OPPONENTS distinct opponents who were settled when they played it
+  (Rating.confirmations): what fixed games against fresh spare accounts cannot buy.
+- A rating is **rankable** when it is settled and confirmed: the ranking indexes' width;
+  only then does it have peaks and best wins.
+- A rating is **ranked** when it is rankable and its player is not flagged.
 
 Each rule is a Q object for querysets (`path` leads from the queried model to the
 player, e.g. "player__"), an SQL fragment compiled from that Q (or, for the deviation,
@@ -59,9 +64,24 @@ def settled() -> Q:
     return Q(deviation__lt=low_deviation())
 
 
+def min_opponents() -> int:
+    """The distinct settled opponents a confirmed rating has met in counted games."""
+    return settings.RANKED_MIN_OPPONENTS
+
+
+def confirmed() -> Q:
+    """Confirmed ratings."""
+    return Q(confirmations__gte=min_opponents())
+
+
+def rankable() -> Q:
+    """Ratings of ranking width: settled and confirmed (their player aside)."""
+    return settled() & confirmed()
+
+
 def ranked() -> Q:
-    """Ranked ratings: settled, of a player who is not flagged."""
-    return settled() & ~flagged("player__")
+    """Ranked ratings: rankable, of a player who is not flagged."""
+    return rankable() & ~flagged("player__")
 
 
 class _Flags(Protocol):
@@ -80,6 +100,14 @@ def is_flagged(player: _Flags) -> bool:
 
 def is_settled(deviation: float) -> bool:
     return deviation < low_deviation()
+
+
+def is_confirmed(confirmations: int) -> bool:
+    return confirmations >= min_opponents()
+
+
+def is_rankable(deviation: float, confirmations: int) -> bool:
+    return is_settled(deviation) and is_confirmed(confirmations)
 
 
 # For raw SQL. The Q objects above compiled (once per process: they read no setting),
@@ -120,9 +148,21 @@ def settled_sql(column: str = "deviation") -> str:
     return f"{column} < %(low_deviation)s"
 
 
+def confirmed_sql(column: str = "confirmations") -> str:
+    """Whether the confirmations `column` is confirmed; its parameter is in `sql_params()`."""
+    return f"{column} >= %(min_opponents)s"
+
+
+def rankable_sql(alias: str = "") -> str:
+    """Whether the rating row under `alias` (none: unqualified columns) is rankable; its
+    parameters are in `sql_params()`."""
+    prefix = f"{alias}." if alias else ""
+    return f"{settled_sql(f'{prefix}deviation')} AND {confirmed_sql(f'{prefix}confirmations')}"
+
+
 def sql_params() -> dict[str, float]:
     """The named parameters of the fragments above."""
-    return {"low_deviation": low_deviation()}
+    return {"low_deviation": low_deviation(), "min_opponents": min_opponents()}
 
 
 def _player_ids_sql(condition: Q) -> str:

@@ -270,6 +270,10 @@ RATING_DECAY_CONSTANT = env_float("RATING_DECAY_CONSTANT", 1.6)
 RATING_DECAY_PERIOD_SECONDS = env_float("RATING_DECAY_PERIOD_SECONDS", 3600.0)
 RATING_MAXIMUM_DEVIATION = env_float("RATING_MAXIMUM_DEVIATION", 350.0)
 RATING_LOW_DEVIATION = env_float("RATING_LOW_DEVIATION", 75.0)
+# Ranked only when confirmed (docs/rating-model.md#ratings-and-what-is-shown): the distinct
+# opponents, each settled when they played it, a rating's counted games must include.
+# Stored capped at this number: raising it takes `manage.py recompute_ratings`.
+RANKED_MIN_OPPONENTS = max(0, env_int("RANKED_MIN_OPPONENTS", 10))
 RATING_UPDATE_DAMPING = env_float("RATING_UPDATE_DAMPING", 0.3)
 # One chance (docs/rating-model.md#one-chance): the chance shown is the update's expected
 # score, matchup offset included. Off: the reference formulas exactly.

@@ -39,6 +39,9 @@ class RatingFactory(factory.django.DjangoModelFactory):
     losses = 10
     last_played_at = BASE_TIME
     last_decay_at = BASE_TIME
+    # Confirmed by the default RANKED_MIN_OPPONENTS (players.rules.confirmed): a settled
+    # rating made here is ranked unless a test says otherwise.
+    confirmations = 10
 
 
 class ReplaySourceFactory(factory.django.DjangoModelFactory):

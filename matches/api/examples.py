@@ -554,4 +554,5 @@ PLACEMENT = {
     "games_to_rank": 6,
     "idle_since": None,
     "widest": False,
+    "opponents_to_rank": 2,
 }

@@ -130,7 +130,8 @@ class RatingPlacementView(APIView):
         summary="How far a rating is from being ranked",
         description="Whether the rating is ranked, and if not why and how many games would "
         "rank it: the games against settled players of its level that take its deviation "
-        'below the ranking limit (the profile\'s "Unranked: …").',
+        "below the ranking limit, and the more different opponents, settled when they play "
+        'it, it must meet (the profile\'s "Unranked: …").',
         parameters=[PLAYER_ID, CHARACTER],
         response=PlacementSerializer,
         example=examples.PLACEMENT,
@@ -145,6 +146,7 @@ class RatingPlacementView(APIView):
             "games_to_rank": 0 if why is None else why.games,
             "idle_since": None if why is None else why.idle_since,
             "widest": why is not None and why.widest,
+            "opponents_to_rank": 0 if why is None else why.opponents,
         }
         return Response(PlacementSerializer(data).data)
 

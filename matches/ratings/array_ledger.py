@@ -144,7 +144,8 @@ def decayed(
     _INITIAL_RATING,
     _INITIAL_DEVIATION,
     _FAST_TRACK_THRESHOLD,
-) = range(18)
+    _MIN_OPPONENTS,
+) = range(19)
 
 
 def _param_array(params: GlickoParams) -> np.ndarray:
@@ -168,6 +169,7 @@ def _param_array(params: GlickoParams) -> np.ndarray:
             params.initial_rating,
             params.initial_deviation,
             params.fast_track_threshold,
+            float(params.ranked_min_opponents),
         ]
     )
 
@@ -225,6 +227,17 @@ def _observe_surprise(
         s[_SURPRISE_INFORMATION, r] += start_chance * (1.0 - start_chance)
     if _fast_tracked(r, s, p) and s[_DEVIATION, r] < p[_FAST_TRACK_DEVIATION]:
         s[_DEVIATION, r] = p[_FAST_TRACK_DEVIATION]
+def _confirm(r: int, player: np.ndarray, opponent: int, s: np.ndarray, confirmers, p) -> None:
+    # RatingState.confirm_by: the opponents counted so far are confirmers[:count, r].
+    count = int(s[_CONFIRMATIONS, r])
+    if count >= p[_MIN_OPPONENTS] or player[r] == opponent:
+        return
+    for k in range(count):
+        if confirmers[k, r] == opponent:
+            return
+    s[_CONFIRMATIONS, r] = count + 1
+    if count + 1 < p[_MIN_OPPONENTS]:
+        confirmers[count, r] = opponent
 
 
 @njit(cache=True, nogil=True)
@@ -238,6 +251,8 @@ def _apply(
     best_win,
     excluded,
     character,
+    player,
+    confirmers,
     offsets,
     results,
     counted,
@@ -280,20 +295,32 @@ def _apply(
             _observe_surprise(a, chance_a, start_a, won, db, s, p)
             _observe_surprise(b, 1.0 - chance_a, start_b, not won, da, s, p)
             winner, loser = (a, b) if won else (b, a)
+            loser_was_confirmed = s[_CONFIRMATIONS, loser] >= p[_MIN_OPPONENTS]
+            if db < low:
+                _confirm(a, player, player[b], s, confirmers, p)
+            if da < low:
+                _confirm(b, player, player[a], s, confirmers, p)
             s[_WINS, winner] += 1.0
             s[_LOSSES, loser] += 1.0
             for r in (a, b):
                 last = s[_LAST_PLAYED, r]
                 s[_LAST_PLAYED, r] = moment if math.isnan(last) else max(last, moment)
                 peak = s[_PEAK_VALUE, r]
-                if deviation[r] < low and (math.isnan(peak) or value[r] > peak):
+                confirmed = s[_CONFIRMATIONS, r] >= p[_MIN_OPPONENTS]
+                if deviation[r] < low and confirmed and (math.isnan(peak) or value[r] > peak):
                     s[_PEAK_VALUE, r] = value[r]
                     s[_PEAK_DEVIATION, r] = deviation[r]
                     s[_PEAK_AT, r] = moment
             loser_value, loser_deviation = (vb, db) if won else (va, da)
             best = s[_BEST_WIN_VALUE, winner]
-            settled = deviation[winner] < low and loser_deviation < low  # as RatingLedger
-            if settled and (math.isnan(best) or loser_value > best):
+            # as RatingLedger: both rankable, the loser before the game
+            rankable = (
+                deviation[winner] < low
+                and s[_CONFIRMATIONS, winner] >= p[_MIN_OPPONENTS]
+                and loser_deviation < low
+                and loser_was_confirmed
+            )
+            if rankable and (math.isnan(best) or loser_value > best):
                 best_win[winner] = loser
                 s[_BEST_WIN_VALUE, winner] = loser_value
                 s[_BEST_WIN_DEVIATION, winner] = loser_deviation
@@ -315,10 +342,13 @@ def _apply(
 
 
 # Rows of the float state matrix: a rating's fields as the ledger keeps them, less the
-# best win's opponent key (kept apart, as a rating number); wins and losses are whole
-# numbers kept as floats.
+# best win's opponent key (kept apart, as a rating number) and the confirming players
+# (kept apart, as player numbers); wins, losses and confirmations are whole numbers kept
+# as floats.
 _STATE = tuple(
-    name for name in RATING_FIELDS if name not in ("best_win_opponent", "best_win_character")
+    name
+    for name in RATING_FIELDS
+    if name not in ("best_win_opponent", "best_win_character", "confirming_players")
 )
 (
     _VALUE,
@@ -338,6 +368,7 @@ _STATE = tuple(
     _SURPRISE_EXPECTED,
     _SURPRISE_INFORMATION,
     _RECENT_SURPRISE,
+    _CONFIRMATIONS,
 ) = range(len(_STATE))
 
 
@@ -390,6 +421,10 @@ class ArrayLedger:
         self._best_win = np.empty(0, dtype=np.int64)
         self._excluded = np.empty(0, dtype=np.bool_)
         self._character = np.empty(0, dtype=np.int64)
+        self._player = np.empty(0, dtype=np.int64)
+        # RatingState.confirming_players as player numbers, a row per place: a rating's
+        # are rows 0 to its confirmations - 1 while it has fewer than the minimum.
+        self._confirmers = np.empty((max(params.ranked_min_opponents, 1), 0), dtype=np.int64)
         self._snap = np.empty((0, 4))
         self._snap_slots = np.zeros(1, dtype=np.int64)
         # Per counted game, what the matchup sums need: both ratings, whether A won,
@@ -407,9 +442,10 @@ class ArrayLedger:
         self._counted_count = 0
         self._expected: np.ndarray | None = None
 
-    def add(self, excluded: np.ndarray, character: np.ndarray) -> None:
+    def add(self, excluded: np.ndarray, character: np.ndarray, player: np.ndarray) -> None:
         """New ratings, numbered on from `count`: whether their player is excluded
-        (hidden or cheater), and their character."""
+        (hidden or cheater), their character, and their player's number (the caller's,
+        one per player)."""
         start, self.count = self.count, self.count + len(excluded)
         if self.count > self._state.shape[1]:
             self._grow(max(2 * self._state.shape[1], self.count, 1024))
@@ -417,11 +453,12 @@ class ArrayLedger:
         fresh[:] = np.nan
         fresh[_VALUE] = self.params.initial_rating
         fresh[_DEVIATION] = self.params.initial_deviation
-        fresh[_WINS] = fresh[_LOSSES] = 0.0
         fresh[_SURPRISE_GAMES : _RECENT_SURPRISE + 1] = 0.0
+        fresh[_WINS] = fresh[_LOSSES] = fresh[_CONFIRMATIONS] = 0.0
         self._best_win[start : self.count] = _NO_RATING
         self._excluded[start : self.count] = excluded
         self._character[start : self.count] = character
+        self._player[start : self.count] = player
         self._snap_slots[1 + start : 1 + self.count] = -1
 
     def _grow(self, capacity: int) -> None:
@@ -438,6 +475,8 @@ class ArrayLedger:
         self._best_win = grown(self._best_win)
         self._excluded = grown(self._excluded)
         self._character = grown(self._character)
+        self._player = grown(self._player)
+        self._confirmers = grown(self._confirmers)
         self._snap_slots = grown(self._snap_slots, 1)
 
     def apply(
@@ -462,6 +501,8 @@ class ArrayLedger:
             self._best_win,
             self._excluded,
             self._character,
+            self._player,
+            self._confirmers,
             self._offsets,
             results,
             counted,
@@ -526,6 +567,13 @@ class ArrayLedger:
     @property
     def character(self) -> np.ndarray:
         return self._character[: self.count]
+
+    def confirming_players(self) -> list[np.ndarray]:
+        """RatingState.confirming_players of each rating, as player numbers in the order
+        met (none once it is confirmed)."""
+        confirmations = self.column("confirmations").astype(np.int64)
+        pending = np.where(confirmations < self.params.ranked_min_opponents, confirmations, 0)
+        return [self._confirmers[: pending[r], r] for r in range(self.count)]
 
     def snapshots(self) -> Snapshots:
         rows = self._snap[: int(self._snap_slots[0])]

@@ -28,6 +28,9 @@ class GlickoParams:
     decay_period_seconds: float = 3600.0
     maximum_deviation: float = 350.0
     low_deviation: float = 75.0
+    # A rating is confirmed (may be ranked, set a peak or a best win) once its counted
+    # games include this many distinct opponents who were settled when they played it.
+    ranked_min_opponents: int = 10
     # Flattening of the expected score (the original site damps E by 0.1 for updates only).
     # 0 gives plain Glicko.
     update_damping: float = 0.0

@@ -57,6 +57,8 @@ RATING_FIELDS = (
     "surprise_expected",
     "surprise_information",
     "recent_surprise",
+    "confirmations",
+    "confirming_players",
 )
 
 
@@ -88,6 +90,8 @@ class RatingState:
         surprise_expected: float = 0.0,
         surprise_information: float = 0.0,
         recent_surprise: float = 0.0,
+        confirmations: int = 0,
+        confirming_players: tuple[PlayerId, ...] = (),
     ) -> None:
         self.rating_id = rating_id
         self.value = value
@@ -174,6 +178,28 @@ class RatingState:
         if self.fast_tracked(params) and self.deviation < params.fast_track_deviation:
             self.deviation = params.fast_track_deviation
         return newly
+        # The distinct opponents, settled when they played it, of its counted games
+        # (rules.confirmed), counted up to params.ranked_min_opponents; the players
+        # counted, in the order met, only until then: memory stays bounded.
+        self.confirmations = confirmations
+        self.confirming_players = confirming_players
+
+    def confirmed(self, params: GlickoParams) -> bool:
+        return self.confirmations >= params.ranked_min_opponents
+
+    def confirm_by(self, own: PlayerId, opponent: PlayerId, params: GlickoParams) -> None:
+        """Count an opponent, settled before a counted game against this rating, once."""
+        if (
+            self.confirmations >= params.ranked_min_opponents
+            or opponent == own
+            or opponent in self.confirming_players
+        ):
+            return
+        self.confirmations += 1
+        if self.confirmations >= params.ranked_min_opponents:
+            self.confirming_players = ()
+        else:
+            self.confirming_players = (*self.confirming_players, opponent)
 
     def decay_to(self, moment: float, params: GlickoParams) -> None:
         """Grow the deviation for the idle time up to `moment`."""
@@ -342,14 +368,23 @@ class RatingLedger:
         if b.observe_surprise(1.0 - chance_a, start_chance_b, not game.a_won, deviation_a, params):
             self.suspects.add(key_b)
         winner, loser = (a, b) if game.a_won else (b, a)
+        loser_was_confirmed = loser.confirmed(params)
+        # Each side is confirmed by an opponent settled before the game (one per player,
+        # however often met): fresh spare accounts that only lose never are.
+        if deviation_b < params.low_deviation:
+            a.confirm_by(game.player_a, game.player_b, params)
+        if deviation_a < params.low_deviation:
+            b.confirm_by(game.player_b, game.player_a, params)
         winner.wins += 1
         loser.losses += 1
         for state in (a, b):
             state.last_played_at = (
                 moment if state.last_played_at is None else max(state.last_played_at, moment)
             )
-            if state.deviation < params.low_deviation and (
-                state.peak_value is None or state.value > state.peak_value
+            if (
+                state.deviation < params.low_deviation
+                and state.confirmed(params)
+                and (state.peak_value is None or state.value > state.peak_value)
             ):
                 state.peak_value, state.peak_deviation, state.peak_at = (
                     state.value,
@@ -359,11 +394,14 @@ class RatingLedger:
         loser_value, loser_deviation = (
             (value_b, deviation_b) if game.a_won else (value_a, deviation_a)
         )
-        # A record counts only between settled ratings: the winner's own ± after the game
-        # (as for its peak) and the loser's before it, both below the ranking's threshold.
+        # A record counts only between rankable ratings: the winner's own ± after the game
+        # (as for its peak) and the loser's before it, both below the ranking's threshold,
+        # and both confirmed (the loser before the game).
         if (
             winner.deviation < params.low_deviation
+            and winner.confirmed(params)
             and loser_deviation < params.low_deviation
+            and loser_was_confirmed
             and (winner.best_win_value is None or loser_value > winner.best_win_value)
         ):
             loser_key = key_b if game.a_won else key_a

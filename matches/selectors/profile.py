@@ -23,7 +23,14 @@ from matches.selectors.rivals import Meeting, players_met_most
 from players import rules
 from players.models import Player, Rating
 from players.selectors.ownership import also_plays_as
-from players.selectors.rankings import UNSETTLED, RatingRanks, rating_ranks, unranked_reason
+from players.selectors.rankings import (
+    UNCONFIRMED,
+    UNSETTLED,
+    RatingRanks,
+    opponents_to_confirm,
+    rating_ranks,
+    unranked_reason,
+)
 from players.selectors.ratings import RatingOverview, rating_overview
 from web.moment import one_moment
 
@@ -34,23 +41,29 @@ class Unranked:
     wide, and then what brings it back: `games` more against settled players of its level.
     `idle_since` is its last game when that game left it settled, so that only the decay
     since has widened it; None when it is still settling (too few games), and `widest`
-    when the ± is at its cap, which hides which of the two it is."""
+    when the ± is at its cap, which hides which of the two it is. `opponents`: the more
+    different opponents, settled when they play it, it must meet in counted games to be
+    confirmed (players.rules.confirmed), whether or not its ± is narrow."""
 
     flag: str | None
     games: int = 0
     idle_since: datetime | None = None
     widest: bool = False
+    opponents: int = 0
 
 
 def unranked(rating: Rating) -> Unranked | None:
     """Why `rating` (with its player loaded) is not ranked; None when it is."""
     reason = unranked_reason(rating)
+    opponents = opponents_to_confirm(rating)
+    if reason == UNCONFIRMED:
+        return Unranked(flag=None, opponents=opponents)
     if reason != UNSETTLED:
         return None if reason is None else Unranked(flag=reason)
     params = glicko_params()
     games = games_to_settle(rating.deviation, params)
     if rating.last_played_at is None or rating.last_decay_at is None:
-        return Unranked(flag=None, games=games)
+        return Unranked(flag=None, games=games, opponents=opponents)
     after = deviation_after_last_game(
         rating.deviation,
         rating.last_decay_at.timestamp(),
@@ -58,9 +71,14 @@ def unranked(rating: Rating) -> Unranked | None:
         params,
     )
     if after is None:
-        return Unranked(flag=None, games=games, widest=True)
+        return Unranked(flag=None, games=games, widest=True, opponents=opponents)
     idle = rules.is_settled(after)
-    return Unranked(flag=None, games=games, idle_since=rating.last_played_at if idle else None)
+    return Unranked(
+        flag=None,
+        games=games,
+        idle_since=rating.last_played_at if idle else None,
+        opponents=opponents,
+    )
 
 
 @dataclass(frozen=True)

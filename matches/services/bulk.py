@@ -137,22 +137,26 @@ def insert_and_record_new(
     returning: Sequence[str],
     record: type[models.Model],
     record_columns: Sequence[str],
-) -> int:
+    key: Sequence[str],
+) -> list[tuple]:
     """Like `insert`, and also write the `returning` columns of each row actually
-    written into `record`'s `record_columns` (e.g. queue new matches); returns how
-    many rows were new, in one statement."""
+    written into `record`'s `record_columns` (e.g. queue new matches), in one
+    statement; returns the `key` columns of the rows that were new."""
     table, record_table = model._meta.db_table, record._meta.db_table
     column_list = ", ".join(columns)
     returned = ", ".join(returning)
     recorded = ", ".join(record_columns)
+    keys = ", ".join(key)
+    every = ", ".join(dict.fromkeys([*returning, *key]))
     with connection.cursor() as cursor:
         temp = _copy_to_temp(cursor, table, columns, rows)
         cursor.execute(
             f"WITH new AS (INSERT INTO {table} ({column_list}) "
-            f"SELECT {column_list} FROM {temp} {on_conflict} RETURNING {returned}) "
-            f"INSERT INTO {record_table} ({recorded}) SELECT {returned} FROM new"
+            f"SELECT {column_list} FROM {temp} {on_conflict} RETURNING {every}), "
+            f"recorded AS (INSERT INTO {record_table} ({recorded}) SELECT {returned} FROM new) "
+            f"SELECT {keys} FROM new"
         )
-        written = cursor.rowcount
+        written = cursor.fetchall()
         cursor.execute(f"DROP TABLE {temp}")
         return written
 

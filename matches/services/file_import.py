@@ -25,10 +25,12 @@ from matches.services.import_process import (
     GAME_COLUMNS,
     SEEN_NAME_COLUMNS,
     SEEN_PLAYER_COLUMNS,
+    FirstLoadRepeats,
     ImportProcess,
     ParsedChunk,
     PlayerFollower,
     SeenPlayers,
+    new_game_lines,
 )
 from matches.services.ingest import IngestResult
 from matches.services.ingest_rows import (
@@ -105,12 +107,23 @@ class _FileFromChild:
     chunks: Iterator[ParsedChunk]
     follower: PlayerFollower
     result: IngestResult = field(default_factory=IngestResult)
+    # In a first load, the repeats its end will drop (their players are not followed).
+    repeats: FirstLoadRepeats | None = None
 
     def _store(self, chunk: ParsedChunk, write_players_at: int) -> SeenPlayers | None:
         """Store a chunk; returns the players to write if its games brought them to
         `write_players_at`."""
-        players = self.follower.follow(chunk.games, write_at=write_players_at)
-        new = _insert_encoded_matches(self.source.id, chunk) if chunk.valid else 0
+        new_keys = _insert_encoded_matches(self.source.id, chunk) if chunk.valid else []
+        new = len(new_keys)
+        # Only the games stored may change a player: a duplicate replay changes nothing.
+        # A first load stores repeats until its end, which drops them.
+        if self.repeats is not None:
+            games = self.repeats.kept_lines(chunk.games)
+        elif new == chunk.valid:
+            games = chunk.games
+        else:
+            games = new_game_lines(chunk.games, new_keys)
+        players = self.follower.follow(games, write_at=write_players_at)
         if chunk.rejected:
             ingest.store_rejections(self.source, self.run, chunk.rejected, chunk.parsed_at)
         self.result.add(IngestResult(chunk.read, new, chunk.valid - new, len(chunk.rejected)))
@@ -143,6 +156,7 @@ class _FileFromChild:
         before the indexes are built again. Each game is queued for rating as it is
         inserted: all are new.
         """
+        self.repeats = FirstLoadRepeats()
         with bulk.indexes_built_after((Player, PlayerName), keep_unique=True):
             build_match_indexes = bulk.set_indexes_aside((Match,))
             for chunk in self.chunks:
@@ -156,6 +170,7 @@ class _FileFromChild:
                 repeated = _drop_repeated_games()
                 self.result.new, self.result.duplicate = self.result.new - repeated, repeated
                 build_match_indexes()
+        self.repeats = None
         return False
 
 
@@ -186,10 +201,12 @@ def _write_seen_players(seen: SeenPlayers) -> None:
         cursor.execute("DROP TABLE _players, _names")
 
 
-def _insert_encoded_matches(source_id: int, chunk: ParsedChunk) -> int:
+def _insert_encoded_matches(source_id: int, chunk: ParsedChunk) -> list[tuple]:
     """Insert a chunk's games from the child's text COPY data (times as epoch
     microseconds), the table's sequence numbering them in file order, skipping those
-    stored already, and queue the new ones for rating; returns how many were new."""
+    stored already, and queue the new ones for rating; returns the (replay id, epoch
+    microseconds, player A, player B) of those that were new (in a first load, every
+    one: repeats are found at its end)."""
     given = {"source_id": "%(source)s", "ingested_at": "%(parsed_at)s"}
     for name in ("played_at", "reported_at"):
         given[name] = _from_epoch_microseconds(name)
@@ -198,12 +215,16 @@ def _insert_encoded_matches(source_id: int, chunk: ParsedChunk) -> int:
         bulk.copy_text_into_temp(cursor, "_copied", GAME_COLUMNS, chunk.games)
         cursor.execute(
             f"WITH new AS (INSERT INTO {Match._meta.db_table} ({', '.join(MATCH_INSERT_COLUMNS)}) "
-            f"SELECT {values} FROM _copied ON CONFLICT DO NOTHING RETURNING id, played_at) "
-            f"INSERT INTO {PendingMatch._meta.db_table} (match_id, played_at) "
-            "SELECT id, played_at FROM new",
+            f"SELECT {values} FROM _copied ON CONFLICT DO NOTHING "
+            "RETURNING id, played_at, source_replay_id, player_a_id, player_b_id), "
+            f"queued AS (INSERT INTO {PendingMatch._meta.db_table} (match_id, played_at) "
+            "SELECT id, played_at FROM new) SELECT source_replay_id, "
+            # Exact: EXTRACT gives a numeric.
+            "(EXTRACT(EPOCH FROM played_at) * 1000000)::bigint, player_a_id, player_b_id "
+            "FROM new",
             {"source": source_id, "parsed_at": chunk.parsed_at},
         )
-        new = cursor.rowcount
+        new = cursor.fetchall()
         cursor.execute("DROP TABLE _copied")
     return new
 

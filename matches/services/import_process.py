@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import pickle
 import traceback
+from collections import Counter
 from collections.abc import Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from datetime import UTC, datetime, timedelta
@@ -167,6 +168,50 @@ def _text(value: str) -> str:
     """Text for COPY data: validation leaves no control character in ids and names,
     so only backslashes need escaping."""
     return value.replace("\\", "\\\\") if "\\" in value else value
+
+
+def new_game_lines(games: bytes, new_keys: list[tuple]) -> bytes:
+    """The games of COPY data `encode_games` made that were stored: those whose (replay
+    id, epoch microseconds, player A, player B) is among `new_keys`, each taken once.
+    Only these may change a player: a duplicate replay changes nothing (issue 35)."""
+    waiting = Counter(new_keys)
+    kept = []
+    for line in games.split(b"\n")[:-1]:
+        replay_id, played, _, _, player_a, _, _, _, player_b, *_ = line.decode().split("\t")
+        key = (replay_id.replace("\\\\", "\\"), int(played), player_a, player_b)
+        if waiting[key]:
+            waiting[key] -= 1
+            kept.append(line + b"\n")
+    return b"".join(kept)
+
+
+class FirstLoadRepeats:
+    """The repeats of a first load (file_import's), told apart as they arrive: a game
+    repeats one before it when a game kept before holds its replay id or its moment
+    (reported, else played) and players, the rule by which the load's end drops them
+    (file_import._drop_repeated_games, as ON CONFLICT DO NOTHING would have skipped
+    them). Their players are then never followed: a duplicate replay changes nothing
+    (issue 35). Holds two keys a game of the load."""
+
+    def __init__(self) -> None:
+        self._replays: set[str] = set()
+        self._games: set[tuple[str, str, str]] = set()
+
+    def kept_lines(self, games: bytes) -> bytes:
+        """The lines of COPY data `encode_games` made that repeat no game kept before."""
+        kept = []
+        replays, seen_games = self._replays, self._games
+        for line in games.split(b"\n")[:-1]:
+            replay_id, played, reported, _, player_a, _, _, _, player_b, *_ = line.decode().split(
+                "\t"
+            )
+            game = (played if reported == _NULL else reported, player_a, player_b)
+            if replay_id in replays or game in seen_games:
+                continue
+            replays.add(replay_id)
+            seen_games.add(game)
+            kept.append(line + b"\n")
+        return b"".join(kept)
 
 
 def game_sightings(games: bytes) -> Iterator[FlatReplay]:

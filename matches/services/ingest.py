@@ -10,6 +10,7 @@ child process is stored by matches.services.file_import.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import closing, nullcontext
@@ -26,7 +27,7 @@ from matches.models import IngestRun, Match, PendingMatch, RejectedReplay, Repla
 from matches.replays.batch import PlayerSightings, Rejection, parse_batch
 from matches.replays.readers import RawReplay
 from matches.replays.storable import storable_text
-from matches.replays.validation import CharacterCodes, from_epoch_microseconds
+from matches.replays.validation import CharacterCodes, FlatReplay, from_epoch_microseconds
 from matches.services import bulk
 from matches.services.garbage_collection import paused_garbage_collection
 from matches.services.ingest_rows import (
@@ -110,8 +111,15 @@ def _write_sightings(sightings: PlayerSightings) -> None:
     complete_claims((key, name, moment(last)) for key, name, _, last in sightings.names.values())
 
 
-def _insert_matches(rows: list[tuple]) -> int:
-    """Insert the games and queue the new ones for rating; returns how many were new."""
+# What tells a stored game's row from the others of its chunk: its replay id, time and
+# players (`MATCH_INSERT_COLUMNS` positions), which no two rows share once stored.
+_GAME_KEY = ("source_replay_id", "played_at", "player_a_id", "player_b_id")
+_GAME_KEY_POSITIONS = tuple(MATCH_INSERT_COLUMNS.index(name) for name in _GAME_KEY)
+
+
+def _insert_matches(rows: list[tuple]) -> list[tuple]:
+    """Insert the games and queue the new ones for rating; returns the `_GAME_KEY` of
+    those that were new."""
     return bulk.insert_and_record_new(
         Match,
         MATCH_INSERT_COLUMNS,
@@ -120,7 +128,24 @@ def _insert_matches(rows: list[tuple]) -> int:
         returning=("id", "played_at"),
         record=PendingMatch,
         record_columns=("match_id", "played_at"),
+        key=_GAME_KEY,
     )
+
+
+def new_games(chunk: _ParsedChunk, new_keys: list[tuple]) -> list[FlatReplay]:
+    """The valid replays of a chunk that were stored (their `_GAME_KEY` among
+    `new_keys`, each taken once): only these may change a player, a duplicate replay
+    changes nothing at all (issue 35)."""
+    if len(new_keys) == len(chunk.valid):
+        return chunk.valid
+    waiting = Counter(new_keys)
+    kept = []
+    for replay, row in zip(chunk.valid, chunk.match_rows, strict=True):
+        key = tuple(row[position] for position in _GAME_KEY_POSITIONS)
+        if waiting[key]:
+            waiting[key] -= 1
+            kept.append(replay)
+    return kept
 
 
 def store_rejections(
@@ -135,62 +160,59 @@ def store_rejections(
 
 @dataclass
 class _ParsedChunk:
-    """A chunk of replays made ready to write: match rows, rejections, players seen."""
+    """A chunk of replays made ready to write: the valid ones and their match rows, and
+    the rejections."""
 
     read: int
+    valid: list[FlatReplay]
     match_rows: list[tuple]
     rejected: list[Rejection]
     parsed_at: datetime
-    # The players of this chunk's transaction so far, this chunk's included.
-    sightings: PlayerSightings
-    # Whether the transaction has seen enough players to be written and committed.
-    fills_transaction: bool = False
 
 
 def _parse_chunk(
-    chunk: list[RawReplay], source_id: int, sightings: PlayerSightings, characters: CharacterCodes
+    chunk: list[RawReplay], source_id: int, characters: CharacterCodes
 ) -> _ParsedChunk:
     now = timezone.now()
     skew = timedelta(seconds=settings.REPLAY_MAX_CLOCK_SKEW_SECONDS)
     valid, rejected = parse_batch(chunk, now=now, max_clock_skew=skew, characters=characters)
-    sightings.add(valid)
     rows = [match_row(source_id, replay, now) for replay in valid]
-    return _ParsedChunk(len(chunk), rows, rejected, now, sightings)
+    return _ParsedChunk(len(chunk), valid, rows, rejected, now)
 
 
-def _store_chunk(source: ReplaySource, run: IngestRun | None, chunk: _ParsedChunk) -> IngestResult:
-    new = _insert_matches(chunk.match_rows) if chunk.match_rows else 0
+def _store_chunk(
+    source: ReplaySource, run: IngestRun | None, chunk: _ParsedChunk, sightings: PlayerSightings
+) -> IngestResult:
+    """Store a chunk's games and rejections, and follow the players of the new games
+    into `sightings`."""
+    new_ids = _insert_matches(chunk.match_rows) if chunk.match_rows else []
+    sightings.add(new_games(chunk, new_ids))
     if chunk.rejected:
         store_rejections(source, run, chunk.rejected, chunk.parsed_at)
     return IngestResult(
         read=chunk.read,
-        new=new,
-        duplicate=len(chunk.match_rows) - new,
+        new=len(new_ids),
+        duplicate=len(chunk.match_rows) - len(new_ids),
         rejected=len(chunk.rejected),
     )
 
 
 def _parsed_ahead(
-    source: ReplaySource, replays: Iterable[RawReplay], chunk_size: int, players_per_write: int
+    source: ReplaySource, replays: Iterable[RawReplay], chunk_size: int
 ) -> Iterator[_ParsedChunk]:
     """The replays a chunk at a time, ready to write. The next chunk is read, validated
-    and turned into rows on a helper thread while the caller writes this one: all the
+    and turned into rows on a helper thread while the caller writes this one: the
     pure-Python work happens there, while the database works on the caller's statements
-    (which release the GIL)."""
+    (which release the GIL). Their players are followed by the caller, once it knows
+    which games were new."""
     chunks = _chunks(replays, chunk_size)
-    sightings = PlayerSightings()
     characters = current_roster().codes  # read here: the parser's thread has no connection
 
     def next_parsed() -> _ParsedChunk | None:
-        nonlocal sightings
         chunk = next(chunks, None)
         if chunk is None:
             return None
-        parsed = _parse_chunk(chunk, source.id, sightings, characters)
-        if len(sightings) >= players_per_write:
-            parsed.fills_transaction = True
-            sightings = PlayerSightings()
-        return parsed
+        return _parse_chunk(chunk, source.id, characters)
 
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="replay-parser") as parser:
         pending = parser.submit(next_parsed)
@@ -206,10 +228,12 @@ def _store_transaction(
     result: IngestResult,
     *,
     first_load: bool,
+    players_per_write: int,
 ) -> bool:
-    """Store chunks in one transaction until one fills it, then the players they saw;
-    False once the input is used up. A first load (`is_first_load`) is one transaction
-    to the end, writing the players each time a chunk fills.
+    """Store chunks in one transaction until the players of their new games reach
+    `players_per_write`, then those players; False once the input is used up. A first
+    load (`is_first_load`) is one transaction to the end, writing the players each time
+    they fill.
 
     Ingesting transactions take turns (INGEST_WRITER_LOCK): two of them inserting the
     same games in different orders would otherwise deadlock each other.
@@ -222,16 +246,15 @@ def _store_transaction(
             else nullcontext()
         )
         with indexes:
-            sightings = None
+            sightings = PlayerSightings()
             for chunk in chunks:
-                result.add(_store_chunk(source, run, chunk))
-                sightings = chunk.sightings
-                if chunk.fills_transaction:
+                result.add(_store_chunk(source, run, chunk, sightings))
+                if len(sightings) >= players_per_write:
                     _write_sightings(sightings)
-                    sightings = None
+                    sightings = PlayerSightings()
                     if not first_load:
                         return True
-            if sightings is not None:
+            if sightings:
                 _write_sightings(sightings)
     return False
 
@@ -268,9 +291,11 @@ def store_replays(
     players_per_write = FIRST_LOAD_PLAYERS_PER_WRITE if first_load else PLAYERS_PER_TRANSACTION
     with (
         paused_garbage_collection(),
-        closing(_parsed_ahead(source, replays, chunk_size, players_per_write)) as chunks,
+        closing(_parsed_ahead(source, replays, chunk_size)) as chunks,
     ):
-        while _store_transaction(source, run, chunks, result, first_load=first_load):
+        while _store_transaction(
+            source, run, chunks, result, first_load=first_load, players_per_write=players_per_write
+        ):
             pass
     return result
 

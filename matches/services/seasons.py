@@ -3,7 +3,8 @@ each season under way, rewritten at every refresh, and once a season has ended i
 standings, archived once and never written again (not by a recompute, a flag change or a
 later refresh: nothing here touches an archived season).
 
-A ladder lists the settled ratings of players not flagged (players.rules) with at least
+A ladder lists the rankable ratings (settled, and confirmed by enough different settled
+opponents) of players not flagged (players.rules) with at least
 SEASON_MIN_GAMES counted games in the season, best first (value, then rating id, as the
 rankings order them), the first SEASON_ARCHIVE_PLACES overall and per character.
 """
@@ -40,7 +41,7 @@ FROM games g
 JOIN players_player p ON p.id = g.player_id
 JOIN players_rating r ON r.player_id = g.player_id AND r.character_id = g.character_id
 {value}
-WHERE NOT ({flagged}) AND {settled}
+WHERE NOT ({flagged}) AND {settled} AND {confirmed}
 ORDER BY v.value DESC, r.id
 """
 # The live ladder reads the ratings as they are now.
@@ -69,6 +70,8 @@ def season_ladders(season: Season, *, final: bool, now: datetime) -> list[Season
         value=_AT_END if final else _NOW,
         flagged=rules.flagged_sql("p"),
         settled=rules.settled_sql("v.deviation"),
+        # Confirmations only grow: those of now (the archive's, read at the season's end).
+        confirmed=rules.confirmed_sql("r.confirmations"),
     )
     params = {
         **rules.sql_params(),

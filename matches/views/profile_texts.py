@@ -360,6 +360,24 @@ def _unranked_text(found: RatingProfile) -> str:
     why: Unranked = found.unranked
     if why.flag is not None:
         return "private: only you see this page" if why.flag == "private" else why.flag
+    opponents = _opponents_text(why.opponents)
+    if not why.games:
+        return f"needs {opponents}"
+    wide = _wide_text(found)
+    return wide if not why.opponents else f"{wide}; and it needs {opponents}"
+
+
+def _opponents_text(opponents: int) -> str:
+    """What a rating lacks to be confirmed (players.rules.confirmed), in words."""
+    if opponents == 1:
+        return "one more different opponent who is settled when you play them"
+    return f"{opponents} more different opponents who are settled when you play them"
+
+
+def _wide_text(found: RatingProfile) -> str:
+    """Why the rating's ± is wide (idle since its last game, or too few games) and how
+    many games bring it in."""
+    why: Unranked = found.unranked
     rating = found.rating
     # The games that take its ± below the ranking limit against settled players of its
     # level (matches.ratings.settling), in the words players expect (issue 30).

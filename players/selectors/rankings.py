@@ -1,7 +1,7 @@
 """Rankings (docs/pages-and-api.md#pages, `/` and `/top/<char>`): the top ratings, overall and
 per character, ordered by the values of the moment they are read.
 
-A rating is ranked as players.rules says: settled, its player not flagged. Ranks are
+A rating is ranked as players.rules says: settled and confirmed, its player not flagged. Ranks are
 positions in value order (ties by rating id), never stored: a list walks the partial
 index on (value desc, id) or (character, value desc, id) and stops at its page's end;
 a rating's rank counts the index entries ahead of it, less the ratings of flagged
@@ -59,7 +59,7 @@ def ranked_ratings(
     # index alone and stop at its end, where filtering on the joined player row has the
     # planner join every ranked rating to its player first (a deep page read them all).
     ratings = (
-        Rating.objects.filter(rules.settled())
+        Rating.objects.filter(rules.rankable())
         .exclude(player_id__in=Player.objects.flagged())
         .select_related("player", "character")
         .order_by("-value", "id")
@@ -70,7 +70,7 @@ def ranked_ratings(
         ratings = ratings.filter(last_played_at__gte=active_since)
     if one_per_player and character is None:
         better_of_same_player = Rating.objects.filter(
-            rules.settled(),
+            rules.rankable(),
             Q(value__gt=OuterRef("value")) | Q(value=OuterRef("value"), id__lt=OuterRef("id")),
             player_id=OuterRef("player_id"),
         )
@@ -109,7 +109,7 @@ def _counts(*sets: QuerySet[Rating]) -> tuple[int, ...]:
 
 def ranked_count(character: Character | None = None) -> int:
     """How many ratings are ranked, overall or of one character."""
-    ratings = Rating.objects.filter(rules.settled())
+    ratings = Rating.objects.filter(rules.rankable())
     if character is not None:
         ratings = ratings.filter(character=character)
     return _counts(ratings)[0]
@@ -149,19 +149,19 @@ _AHEAD = "value >= %(value)s AND NOT (value = %(value)s AND id >= %(id)s)"
 _RANKS_SQL = f"""
 WITH flagged AS MATERIALIZED (
     SELECT value, id, character_id FROM players_rating
-    WHERE {{settled}} AND player_id IN ({{flagged_ids}})
+    WHERE {{rankable}} AND player_id IN ({{flagged_ids}})
 ), counts AS (
     SELECT
-        (SELECT COUNT(*) FROM players_rating WHERE {{settled}} AND {_AHEAD})
+        (SELECT COUNT(*) FROM players_rating WHERE {{rankable}} AND {_AHEAD})
         - (SELECT COUNT(*) FROM flagged WHERE {_AHEAD}) AS overall,
         (SELECT COUNT(*) FROM players_rating
-            WHERE {{settled}} AND {_AHEAD} AND character_id = %(character)s)
+            WHERE {{rankable}} AND {_AHEAD} AND character_id = %(character)s)
         - (SELECT COUNT(*) FROM flagged WHERE {_AHEAD} AND character_id = %(character)s)
         AS within,
         (SELECT COUNT(*) FROM flagged) AS flagged
 )
 SELECT overall, within, flagged, (SELECT COUNT(*) FROM (
-    SELECT id FROM players_rating WHERE {{settled}} ORDER BY value DESC, id
+    SELECT id FROM players_rating WHERE {{rankable}} ORDER BY value DESC, id
     LIMIT (SELECT %(per_rank)s * (1 + overall) + flagged + 1 FROM counts)
 ) walked)
 FROM counts
@@ -176,7 +176,7 @@ def rating_ranks(rating: Rating) -> RatingRanks | None:
         return None
     with connection.cursor() as cursor:
         cursor.execute(
-            _RANKS_SQL.format(settled=rules.settled_sql(), flagged_ids=rules.flagged_ids_sql()),
+            _RANKS_SQL.format(rankable=rules.rankable_sql(), flagged_ids=rules.flagged_ids_sql()),
             {
                 **rules.sql_params(),
                 "value": rating.value,
@@ -197,12 +197,14 @@ def rating_ranks(rating: Rating) -> RatingRanks | None:
 
 
 UNSETTLED = "unsettled"  # unranked_reason of a rating whose ± is too wide
+UNCONFIRMED = "unconfirmed"  # unranked_reason of one too few settled opponents have met
 
 
 def unranked_reason(rating: Rating) -> str | None:
-    """Why a rating is not ranked (None when it is): "hidden", "private", "cheater", or
-    "unsettled" (its ± too wide; matches.selectors.profile tells idle from too few games). Reads the
-    rating's loaded player."""
+    """Why a rating is not ranked (None when it is): "hidden", "private", "cheater",
+    "unsettled" (its ± too wide; matches.selectors.profile tells idle from too few games)
+    or "unconfirmed" (too few distinct settled opponents: `opponents_to_confirm`). Reads
+    the rating's loaded player."""
     player = rating.player
     if player.hidden:
         return "hidden"
@@ -212,7 +214,15 @@ def unranked_reason(rating: Rating) -> str | None:
         return "cheater"
     if not rules.is_settled(rating.deviation):
         return UNSETTLED
+    if not rules.is_confirmed(rating.confirmations):
+        return UNCONFIRMED
     return None
+
+
+def opponents_to_confirm(rating: Rating) -> int:
+    """How many more different opponents, each settled when they play it, a rating must
+    meet in counted games to be confirmed (players.rules.confirmed); 0 once it is."""
+    return max(0, rules.min_opponents() - rating.confirmations)
 
 
 def top_rated_keys(limit: int) -> dict[tuple[str, int], int]:
@@ -224,7 +234,7 @@ def top_rated_keys(limit: int) -> dict[tuple[str, int], int]:
     keys: dict[tuple[str, int], int] = {}
     for character in characters():
         best = (
-            Rating.objects.filter(rules.settled(), character=character)
+            Rating.objects.filter(rules.rankable(), character=character)
             .order_by("-value", "id")
             .values_list("player_id", flat=True)
         )
@@ -418,7 +428,8 @@ def why_nothing_is_ranked(
     character: Character | None, active_days: int | None, now: datetime
 ) -> str:
     """Why a ranking is empty, from the data: no games, every ± grown wide since the
-    newest game, every ranked rating flagged, or none played lately."""
+    newest game, no narrow one confirmed yet, every ranked rating flagged, or none played
+    lately."""
     ratings = Rating.objects.all() if character is None else character.ratings.all()
     seen = ratings.aggregate(
         count=Count("id"), newest=Max("last_played_at"), narrowest=Min("deviation")
@@ -434,6 +445,11 @@ def why_nothing_is_ranked(
         return (
             f"No rating is ranked yet: the narrowest ± is {uncertainty_text(seen['narrowest'])}, "
             f"ranks need ± below {2 * low:.0f}, which comes with more games."
+        )
+    if not ratings.filter(rules.rankable()).exists():
+        return (
+            "No rating is ranked yet: a rating with a narrow ± is ranked once it has met "
+            f"{rules.min_opponents()} different opponents who were settled when they played it."
         )
     if not ranked_count(character):
         return (

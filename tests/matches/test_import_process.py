@@ -360,3 +360,19 @@ def test_a_first_load_in_a_child_writes_players_whenever_enough_gather(tmp_path:
     child_counts, in_child, counts, alone = both_ways(write_csv(tmp_path / "g.csv", awkward_rows()))
     assert child_counts == counts
     assert in_child == alone
+
+
+def test_a_repeated_replay_in_a_first_load_changes_no_player(tmp_path: Path):
+    """A replay id repeated with other contents (its player renamed, a new opponent) and
+    a game repeated under another id (its players renamed): the first load drops both at
+    its end, and neither renames a player or leaves one with no games (issue 35)."""
+    rows = [
+        row("d1"),
+        row("d1", T + 60, n1="Impostor", p2=P3, n2="Newcomer"),
+        row("d2", T, p1=P2, p2=P1, n1="kyo renamed", n2="Sol renamed"),
+    ]
+    child_counts, in_child, counts, alone = both_ways(write_csv(tmp_path / "d.csv", rows))
+    assert child_counts == counts == (3, 1, 2, 0)
+    assert in_child == alone
+    assert sorted(Player.objects.values_list("id", "name")) == [(P2, "kyo"), (P1, "Sol")]
+    assert sorted(PlayerName.objects.values_list("name", flat=True)) == ["Sol", "kyo"]

@@ -51,6 +51,7 @@ def test_a_ranked_rating_needs_no_games_and_an_idle_one_says_since_when(client):
         "games_to_rank": 0,
         "idle_since": None,
         "widest": False,
+        "opponents_to_rank": 0,
     }
     # Settled (±146) after its last game, then 300 idle hours.
     idle_deviation = math.sqrt(73.0**2 + 300 * glicko_params().decay_constant ** 2)
@@ -110,3 +111,28 @@ def test_the_games_it_names_rank_a_new_rating_in_the_real_pipeline(client):
     assert unranked_reason(rating) == "unsettled"
     rating = play(2 + games - short, short)
     assert unranked_reason(rating) is None, rating.deviation
+def test_a_settled_rating_short_of_settled_opponents_says_how_many_more(client, settings):
+    settings.RANKED_MIN_OPPONENTS = 10
+    short = RatingFactory(deviation=50.0, confirmations=7)
+    answer = client.get(f"/api/v1/players/{short.player_id}/SO/placement/").json()
+    assert answer["ranked"] is False
+    assert (answer["flag"], answer["games_to_rank"], answer["opponents_to_rank"]) == (None, 0, 3)
+    html = client.get(f"/player/{short.player_id}/SO").content.decode()
+    assert "Unranked: needs 3 more different opponents who are settled when you play them" in html
+    # Unsettled and short of opponents: both are said.
+    wide = RatingFactory(deviation=200.0, confirmations=9)
+    answer = client.get(f"/api/v1/players/{wide.player_id}/SO/placement/").json()
+    assert answer["opponents_to_rank"] == 1
+    assert answer["games_to_rank"] == independent_games_to_rank(200.0)
+    html = client.get(f"/player/{wide.player_id}/SO").content.decode()
+    assert "and it needs one more different opponent who is settled when you play them" in html
+
+
+def test_an_empty_ranking_says_when_no_narrow_rating_is_confirmed(client, settings):
+    settings.RANKED_MIN_OPPONENTS = 10
+    RatingFactory(deviation=50.0, confirmations=9)
+    html = client.get("/").content.decode()
+    assert (
+        "No rating is ranked yet: a rating with a narrow ± is ranked once it has met 10 "
+        "different opponents who were settled when they played it."
+    ) in html

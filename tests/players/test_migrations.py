@@ -153,6 +153,16 @@ def _ranked_index_definitions() -> dict[str, object]:
 def test_ranked_indexes_hold_the_ranking_rows_and_back(back_to_latest):
     held = _ranked_index_definitions()
     assert held["rating_ranked_idx"].endswith(
+        "(value DESC, id) INCLUDE (player_id, deviation, wins, losses, character_id, "
+        "confirmations) WHERE (deviation < (75.0)::double precision)"
+    )
+    assert held["rating_char_ranked_idx"].endswith(
+        "(character_id, value DESC, id) INCLUDE (player_id, deviation, wins, losses, "
+        "confirmations) WHERE (deviation < (75.0)::double precision)"
+    )
+    _migrate(("players", "0021_characters_as_data"))
+    held = _ranked_index_definitions()
+    assert held["rating_ranked_idx"].endswith(
         "(value DESC, id) INCLUDE (player_id, deviation, wins, losses, character_id) "
         "WHERE (deviation < (75.0)::double precision)"
     )
@@ -216,3 +226,28 @@ def test_the_proportional_bracket_goes_back_without_its_rows(back_to_latest):
     )
     _migrate(PROPORTIONAL_BEFORE)
     assert _rows("matches_charactermatchup", "bracket") == [("top100",)]
+
+
+def test_confirmations_are_filled_from_the_stored_results_as_the_ledger_counts(
+    back_to_latest, settings
+):
+    """matches 0016 fills the columns players 0023 adds from the stored results, as
+    incremental rating counted them."""
+    from matches.replays.readers import iter_replay_payloads
+    from matches.services.file_import import file_import_source
+    from matches.services.ingest import store_replays
+    from matches.services.rating.incremental import rate_pending_matches
+    from players.models import Rating
+    from tests.factories import random_league
+
+    settings.RANKED_MIN_OPPONENTS = 7  # of the league's seven others: some never all
+    store_replays(source=file_import_source(), replays=iter_replay_payloads(random_league(600)))
+    rate_pending_matches()
+    columns = ("player_id", "character_id", "confirmations", "confirming_players")
+    rated = sorted(Rating.objects.values_list(*columns))
+    assert 7 in {row[2] for row in rated} and any(row[3] for row in rated)
+
+    _migrate(("players", "0021_characters_as_data"))
+    _migrate(("matches", "0016_ratings_confirmed_backfill"))
+
+    assert sorted(Rating.objects.values_list(*columns)) == rated

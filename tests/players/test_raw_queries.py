@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 
 import pytest
-from django.conf import settings
+from django.db import connection
 
 from players import rules
 from players.models import Character, Player, Rating
@@ -66,8 +66,20 @@ def test_one_per_player_keeps_each_players_best_ranked_rating(flagged_league: da
     assert [(row.player_id, row.character.id) for row in rows] == list(best.values())
 
 
-def test_the_rules_as_querysets_and_as_predicates_agree(flagged_league: datetime) -> None:
+def test_the_rules_as_querysets_and_as_predicates_agree(flagged_league: datetime, settings) -> None:
+    settings.RANKED_MIN_OPPONENTS = 10
+    # Some settled ratings of every kind of player short of confirmation, some just at it.
+    for n, rating_id in enumerate(Rating.objects.order_by("id").values_list("id", flat=True)):
+        Rating.objects.filter(id=rating_id).update(confirmations=(9, 10, 3)[n % 3])
     ranked = set(Rating.objects.filter(rules.ranked()).values_list("id", flat=True))
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT id FROM players_rating r WHERE {rules.rankable_sql('r')} "
+            f"AND r.player_id NOT IN ({rules.flagged_ids_sql()})",
+            rules.sql_params(),
+        )
+        assert {row[0] for row in cursor.fetchall()} == ranked
+    assert ranked and Rating.objects.filter(rules.settled()).exclude(id__in=ranked).exists()
     hidden = set(Player.objects.filter(rules.hidden()).values_list("id", flat=True))
     flagged = set(Player.objects.filter(rules.flagged()).values_list("id", flat=True))
     unrated = set(Player.objects.filter(rules.unrated()).values_list("id", flat=True))
@@ -75,10 +87,14 @@ def test_the_rules_as_querysets_and_as_predicates_agree(flagged_league: datetime
     assert withdrawn and hidden > withdrawn and flagged > hidden and flagged > unrated > withdrawn
     for rating in Rating.objects.select_related("player"):
         player = rating.player
-        spelled_out = rating.deviation < settings.RATING_LOW_DEVIATION and not (
-            player.hidden or player.cheater or player.private
+        spelled_out = (
+            rating.deviation < settings.RATING_LOW_DEVIATION
+            and rating.confirmations >= 10
+            and not (player.hidden or player.cheater or player.private)
         )
-        predicates = rules.is_settled(rating.deviation) and not rules.is_flagged(player)
+        predicates = rules.is_rankable(
+            rating.deviation, rating.confirmations
+        ) and not rules.is_flagged(player)
         assert (rating.id in ranked) == spelled_out == predicates
         assert (
             player.id in hidden,

@@ -37,6 +37,11 @@ PARAMS = [
         fast_track_margin=0.0,
         fast_track_threshold=0.2,
     ),
+    # Few players: confirmation (distinct settled opponents) within reach, and every rule
+    # of it exercised (a repeat opponent, oneself, the minimum reached).
+    GlickoParams(low_deviation=250.0, counting_margin=0.3, ranked_min_opponents=2),
+    GlickoParams(low_deviation=250.0, counting_rms_deviation=200.0, ranked_min_opponents=3),
+    GlickoParams(ranked_min_opponents=0),
 ]
 # What character x is worth against y (characters 1 to 3; 2 against 3 has no estimate).
 OFFSETS = {(1, 2): 35.0, (2, 1): -35.0, (1, 3): -80.0, (3, 1): 80.0}
@@ -89,6 +94,7 @@ def _replay(steps, excluded, params, chunk):
         array_ledger.add(
             np.array([key[0] in excluded for key in new_keys], dtype=bool),
             np.array([key[1] for key in new_keys], dtype=np.int64),
+            np.array([PLAYERS.index(key[0]) for key in new_keys], dtype=np.int64),
         )
         out, counted = array_ledger.apply(
             np.array([game.played_at for game in part]),
@@ -120,6 +126,7 @@ def test_the_compiled_ledger_gives_the_ledgers_numbers(steps, excluded, params, 
     # Ratings, numbered in order of first game like the ledger's dict.
     assert list(numbers) == list(ledger.ratings)
     by_number = list(numbers)
+    confirming = arrays.confirming_players()
     for key, number in numbers.items():
         state = ledger.ratings[key]
         for name in RATING_FIELDS:
@@ -128,6 +135,8 @@ def test_the_compiled_ledger_gives_the_ledgers_numbers(steps, excluded, params, 
                 beaten = int(arrays.best_win[number])
                 got = None if beaten < 0 else by_number[beaten][name == "best_win_character"]
                 assert got == expected, name
+            elif name == "confirming_players":
+                assert tuple(PLAYERS[n] for n in confirming[number]) == expected
             else:
                 assert _same(expected, float(arrays.column(name)[number])), name
     # Snapshots and player matchup sums.

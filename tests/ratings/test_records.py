@@ -1,5 +1,6 @@
-"""Records keep their rule: a peak or best win is only ever set by a settled rating (its ±
-below the ranking's threshold), in the live ledger and in the compiled recompute alike
+"""Records keep their rule: a peak or best win is only ever set by a rankable rating (its ±
+below the ranking's threshold, confirmed by enough distinct settled opponents), in the
+live ledger and in the compiled recompute alike
 (docs/rating-model.md#wins-peaks-and-best-wins)."""
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from tests.ratings.test_array_ledger import PARAMS, PLAYERS, game_steps
 START = 1.7e9
 # With the threshold at 280, a rating settles on its second game (350 → 290 → 250): a
 # newcomer's first win over a settled rating, the case the rule is for, comes up often.
-RECORD_PARAMS = [*PARAMS, GlickoParams(low_deviation=280.0)]
+RECORD_PARAMS = [*PARAMS, GlickoParams(low_deviation=280.0, ranked_min_opponents=2)]
 
 
 def _games(steps) -> list[Game]:
@@ -49,9 +50,11 @@ def test_the_live_ledger_sets_records_only_on_settled_ratings(steps, params):
             if state.peak_value != peak_before:
                 assert state.deviation < params.low_deviation
                 assert state.peak_deviation < params.low_deviation
+                assert state.confirmations >= params.ranked_min_opponents
             if state.best_win_value != best_before:
                 assert key == winner
                 assert state.deviation < params.low_deviation
+                assert state.confirmations >= params.ranked_min_opponents
                 assert loser_deviation < params.low_deviation
 
 
@@ -64,7 +67,11 @@ def test_the_compiled_recompute_sets_records_only_on_settled_ratings(steps, para
         for key in ((game.player_a, game.character_a), (game.player_b, game.character_b)):
             if key not in numbers:
                 numbers[key] = len(numbers)
-                ledger.add(np.array([False]), np.array([key[1]], dtype=np.int64))
+                ledger.add(
+                    np.array([False]),
+                    np.array([key[1]], dtype=np.int64),
+                    np.array([PLAYERS.index(key[0])], dtype=np.int64),
+                )
             pair.append(numbers[key])
         peaks = ledger.column("peak_value").copy()
         bests = ledger.column("best_win_value").copy()
@@ -77,10 +84,13 @@ def test_the_compiled_recompute_sets_records_only_on_settled_ratings(steps, para
         deviations = ledger.column("deviation")
         loser_deviation = out[0][3] if game.a_won else out[0][1]
         for number in set(pair):
+            confirmed = ledger.column("confirmations")[number] >= params.ranked_min_opponents
             if not _unchanged(peaks[number], ledger.column("peak_value")[number]):
                 assert deviations[number] < params.low_deviation
+                assert confirmed
             if not _unchanged(bests[number], ledger.column("best_win_value")[number]):
                 assert deviations[number] < params.low_deviation
+                assert confirmed
                 assert loser_deviation < params.low_deviation
 
 

@@ -208,7 +208,10 @@ class RatingMatchupsSerializer(serializers.Serializer):
 class PlacementSerializer(serializers.Serializer):
     """How far a rating is from the rankings (matches.selectors.profile.unranked)."""
 
-    ranked = serializers.BooleanField(help_text="Ranked now: settled, its player not flagged.")
+    ranked = serializers.BooleanField(
+        help_text="Ranked now: settled, confirmed by enough different settled opponents, "
+        "its player not flagged."
+    )
     flag = serializers.CharField(
         allow_null=True, help_text="`cheater` when its player's flag keeps it out; else null."
     )
@@ -224,4 +227,9 @@ class PlacementSerializer(serializers.Serializer):
     )
     widest = serializers.BooleanField(
         help_text="Its ± is at its cap, which hides whether it is idle or has too few games."
+    )
+    opponents_to_rank = serializers.IntegerField(
+        help_text="More different opponents, each settled when they play it, it must meet in "
+        "counted games to be ranked (RANKED_MIN_OPPONENTS in all; repeated games against one "
+        "opponent count once; 0 when it has met enough or is flagged)."
     )

@@ -107,7 +107,10 @@ def _recompute_compiled(
     ledger = ArrayLedger(model.params, offset_matrix(model.offsets))
     flagged = np.array([player.encode() for player in excluded], dtype=bytes)
     flagged_ratings = np.isin(history.player, flagged)
-    ledger.add(flagged_ratings, history.character)
+    # Players numbered by their place among the distinct ids (np.unique's order), as
+    # recompute_storage reads them back.
+    player_numbers = np.unique(history.player, return_inverse=True)[1]
+    ledger.add(flagged_ratings, history.character, player_numbers)
     predictions = recompute_storage.RecentPredictions(history.match_id, flagged_ratings)
     run = _rate_history(ledger, history, chunk_size, progress, predictions)
     players = history.player

@@ -26,6 +26,7 @@ from matches.services.rating.storage import (
     MATCH_RATING_COLUMNS,
     RATING_STATE_COLUMNS,
     chunks,
+    confirming_players_text,
     fetch_rows,
     select_arrays,
 )
@@ -263,11 +264,12 @@ def insert_ratings(ledger: ArrayLedger, players: np.ndarray) -> None:
         "character_id": characters,
         "best_win_opponent_id": np.ma.array(players[beaten], mask=no_win),
         "best_win_character_id": np.ma.array(characters[beaten], mask=no_win),
+        "confirming_players": _confirming_players(ledger, players),
     }
     for name in RATING_STATE_COLUMNS:
         if name not in columns:
             columns[name] = ledger.column(name)
-    for name in ("wins", "losses", "surprise_games", "surprise_wins"):
+    for name in ("wins", "losses", "surprise_games", "surprise_wins", "confirmations"):
         columns[name] = columns[name].astype(np.int64)
     names = ("id", "player_id", "character_id", *RATING_STATE_COLUMNS)
     bulk.copy_arrays(Rating, names, [columns[name] for name in names])
@@ -292,6 +294,19 @@ def alternate_account_suspicions(ledger: ArrayLedger, players: np.ndarray) -> li
 
 def _player_id(value: bytes | str) -> str:
     return value.decode() if isinstance(value, bytes) else str(value)
+def _confirming_players(ledger: ArrayLedger, players: np.ndarray) -> np.ndarray:
+    """Rating.confirming_players of every rating from the ledger's player numbers (each
+    rating's position in `players`' distinct ids), as UTF-8 bytes."""
+    distinct = np.unique(players)
+    return np.array(
+        [
+            confirming_players_text(name.decode() for name in distinct[numbers])
+            if len(numbers)
+            else ""
+            for numbers in ledger.confirming_players()
+        ],
+        dtype=bytes,
+    )
 
 
 def _ids_continue_after(model: type, highest: int) -> None:

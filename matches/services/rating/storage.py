@@ -167,19 +167,28 @@ def _rating_state(rating_id: int, values: tuple) -> RatingState:
     fields = dict(zip(RATING_FIELDS, values, strict=True))
     for name in _RATING_TIME_COLUMNS:
         fields[name] = _epoch(fields[name])
+    fields["confirming_players"] = tuple(fields["confirming_players"].split())
     value, deviation = fields.pop("value"), fields.pop("deviation")
     return RatingState(value, deviation, rating_id=rating_id, **fields)
 
 
 def _rating_row(key: RatingKey, state: RatingState) -> tuple:
     """(player_id, character_id, *RATING_STATE_COLUMNS) of a state."""
-    return (
-        *key,
-        *(
-            moment(getattr(state, name)) if name in _RATING_TIME_COLUMNS else getattr(state, name)
-            for name in RATING_FIELDS
-        ),
-    )
+    return (*key, *(_column_value(state, name) for name in RATING_FIELDS))
+
+
+def _column_value(state: RatingState, name: str) -> object:
+    value = getattr(state, name)
+    if name in _RATING_TIME_COLUMNS:
+        return moment(value)
+    if name == "confirming_players":
+        return confirming_players_text(value)
+    return value
+
+
+def confirming_players_text(players: Iterable[str]) -> str:
+    """Rating.confirming_players of a state's tuple of ids."""
+    return " ".join(players)
 
 
 def write_ratings(ledger: RatingLedger, keys: Iterable[RatingKey]) -> None:
