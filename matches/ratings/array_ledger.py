@@ -227,6 +227,8 @@ def _observe_surprise(
         s[_SURPRISE_INFORMATION, r] += start_chance * (1.0 - start_chance)
     if _fast_tracked(r, s, p) and s[_DEVIATION, r] < p[_FAST_TRACK_DEVIATION]:
         s[_DEVIATION, r] = p[_FAST_TRACK_DEVIATION]
+
+
 def _confirm(r: int, player: np.ndarray, opponent: int, s: np.ndarray, confirmers, p) -> None:
     # RatingState.confirm_by: the opponents counted so far are confirmers[:count, r].
     count = int(s[_CONFIRMATIONS, r])

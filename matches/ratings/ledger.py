@@ -113,6 +113,11 @@ class RatingState:
         self.surprise_expected = surprise_expected
         self.surprise_information = surprise_information
         self.recent_surprise = recent_surprise
+        # The distinct opponents, settled when they played it, of its counted games
+        # (rules.confirmed), counted up to params.ranked_min_opponents; the players
+        # counted, in the order met, only until then: memory stays bounded.
+        self.confirmations = confirmations
+        self.confirming_players = confirming_players
 
     def surprise_flagged(self, params: GlickoParams) -> bool:
         """Whether the early-surprise test has flagged this rating (it then reads no more)."""
@@ -178,11 +183,6 @@ class RatingState:
         if self.fast_tracked(params) and self.deviation < params.fast_track_deviation:
             self.deviation = params.fast_track_deviation
         return newly
-        # The distinct opponents, settled when they played it, of its counted games
-        # (rules.confirmed), counted up to params.ranked_min_opponents; the players
-        # counted, in the order met, only until then: memory stays bounded.
-        self.confirmations = confirmations
-        self.confirming_players = confirming_players
 
     def confirmed(self, params: GlickoParams) -> bool:
         return self.confirmations >= params.ranked_min_opponents

@@ -111,6 +111,8 @@ def test_the_games_it_names_rank_a_new_rating_in_the_real_pipeline(client):
     assert unranked_reason(rating) == "unsettled"
     rating = play(2 + games - short, short)
     assert unranked_reason(rating) is None, rating.deviation
+
+
 def test_a_settled_rating_short_of_settled_opponents_says_how_many_more(client, settings):
     settings.RANKED_MIN_OPPONENTS = 10
     short = RatingFactory(deviation=50.0, confirmations=7)

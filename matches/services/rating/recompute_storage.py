@@ -294,6 +294,8 @@ def alternate_account_suspicions(ledger: ArrayLedger, players: np.ndarray) -> li
 
 def _player_id(value: bytes | str) -> str:
     return value.decode() if isinstance(value, bytes) else str(value)
+
+
 def _confirming_players(ledger: ArrayLedger, players: np.ndarray) -> np.ndarray:
     """Rating.confirming_players of every rating from the ledger's player numbers (each
     rating's position in `players`' distinct ids), as UTF-8 bytes."""
