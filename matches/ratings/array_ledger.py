@@ -229,6 +229,7 @@ def _observe_surprise(
         s[_DEVIATION, r] = p[_FAST_TRACK_DEVIATION]
 
 
+@njit(cache=True, nogil=True)
 def _confirm(r: int, player: np.ndarray, opponent: int, s: np.ndarray, confirmers, p) -> None:
     # RatingState.confirm_by: the opponents counted so far are confirmers[:count, r].
     count = int(s[_CONFIRMATIONS, r])
