@@ -45,6 +45,12 @@ chunk this is tracked game by game; across a chunk boundary, where the previous 
 is not replayed, the last ``busy_seconds`` of a chunk draw only even-indexed players
 and the first ``busy_seconds`` of the next only odd-indexed ones, so the two never
 share a player.
+
+Planted win-trading rings (`rings`, PlantedRings): small groups of accounts, one
+beneficiary and one to three partners drawn at random from the league, who meet far
+more often than their activity would have them meet (a share of all encounters) and
+let the beneficiary win most of those games; `planted_rings` and `write_league`'s
+truth file name them.
 """
 
 from __future__ import annotations
@@ -127,6 +133,26 @@ TEXTBOOK = LeagueShape(
 )
 
 
+@dataclass(frozen=True, slots=True)
+class PlantedRings:
+    """Win-trading rings to plant: `count` rings of 2 to `largest` accounts (one
+    beneficiary, the others its partners), playing `share` of the league's encounters
+    as sets among themselves in which the beneficiary wins with chance `throw`."""
+
+    count: int = 0
+    largest: int = 4
+    share: float = 0.01
+    throw: float = 0.9
+
+
+@dataclass(frozen=True, slots=True)
+class PlantedRing:
+    """A planted ring's accounts by player id: the beneficiary and its partners."""
+
+    beneficiary: str
+    partners: tuple[str, ...]
+
+
 @dataclass(slots=True)
 class _Player:
     """A simulated player; characters[0] is the main, skills align with characters."""
@@ -160,6 +186,7 @@ class _Set:
     b_character: int
     games_left: int
     last_offset: int  # seconds from the start to the set's latest game
+    fixed_chance: float | None = None  # a planted ring's thrown games: P(a wins)
 
 
 def random_name(rng: random.Random) -> str:
@@ -209,6 +236,7 @@ class LeagueSimulator:
         patches: Sequence[SimulatedPatch] = (),
         characters: Sequence[str] = SEED_CODES,
         releases: Mapping[str, float] | None = None,
+        rings: PlantedRings = PlantedRings(),
     ) -> None:
         """`matchup_deviation` 0: a league without matchup effects; `skill_drift` False:
         every player's skill stays fixed (the truth a rating system can reach); `shape`:
@@ -217,7 +245,8 @@ class LeagueSimulator:
         index = position); `releases`: characters released mid-league, each code with the
         day (from the start) its first game may be played, added after `characters`. A
         late character is never a player's main: before its day, a player who would pick
-        it plays their main instead; from then on, it is played like any secondary."""
+        it plays their main instead; from then on, it is played like any secondary.
+        `rings`: win-trading rings to plant (see above)."""
         self.skill_drift = skill_drift
         self.shape = shape
         releases = dict(releases or {})
@@ -264,6 +293,8 @@ class LeagueSimulator:
             self._patch_matrices.append(self._make_matchups(shift, PATCH_SHIFT_DEVIATION, base))
         self._players = self._make_players(rng, players)
         self._index = {player.id: index for index, player in enumerate(self._players)}
+        self.rings = rings
+        self._rings = self._plant_rings(random.Random(f"{seed}:rings"), rings)
         self._drift: list[list[float]] = [[0.0] * players]  # per week, per player
         by_skill = sorted(range(players), key=lambda p: self._players[p].skills[0])
         self._by_skill = by_skill
@@ -477,7 +508,48 @@ class LeagueSimulator:
         slot = rng.randrange(1, len(player.characters))
         return 0 if self._released_at[player.characters[slot]] > offset else slot
 
+    def _plant_rings(self, rng: random.Random, rings: PlantedRings) -> list[tuple[int, ...]]:
+        """Each ring's player indexes, beneficiary first; no player in two rings. Rings
+        are drawn among the players there from the start, and they meet by arrangement,
+        breaks or not."""
+        present = [p for p, player in enumerate(self._players) if player.arrival_week == 0]
+        if rings.count * rings.largest > len(present):
+            raise ValueError("too many rings for the league's players")
+        members = rng.sample(present, rings.count * rings.largest)
+        planted = []
+        for _ in range(rings.count):
+            ring_size = rng.randint(2, rings.largest)
+            planted.append(tuple(members[:ring_size]))
+            del members[:ring_size]
+        return planted
+
+    def planted_rings(self) -> list[PlantedRing]:
+        """The planted win-trading rings (the truth a detector is scored against)."""
+        ids = [player.id for player in self._players]
+        return [PlantedRing(ids[ring[0]], tuple(ids[p] for p in ring[1:])) for ring in self._rings]
+
+    def _ring_encounter(self, rng: random.Random, offset: int) -> _Set | None:
+        """A set between a ring's beneficiary and one of its partners, thrown to the
+        beneficiary; None when neither this encounter nor its players are free for it."""
+        if rng.random() >= self.rings.share:
+            return None
+        ring = rng.choice(self._rings)
+        beneficiary, partner = ring[0], rng.choice(ring[1:])
+        if not (self._free(beneficiary, offset) and self._free(partner, offset)):
+            return None
+        return _Set(
+            a=beneficiary,
+            a_character=self._choose_character(rng, self._players[beneficiary], offset),
+            b=partner,
+            b_character=self._choose_character(rng, self._players[partner], offset),
+            games_left=rng.choices(_SET_LENGTHS, _SET_LENGTH_WEIGHTS)[0],
+            last_offset=offset,
+            fixed_chance=self.rings.throw,
+        )
+
     def _encounter(self, rng: random.Random, offset: int) -> _Set:
+        if self._rings and (ring_set := self._ring_encounter(rng, offset)) is not None:
+            return ring_set
         a = self._pick_active(rng, offset)
         b = self._pick_opponent(rng, a, offset)
         return _Set(
@@ -563,7 +635,11 @@ class LeagueSimulator:
         a_character, b_character = a.characters[a_slot], b.characters[b_slot]
         patch = self._patch_at(second)
         matchups = self._matchups if patch < 0 else self._patch_matrices[patch]
-        expected = self._expected(current.a, a_slot, current.b, b_slot, self._week_drift, matchups)
+        expected = (
+            self._expected(current.a, a_slot, current.b, b_slot, self._week_drift, matchups)
+            if current.fixed_chance is None
+            else current.fixed_chance
+        )
         winner = 1 if rng.random() < expected else 2
         played_at = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(second))
         game = {
@@ -693,6 +769,7 @@ def write_league(
     patches: Sequence[SimulatedPatch] = (),
     releases: Mapping[str, float] | None = None,
     season_days: int | None = None,
+    rings: PlantedRings = PlantedRings(),
 ) -> int:
     """Write ``games`` games spread over ``days`` to .jsonl or .jsonl.gz, the hidden
     skills as they stand after the last game to ``<path>.skills.csv``, the hidden
@@ -702,13 +779,16 @@ def write_league(
     matrix before the first patch as patch "" from the start); with ``releases``
     (LeagueSimulator), when each late character came to ``<path>.releases.csv``
     (character, released_at); with `season_days`, the league's seasons to
-    ``<path>.seasons.csv`` (name, start, end: `league_seasons`); the same arguments give
-    byte-identical files."""
+    ``<path>.seasons.csv`` (name, start, end: `league_seasons`); with planted `rings`,
+    their accounts to ``<path>.rings.csv`` (ring, player_id, role: beneficiary or
+    partner); the same arguments give byte-identical files."""
     path = Path(path)
     if not path.name.endswith((".jsonl", ".jsonl.gz")):
         raise ValueError(f"league files are .jsonl or .jsonl.gz, not {path.name!r}")
     rate = max(games, 1) / (days * 86400)
-    league = LeagueSimulator(players, seed, start, rate=rate, patches=patches, releases=releases)
+    league = LeagueSimulator(
+        players, seed, start, rate=rate, patches=patches, releases=releases, rings=rings
+    )
     codes = league.codes
     dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
     with path.open("wb") as raw:
@@ -758,7 +838,20 @@ def write_league(
             writer.writerow(("name", "start", "end"))
             for name, first, last in league_seasons(start, days, season_days):
                 writer.writerow((name, first.isoformat(), last.isoformat()))
+    if rings.count:
+        _write_rings(f"{path}.rings.csv", league.planted_rings())
     return games
+
+
+def _write_rings(path: str, rings: Sequence[PlantedRing]) -> None:
+    """The planted rings' truth file: one row per account."""
+    with open(path, "w", encoding="utf-8", newline="") as rings_file:
+        writer = csv.writer(rings_file, lineterminator="\n")
+        writer.writerow(("ring", "player_id", "role"))
+        for number, ring in enumerate(rings, start=1):
+            writer.writerow((number, ring.beneficiary, "beneficiary"))
+            for partner in ring.partners:
+                writer.writerow((number, partner, "partner"))
 
 
 def as_game(number: int, replay: dict, character_ids: Mapping[str, int] = _SEED_IDS) -> Game:
