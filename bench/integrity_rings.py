@@ -3,9 +3,10 @@ find planted win-trading rings, and is it cheap?
 
 For each seed, a simulated league (default 200,000 games among 2,000 players over 90
 days) with planted rings (matches.simulation.league.PlantedRings) is stored in a fresh
-database and rated by `recompute_ratings`, as a site's games are; the detector then runs
-as the refresh runs it (matches.services.win_trading.find_rings) over the whole league,
-knowing nothing of the truth, and its flags are scored against the planted rings:
+database (NAME_<seed>, kept for inspection) and rated by `recompute_ratings`, as a
+site's games are; the detector then runs as the refresh runs it
+(matches.services.win_trading.find_rings) over the whole league, knowing nothing of the
+truth, and its flags are scored against the planted rings:
 
 - recall: the share of planted rings whose beneficiary is flagged with at least one of
   its partners;
@@ -95,7 +96,7 @@ def _detect() -> tuple[list, float]:
 
 
 def score_seed(players: int, games: int, seed: int, rings: int, database: str) -> RingScore:
-    url = fresh_database(database)
+    url = fresh_database(f"{database}_{seed}")
     print(f"[rings] seed {seed}: {games:,} games, {players:,} players, {rings} rings", flush=True)
     league = _store_rated_league(players, games, seed, rings, url)
     truth = {ring.beneficiary: set(ring.partners) for ring in league.planted_rings()}
@@ -124,7 +125,7 @@ def score_seed(players: int, games: int, seed: int, rings: int, database: str) -
 
 def time_big(games: int, players: int, rings: int, database: str) -> tuple[float, int]:
     """find_rings on a stored league of `games` games: (best of three seconds, flags)."""
-    url = fresh_database(database)
+    url = fresh_database(f"{database}_big")
     print(f"[rings] timing: storing and rating {games:,} games ...", flush=True)
     _store_rated_league(players, games, 99, rings, url)
     suspicions, seconds = _detect()

@@ -11,8 +11,9 @@ A pair of accounts is suspect when all of these hold:
 - that side's record is improbable under the ratings once the pair's own games are taken
   out of them: below `probability`. Ratings absorb thrown games, so the chances shown
   before a ring's later games already expect the beneficiary to win; each game's chance
-  is therefore moved back by what the pair's earlier games gave each side (the sum of
-  their rating changes, as a shift of the chance's logit), and the record is read
+  is therefore moved back by what the pair's earlier games between settled ratings gave
+  each side (the sum of their rating changes, fading with a half-life as other games
+  pull the ratings back, as a shift of the chance's logit), and the record is read
   against those chances exactly (a sum of unequal Bernoulli trials).
 
 A strong player who beats a weak one as often as their ratings say is not suspect, and
@@ -59,6 +60,7 @@ class PairGame:
     chance_a: float
     change_a: float
     change_b: float
+    deviation: float  # the larger of the two ratings' deviations before the game
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,6 +72,9 @@ class RingTest:
     frequency: float = 10.0
     probability: float = 1e-6
     lift_half_life_days: float = 8.0
+    # Only games between settled ratings lift: a new rating's large early moves are it
+    # finding its level, not a gift (settings.RATING_LOW_DEVIATION).
+    settled_deviation: float = 75.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,7 +105,9 @@ def is_candidate(record: PairRecord, test: RingTest) -> bool:
     )
 
 
-def delifted_chances(games: Sequence[PairGame], half_life_days: float) -> list[float]:
+def delifted_chances(
+    games: Sequence[PairGame], half_life_days: float, settled_deviation: float
+) -> list[float]:
     """Side A's chance in each game without what the pair's earlier games moved the two
     ratings, that lift fading with the half-life as other games pull the ratings back
     (see the module's docstring)."""
@@ -113,7 +120,8 @@ def delifted_chances(games: Sequence[PairGame], half_life_days: float) -> list[f
         chance = min(max(game.chance_a, 1e-9), 1 - 1e-9)
         logit = math.log(chance / (1 - chance)) - LOGIT_PER_POINT * lift
         chances.append(1 / (1 + math.exp(-logit)))
-        lift += game.change_a - game.change_b
+        if game.deviation < settled_deviation:
+            lift += game.change_a - game.change_b
     return chances
 
 
@@ -135,7 +143,7 @@ def judge_pair(record: PairRecord, games: Sequence[PairGame], test: RingTest) ->
     """The pair as a suspect, or None when it passes (see the module's docstring)."""
     if not is_candidate(record, test) or not games:
         return None
-    chances = delifted_chances(games, test.lift_half_life_days)
+    chances = delifted_chances(games, test.lift_half_life_days, test.settled_deviation)
     a_wins = sum(game.a_won for game in games)
     match_ids = tuple(game.match_id for game in games)
     if 2 * a_wins >= len(games):
