@@ -57,6 +57,17 @@ class RingScore:
         return self.correct / self.flags if self.flags else 1.0
 
 
+def _fresh(database: str) -> str:
+    """A fresh, migrated `database`, this process's from now on (bench.lab.fresh_database
+    recreates it; the process's connection is pointed at it here)."""
+    from django.db import connections
+
+    url = fresh_database(database)
+    connections.close_all()
+    connections.databases["default"]["NAME"] = database
+    return url
+
+
 def _store_rated_league(players: int, games: int, seed: int, rings: int, url: str):
     """Store and rate a league with `rings` planted rings; the simulator (the truth)."""
     from matches.replays.readers import iter_replay_payloads
@@ -96,7 +107,7 @@ def _detect() -> tuple[list, float]:
 
 
 def score_seed(players: int, games: int, seed: int, rings: int, database: str) -> RingScore:
-    url = fresh_database(f"{database}_{seed}")
+    url = _fresh(f"{database}_{seed}")
     print(f"[rings] seed {seed}: {games:,} games, {players:,} players, {rings} rings", flush=True)
     league = _store_rated_league(players, games, seed, rings, url)
     truth = {ring.beneficiary: set(ring.partners) for ring in league.planted_rings()}
@@ -125,7 +136,7 @@ def score_seed(players: int, games: int, seed: int, rings: int, database: str) -
 
 def time_big(games: int, players: int, rings: int, database: str) -> tuple[float, int]:
     """find_rings on a stored league of `games` games: (best of three seconds, flags)."""
-    url = fresh_database(f"{database}_big")
+    url = _fresh(f"{database}_big")
     print(f"[rings] timing: storing and rating {games:,} games ...", flush=True)
     _store_rated_league(players, games, 99, rings, url)
     suspicions, seconds = _detect()
@@ -194,8 +205,8 @@ def main() -> None:
     parser.add_argument("--database", default=DATABASE)
     parser.add_argument("--print-only", action="store_true")
     args = parser.parse_args()
-    # This process stores the leagues and runs the detector in the bench database.
-    os.environ["DATABASE_URL"] = postgres.url(args.database)
+    # This process stores the leagues and runs the detector in the bench databases.
+    os.environ["DATABASE_URL"] = postgres.url("postgres")
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "ratingsite.settings")
     import django
 

@@ -1,7 +1,7 @@
 from django import forms
 from django.contrib import admin, messages
 from django.db import transaction
-from django.db.models import Case, IntegerField, QuerySet, Value, When
+from django.db.models import Case, IntegerField, Value, When
 from django.http import HttpRequest, HttpResponseNotAllowed, HttpResponseRedirect
 from django.shortcuts import get_object_or_404
 from django.template.response import TemplateResponse
@@ -351,21 +351,14 @@ class IntegrityFlagAdmin(admin.ModelAdmin):
     )
     readonly_fields = fields
 
-    def get_queryset(self, request: HttpRequest) -> QuerySet[IntegrityFlag]:
-        return (
-            super()
-            .get_queryset(request)
-            .annotate(
-                reviewed=Case(
-                    When(status=IntegrityFlag.Status.OPEN, then=Value(0)),
-                    default=Value(1),
-                    output_field=IntegerField(),
-                )
-            )
+    def get_ordering(self, request: HttpRequest) -> list:
+        """Open flags first, then the freshest evidence."""
+        reviewed = Case(
+            When(status=IntegrityFlag.Status.OPEN, then=Value(0)),
+            default=Value(1),
+            output_field=IntegerField(),
         )
-
-    def get_ordering(self, request: HttpRequest) -> list[str]:
-        return ["reviewed", "-updated_at"]
+        return [reviewed.asc(), "-updated_at"]
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False  # flags come from the detectors
@@ -437,16 +430,16 @@ class IntegrityFlagAdmin(admin.ModelAdmin):
         return format_html(
             '<dl class="integrity-evidence">'
             "<dt>Games read</dt><dd>{}</dd><dt>Wins</dt><dd>{}</dd>"
-            "<dt>Expected wins</dt><dd>{:.1f}</dd>"
-            "<dt>Probability of a record this good</dt><dd>{:.2g}</dd>"
+            "<dt>Expected wins</dt><dd>{}</dd>"
+            "<dt>Probability of a record this good</dt><dd>{}</dd>"
             "<dt>Partners</dt><dd>{}</dd></dl>"
             '<p><a href="{}">All {} games of the evidence</a> (the first {} below)</p>'
             "<table><thead><tr><th>played</th><th>side A</th><th>side B</th><th>winner</th>"
             "</tr></thead><tbody>{}</tbody></table>",
             flag.games,
             flag.wins,
-            flag.expected_wins,
-            flag.probability,
+            self.expected(flag),
+            self.chance(flag),
             partners or "none",
             all_games,
             len(flag.match_ids),
