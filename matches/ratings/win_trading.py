@@ -11,10 +11,10 @@ A pair of accounts is suspect when all of these hold:
 - that side's record is improbable under the ratings once the pair's own games are taken
   out of them: below `probability`. Ratings absorb thrown games, so the chances shown
   before a ring's later games already expect the beneficiary to win; each game's chance
-  is therefore moved back by what the pair's earlier games between settled ratings gave
-  each side (the sum of their rating changes, fading with a half-life as other games
-  pull the ratings back, as a shift of the chance's logit), and the record is read
-  against those chances exactly (a sum of unequal Bernoulli trials).
+  is therefore moved back by what the pair's earlier games gave each side (the sum of
+  their rating changes, fading with a half-life as other games pull the ratings back,
+  as a shift of the chance's logit), and the record is read against those chances
+  exactly (a sum of unequal Bernoulli trials).
 
 A strong player who beats a weak one as often as their ratings say is not suspect, and
 rivals who meet often with mixed results are not either. A beneficiary's suspect pairs
@@ -60,21 +60,17 @@ class PairGame:
     chance_a: float
     change_a: float
     change_b: float
-    deviation: float  # the larger of the two ratings' deviations before the game
 
 
 @dataclass(frozen=True, slots=True)
 class RingTest:
     """The thresholds of the test (settings.INTEGRITY_RING_*)."""
 
-    min_games: int = 12
+    min_games: int = 15
     min_share: float = 0.7
-    frequency: float = 10.0
+    frequency: float = 60.0
     probability: float = 1e-6
-    lift_half_life_days: float = 8.0
-    # Only games between settled ratings lift: a new rating's large early moves are it
-    # finding its level, not a gift (settings.RATING_LOW_DEVIATION).
-    settled_deviation: float = 75.0
+    lift_half_life_days: float = 15.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,9 +101,7 @@ def is_candidate(record: PairRecord, test: RingTest) -> bool:
     )
 
 
-def delifted_chances(
-    games: Sequence[PairGame], half_life_days: float, settled_deviation: float
-) -> list[float]:
+def delifted_chances(games: Sequence[PairGame], half_life_days: float) -> list[float]:
     """Side A's chance in each game without what the pair's earlier games moved the two
     ratings, that lift fading with the half-life as other games pull the ratings back
     (see the module's docstring)."""
@@ -120,8 +114,7 @@ def delifted_chances(
         chance = min(max(game.chance_a, 1e-9), 1 - 1e-9)
         logit = math.log(chance / (1 - chance)) - LOGIT_PER_POINT * lift
         chances.append(1 / (1 + math.exp(-logit)))
-        if game.deviation < settled_deviation:
-            lift += game.change_a - game.change_b
+        lift += game.change_a - game.change_b
     return chances
 
 
@@ -143,7 +136,7 @@ def judge_pair(record: PairRecord, games: Sequence[PairGame], test: RingTest) ->
     """The pair as a suspect, or None when it passes (see the module's docstring)."""
     if not is_candidate(record, test) or not games:
         return None
-    chances = delifted_chances(games, test.lift_half_life_days, test.settled_deviation)
+    chances = delifted_chances(games, test.lift_half_life_days)
     a_wins = sum(game.a_won for game in games)
     match_ids = tuple(game.match_id for game in games)
     if 2 * a_wins >= len(games):

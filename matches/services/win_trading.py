@@ -60,8 +60,7 @@ JOIN activity activity_b ON activity_b.player = pairs.b
 # The candidate pairs' counted games in the window, in the order played.
 _PAIR_GAMES_SQL = """
 SELECT m.player_a_id, m.player_b_id, m.id, extract(epoch FROM m.played_at)::float8,
-       m.winner = 'A', r.chance_a, r.change_a, r.change_b,
-       greatest(r.deviation_a, r.deviation_b)
+       m.winner = 'A', r.chance_a, r.change_a, r.change_b
 FROM matches_match m JOIN matches_matchrating r ON r.match_id = m.id
 WHERE r.counted AND m.played_at >= %(since)s AND m.played_at < %(until)s
   AND (m.player_a_id, m.player_b_id) IN (SELECT * FROM unnest(%(a)s::text[], %(b)s::text[]))
@@ -77,7 +76,6 @@ def ring_test() -> RingTest:
         frequency=settings.INTEGRITY_RING_FREQUENCY,
         probability=settings.INTEGRITY_RING_PROBABILITY,
         lift_half_life_days=settings.INTEGRITY_RING_LIFT_HALF_LIFE_DAYS,
-        settled_deviation=settings.RATING_LOW_DEVIATION,
     )
 
 
