@@ -310,6 +310,12 @@ class PlayerFlagChangeAdmin(ReadOnlyAdmin):
 
 # The evidence table on a flag's page shows this many of its games (all are linked).
 EVIDENCE_GAMES_SHOWN = 50
+# The review buttons of a flag's page (templates/admin/matches/integrityflag/) by label.
+REVIEW_BUTTONS = {
+    "Dismiss": IntegrityFlag.Status.DISMISSED,
+    "Mark cheater": IntegrityFlag.Status.CHEATER,
+    "Link": IntegrityFlag.Status.LINKED,
+}
 
 
 @admin.register(IntegrityFlag)
@@ -321,16 +327,14 @@ class IntegrityFlagAdmin(admin.ModelAdmin):
     here is shown to the public until an operator marks a cheater."""
 
     list_display = (
-        "player",
+        "player_name",
         "kind",
         "status",
         "games",
         "wins",
         "expected",
         "chance",
-        "partner_count",
-        "updated_at",
-        "reviewed_by",
+        "updated",
     )
     list_filter = ("status", "kind")
     list_select_related = ("player",)
@@ -374,9 +378,13 @@ class IntegrityFlagAdmin(admin.ModelAdmin):
     def chance(self, flag: IntegrityFlag) -> str:
         return f"{flag.probability:.2g}"
 
-    @admin.display(description="partners")
-    def partner_count(self, flag: IntegrityFlag) -> int:
-        return len(flag.partners)
+    @admin.display(description="updated", ordering="updated_at")
+    def updated(self, flag: IntegrityFlag) -> str:
+        return f"{flag.updated_at:%Y-%m-%d}"
+
+    @admin.display(description="player", ordering="player__name")
+    def player_name(self, flag: IntegrityFlag) -> str:
+        return flag.player.name
 
     @admin.display(description="player")
     def player_links(self, flag: IntegrityFlag) -> str:
@@ -464,8 +472,8 @@ class IntegrityFlagAdmin(admin.ModelAdmin):
         if not self.has_change_permission(request, flag):
             messages.error(request, "You may not review integrity flags.")
             return HttpResponseRedirect(here)
-        decision = request.POST.get("decision", "")
-        if decision not in (s.value for s in IntegrityFlag.Status if s != "open"):
+        decision = REVIEW_BUTTONS.get(request.POST.get("decision", ""))
+        if decision is None:
             messages.error(request, "Choose dismiss, mark cheater or link.")
             return HttpResponseRedirect(here)
         linked_to = None
@@ -476,7 +484,7 @@ class IntegrityFlagAdmin(admin.ModelAdmin):
                 return HttpResponseRedirect(here)
         review_flag(
             flag,
-            IntegrityFlag.Status(decision),
+            decision,
             by=request.user.get_username(),
             linked_to=linked_to,
         )
