@@ -328,7 +328,7 @@ class IntegrityFlagAdmin(admin.ModelAdmin):
 
     list_display = (
         "player_name",
-        "kind",
+        "suspected",
         "status",
         "games",
         "wins",
@@ -370,7 +370,11 @@ class IntegrityFlagAdmin(admin.ModelAdmin):
     def has_delete_permission(self, request: HttpRequest, obj: object = None) -> bool:
         return False  # a reviewed flag is the record that keeps the player from being reflagged
 
-    @admin.display(description="expected wins", ordering="expected_wins")
+    @admin.display(description="suspected", ordering="kind")
+    def suspected(self, flag: IntegrityFlag) -> str:
+        return flag.get_kind_display().removeprefix("suspected ")
+
+    @admin.display(description="expected", ordering="expected_wins")
     def expected(self, flag: IntegrityFlag) -> str:
         return f"{flag.expected_wins:.1f}"
 
