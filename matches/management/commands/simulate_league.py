@@ -8,6 +8,7 @@ from matches.models import Season
 from matches.simulation.league import (
     DEFAULT_DAYS,
     RELEASE_OPTION,
+    PlantedRings,
     SimulatedPatch,
     league_seasons,
     parse_release,
@@ -58,6 +59,12 @@ class Command(BaseCommand):
         )
         parser.add_argument("--release", **RELEASE_OPTION)
         parser.add_argument(
+            "--rings",
+            type=int,
+            default=0,
+            help="plant this many win-trading rings (docs/integrity.md): <out>.rings.csv",
+        )
+        parser.add_argument(
             "--season-days",
             type=int,
             help="cut the league into seasons of this many days: <out>.seasons.csv",
@@ -105,6 +112,7 @@ class Command(BaseCommand):
                 patches=plan,
                 releases=releases,
                 season_days=season_days,
+                rings=PlantedRings(count=options["rings"]),
             )
         except ValueError as error:
             raise CommandError(str(error)) from error
@@ -112,6 +120,8 @@ class Command(BaseCommand):
         self.stdout.write(f"hidden skills in {out}.skills.csv, matchups in {out}.matchups.csv")
         if patches:
             self.stdout.write(f"each patch's matchups in {out}.patches.csv")
+        if options["rings"]:
+            self.stdout.write(f"the planted win-trading rings in {out}.rings.csv")
         if releases:
             self.stdout.write(f"release times in {out}.releases.csv")
         if season_days is None:
