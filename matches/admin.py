@@ -2,7 +2,7 @@ from django import forms
 from django.contrib import admin, messages
 from django.db import transaction
 from django.db.models import Case, IntegerField, Value, When
-from django.http import HttpRequest, HttpResponseNotAllowed, HttpResponseRedirect
+from django.http import HttpRequest, HttpResponse, HttpResponseNotAllowed, HttpResponseRedirect
 from django.shortcuts import get_object_or_404
 from django.template.response import TemplateResponse
 from django.urls import URLPattern, path, reverse
@@ -467,7 +467,7 @@ class IntegrityFlagAdmin(admin.ModelAdmin):
         )
         return [review, *super().get_urls()]
 
-    def review_view(self, request: HttpRequest, flag_id: int) -> HttpResponseRedirect:
+    def review_view(self, request: HttpRequest, flag_id: int) -> HttpResponse:
         """The change page's decision buttons: dismiss, mark cheater, or link."""
         if request.method != "POST":
             return HttpResponseNotAllowed(["POST"])
