@@ -1,13 +1,17 @@
 from django import forms
-from django.contrib import admin
+from django.contrib import admin, messages
 from django.db import transaction
-from django.http import HttpRequest
+from django.db.models import Case, IntegerField, Value, When
+from django.http import HttpRequest, HttpResponse, HttpResponseNotAllowed, HttpResponseRedirect
+from django.shortcuts import get_object_or_404
 from django.template.response import TemplateResponse
-from django.urls import URLPattern, path
+from django.urls import URLPattern, path, reverse
+from django.utils.html import format_html, format_html_join
 
 from matches.models import (
     CharacterMatchup,
     IngestRun,
+    IntegrityFlag,
     Match,
     Patch,
     PlayerFlagChange,
@@ -18,6 +22,7 @@ from matches.models import (
 )
 from matches.operations import operations_overview
 from matches.services.flags import set_player_flags
+from matches.services.integrity import review_flag
 from matches.services.patches import patches_changed
 from matches.services.roster import save_character
 from matches.sources.pulling import KINDS, validate_settings
@@ -301,3 +306,191 @@ class PlayerFlagChangeAdmin(ReadOnlyAdmin):
     list_filter = ("flag", "recompute")
     list_select_related = ("player",)
     search_fields = ("player__id", "player__name", "by")
+
+
+# The evidence table on a flag's page shows this many of its games (all are linked).
+EVIDENCE_GAMES_SHOWN = 50
+# The review buttons of a flag's page (templates/admin/matches/integrityflag/) by label.
+REVIEW_BUTTONS = {
+    "Dismiss": IntegrityFlag.Status.DISMISSED,
+    "Mark cheater": IntegrityFlag.Status.CHEATER,
+    "Link": IntegrityFlag.Status.LINKED,
+}
+
+
+@admin.register(IntegrityFlag)
+class IntegrityFlagAdmin(admin.ModelAdmin):
+    """The integrity review queue (README.md#the-integrity-review-queue): open flags first,
+    each with its evidence and the operator's three decisions (dismiss, mark cheater,
+    link to another player as the same person), taken through
+    matches.services.integrity.review_flag. Staff only, as the whole admin is; nothing
+    here is shown to the public until an operator marks a cheater."""
+
+    list_display = (
+        "player_name",
+        "suspected",
+        "status",
+        "games",
+        "wins",
+        "expected",
+        "chance",
+        "updated",
+    )
+    list_filter = ("status", "kind")
+    list_select_related = ("player",)
+    search_fields = ("player__id", "player__name")
+    show_full_result_count = False
+    change_form_template = "admin/matches/integrityflag/change_form.html"
+    fields = (
+        "player_links",
+        "kind",
+        "character",
+        "status",
+        "evidence",
+        "first_flagged_at",
+        "updated_at",
+        "reviewed_by",
+        "reviewed_at",
+        "linked_to",
+    )
+    readonly_fields = fields
+
+    def get_ordering(self, request: HttpRequest) -> list:
+        """Open flags first, then the freshest evidence."""
+        reviewed = Case(
+            When(status=IntegrityFlag.Status.OPEN, then=Value(0)),
+            default=Value(1),
+            output_field=IntegerField(),
+        )
+        return [reviewed.asc(), "-updated_at"]
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False  # flags come from the detectors
+
+    def has_delete_permission(self, request: HttpRequest, obj: object = None) -> bool:
+        return False  # a reviewed flag is the record that keeps the player from being reflagged
+
+    @admin.display(description="suspected", ordering="kind")
+    def suspected(self, flag: IntegrityFlag) -> str:
+        return flag.get_kind_display().removeprefix("suspected ")
+
+    @admin.display(description="expected", ordering="expected_wins")
+    def expected(self, flag: IntegrityFlag) -> str:
+        return f"{flag.expected_wins:.1f}"
+
+    @admin.display(description="probability", ordering="probability")
+    def chance(self, flag: IntegrityFlag) -> str:
+        return f"{flag.probability:.2g}"
+
+    @admin.display(description="updated", ordering="updated_at")
+    def updated(self, flag: IntegrityFlag) -> str:
+        return f"{flag.updated_at:%Y-%m-%d}"
+
+    @admin.display(description="player", ordering="player__name")
+    def player_name(self, flag: IntegrityFlag) -> str:
+        return flag.player.name
+
+    @admin.display(description="player")
+    def player_links(self, flag: IntegrityFlag) -> str:
+        return format_html(
+            '{} · <a href="{}">profile</a> · <a href="{}">their games</a> · <a href="{}">flags</a>',
+            flag.player,
+            reverse("player", args=[flag.player_id]),
+            reverse("admin:matches_match_changelist") + f"?q={flag.player_id}",
+            reverse("admin:players_player_change", args=[flag.player_id]),
+        )
+
+    @admin.display(description="evidence")
+    def evidence(self, flag: IntegrityFlag) -> str:
+        partners = format_html_join(
+            ", ",
+            '<a href="{}">{}</a> (<a href="{}">games together</a>)',
+            (
+                (
+                    reverse("player", args=[partner.pk]),
+                    partner,
+                    reverse("admin:matches_match_changelist") + f"?q={flag.player_id}+{partner.pk}",
+                )
+                for partner in Player.objects.filter(pk__in=flag.partners).order_by("name")
+            ),
+        )
+        games = (
+            Match.objects.filter(pk__in=flag.match_ids[:EVIDENCE_GAMES_SHOWN])
+            .select_related("player_a", "player_b", "character_a", "character_b")
+            .order_by("played_at", "pk")
+        )
+        rows = format_html_join(
+            "",
+            "<tr><td>{}</td><td>{} ({})</td><td>{} ({})</td><td>{}</td></tr>",
+            (
+                (
+                    f"{game.played_at:%Y-%m-%d %H:%M}",
+                    game.player_a,
+                    game.character_a.code,
+                    game.player_b,
+                    game.character_b.code,
+                    game.player_a if game.winner == Match.Winner.A else game.player_b,
+                )
+                for game in games
+            ),
+        )
+        all_games = (
+            reverse("admin:matches_match_changelist")
+            + "?id__in="
+            + ",".join(str(match_id) for match_id in flag.match_ids)
+        )
+        return format_html(
+            '<dl class="integrity-evidence">'
+            "<dt>Games read</dt><dd>{}</dd><dt>Wins</dt><dd>{}</dd>"
+            "<dt>Expected wins</dt><dd>{}</dd>"
+            "<dt>Probability of a record this good</dt><dd>{}</dd>"
+            "<dt>Partners</dt><dd>{}</dd></dl>"
+            '<p><a href="{}">All {} games of the evidence</a> (the first {} below)</p>'
+            "<table><thead><tr><th>played</th><th>side A</th><th>side B</th><th>winner</th>"
+            "</tr></thead><tbody>{}</tbody></table>",
+            flag.games,
+            flag.wins,
+            self.expected(flag),
+            self.chance(flag),
+            partners or "none",
+            all_games,
+            len(flag.match_ids),
+            min(len(flag.match_ids), EVIDENCE_GAMES_SHOWN),
+            rows,
+        )
+
+    def get_urls(self) -> list[URLPattern]:
+        review = path(
+            "<int:flag_id>/review/",
+            self.admin_site.admin_view(self.review_view),
+            name="matches_integrityflag_review",
+        )
+        return [review, *super().get_urls()]
+
+    def review_view(self, request: HttpRequest, flag_id: int) -> HttpResponse:
+        """The change page's decision buttons: dismiss, mark cheater, or link."""
+        if request.method != "POST":
+            return HttpResponseNotAllowed(["POST"])
+        flag = get_object_or_404(IntegrityFlag.objects.select_related("player"), pk=flag_id)
+        here = reverse("admin:matches_integrityflag_change", args=[flag.pk])
+        if not self.has_change_permission(request, flag):
+            messages.error(request, "You may not review integrity flags.")
+            return HttpResponseRedirect(here)
+        decision = REVIEW_BUTTONS.get(request.POST.get("decision", ""))
+        if decision is None:
+            messages.error(request, "Choose dismiss, mark cheater or link.")
+            return HttpResponseRedirect(here)
+        linked_to = None
+        if decision == IntegrityFlag.Status.LINKED:
+            linked_to = Player.objects.filter(pk=request.POST.get("linked_to", "").strip()).first()
+            if linked_to is None or linked_to.pk == flag.player_id:
+                messages.error(request, "Link to another player: give their id.")
+                return HttpResponseRedirect(here)
+        review_flag(
+            flag,
+            decision,
+            by=request.user.get_username(),
+            linked_to=linked_to,
+        )
+        messages.success(request, f"{flag.player}: {flag.get_status_display()}.")
+        return HttpResponseRedirect(reverse("admin:matches_integrityflag_changelist"))

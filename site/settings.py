@@ -295,6 +295,14 @@ INTEGRITY_FAST_TRACK_DEVIATION = env_float("INTEGRITY_FAST_TRACK_DEVIATION", 250
 INTEGRITY_FAST_TRACK_MARGIN = env_float("INTEGRITY_FAST_TRACK_MARGIN", 0.3)
 INTEGRITY_FAST_TRACK_THRESHOLD = env_float("INTEGRITY_FAST_TRACK_THRESHOLD", 3.75)
 INTEGRITY_SURPRISE_MEMORY = env_float("INTEGRITY_SURPRISE_MEMORY", 0.8)
+# Win-trading rings (docs/integrity.md#win-trading-rings): the days of counted games the
+# refresh reads, and the ring test's thresholds (matches.ratings.win_trading.RingTest).
+INTEGRITY_RING_WINDOW_DAYS = max(1, env_int("INTEGRITY_RING_WINDOW_DAYS", 90))
+INTEGRITY_RING_MIN_GAMES = max(2, env_int("INTEGRITY_RING_MIN_GAMES", 15))
+INTEGRITY_RING_MIN_SHARE = env_float("INTEGRITY_RING_MIN_SHARE", 0.7)
+INTEGRITY_RING_FREQUENCY = env_float("INTEGRITY_RING_FREQUENCY", 60.0)
+INTEGRITY_RING_PROBABILITY = env_float("INTEGRITY_RING_PROBABILITY", 1e-6)
+INTEGRITY_RING_LIFT_HALF_LIFE_DAYS = env_float("INTEGRITY_RING_LIFT_HALF_LIFE_DAYS", 15.0)
 # Seasons (README.md#seasons): the counted games in a season a settled rating needs to
 # be on its ladder, and how many places of each ladder a season's end archives.
 SEASON_MIN_GAMES = max(1, env_int("SEASON_MIN_GAMES", 10))

@@ -20,6 +20,7 @@ from matches.services.rating.decay import decay_all_ratings
 from matches.services.seasons import refresh_seasons
 from matches.services.site_statistic import timed_run
 from matches.services.statistics import recompute_site_statistics
+from matches.services.win_trading import flag_rings
 from web.generation import bump_generation
 
 
@@ -36,11 +37,13 @@ def refresh_site(*, evaluate_lab: Callable[[], object] = refresh_lab) -> None:
 def refresh_derived_tables(now: datetime | None = None) -> None:
     """Decay idle ratings up to `now`, give the new games their patch, rebuild the
     character matchups, recompute every site statistic and the season ladders (archiving
-    the seasons that have ended), then bump the cache generation."""
+    the seasons that have ended), flag suspected win-trading rings for review, then bump
+    the cache generation."""
     now = now or timezone.now()
     decay_all_ratings(now)
     assign_patches()
     rebuild_character_matchups()
     recompute_site_statistics(now)
     refresh_seasons(now)
+    flag_rings(now)
     bump_generation()

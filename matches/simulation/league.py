@@ -45,6 +45,12 @@ chunk this is tracked game by game; across a chunk boundary, where the previous 
 is not replayed, the last ``busy_seconds`` of a chunk draw only even-indexed players
 and the first ``busy_seconds`` of the next only odd-indexed ones, so the two never
 share a player.
+
+Planted win-trading rings (`rings`, PlantedRings): small groups of accounts, one
+beneficiary and one to three partners drawn at random from the league, who meet far
+more often than their activity would have them meet (a share of all encounters) and
+let the beneficiary win most of those games; `planted_rings` and `write_league`'s
+truth file name them.
 """
 
 from __future__ import annotations
@@ -128,6 +134,26 @@ TEXTBOOK = LeagueShape(
 )
 
 
+@dataclass(frozen=True, slots=True)
+class PlantedRings:
+    """Win-trading rings to plant: `count` rings of 2 to `largest` accounts (one
+    beneficiary, the others its partners), playing `share` of the league's encounters
+    as sets among themselves in which the beneficiary wins with chance `throw`."""
+
+    count: int = 0
+    largest: int = 4
+    share: float = 0.01
+    throw: float = 0.9
+
+
+@dataclass(frozen=True, slots=True)
+class PlantedRing:
+    """A planted ring's accounts by player id: the beneficiary and its partners."""
+
+    beneficiary: str
+    partners: tuple[str, ...]
+
+
 @dataclass(slots=True)
 class _Player:
     """A simulated player; characters[0] is the main, skills align with characters."""
@@ -161,6 +187,7 @@ class _Set:
     b_character: int
     games_left: int
     last_offset: int  # seconds from the start to the set's latest game
+    fixed_chance: float | None = None  # a planted ring's thrown games: P(a wins)
 
 
 def random_name(rng: random.Random) -> str:
@@ -222,6 +249,7 @@ class LeagueSimulator:
         releases: Mapping[str, float] | None = None,
         retirements: Mapping[str, float] | None = None,
         alternates: int = 0,
+        rings: PlantedRings = PlantedRings(),
     ) -> None:
         """`alternates`: alternate accounts to plant (`_plant_alternates`; `alternates`
         lists them). `matchup_deviation` 0: a league without matchup effects; `skill_drift` False:
@@ -234,7 +262,8 @@ class LeagueSimulator:
         it plays their main instead; from then on, it is played like any secondary.
         `retirements`: characters taken out of the game, each code with the day from which
         no game plays it: a player who would pick it plays their first character still in
-        the game, and one left with none plays no more; a set on it ends there."""
+        the game, and one left with none plays no more; a set on it ends there.
+        `rings`: win-trading rings to plant (see above)."""
         self.skill_drift = skill_drift
         self.shape = shape
         releases = dict(releases or {})
@@ -285,6 +314,8 @@ class LeagueSimulator:
             shift = random.Random(f"{seed}:patch:{patch.name}")
             self._patch_matrices.append(self._make_matchups(shift, PATCH_SHIFT_DEVIATION, base))
         self._players = self._make_players(rng, players)
+        self.rings = rings
+        self._rings = self._plant_rings(random.Random(f"{seed}:rings"), rings)
         by_skill = sorted(range(players), key=lambda p: self._players[p].skills[0])
         self._by_skill = by_skill
         self._rank = [0] * players
@@ -565,7 +596,52 @@ class LeagueSimulator:
         b = self._players[game_set.b].characters[game_set.b_character]
         return min(self._retired_at[a], self._retired_at[b]) <= offset
 
+    def _plant_rings(self, rng: random.Random, rings: PlantedRings) -> list[tuple[int, ...]]:
+        """Each ring's player indexes, beneficiary first; no player in two rings. Rings
+        are drawn among the players there from the start, and they meet by arrangement,
+        breaks or not."""
+        present = [p for p, player in enumerate(self._players) if player.arrival_week == 0]
+        if rings.count * rings.largest > len(present):
+            raise ValueError("too many rings for the league's players")
+        members = rng.sample(present, rings.count * rings.largest)
+        planted = []
+        for _ in range(rings.count):
+            ring_size = rng.randint(2, rings.largest)
+            planted.append(tuple(members[:ring_size]))
+            del members[:ring_size]
+        return planted
+
+    def planted_rings(self) -> list[PlantedRing]:
+        """The planted win-trading rings (the truth a detector is scored against)."""
+        ids = [player.id for player in self._players]
+        return [PlantedRing(ids[ring[0]], tuple(ids[p] for p in ring[1:])) for ring in self._rings]
+
+    def _ring_encounter(self, rng: random.Random, offset: int) -> _Set | None:
+        """A set between a ring's beneficiary and one of its partners, thrown to the
+        beneficiary; None when neither this encounter nor its players are free for it."""
+        if rng.random() >= self.rings.share:
+            return None
+        ring = rng.choice(self._rings)
+        beneficiary, partner = ring[0], rng.choice(ring[1:])
+        if not (self._free(beneficiary, offset) and self._free(partner, offset)):
+            return None
+        a_character = self._choose_character(rng, self._players[beneficiary], offset)
+        b_character = self._choose_character(rng, self._players[partner], offset)
+        if a_character < 0 or b_character < 0:  # a side with every character retired
+            return None
+        return _Set(
+            a=beneficiary,
+            a_character=a_character,
+            b=partner,
+            b_character=b_character,
+            games_left=rng.choices(_SET_LENGTHS, _SET_LENGTH_WEIGHTS)[0],
+            last_offset=offset,
+            fixed_chance=self.rings.throw,
+        )
+
     def _encounter(self, rng: random.Random, offset: int) -> _Set:
+        if self._rings and (ring_set := self._ring_encounter(rng, offset)) is not None:
+            return ring_set
         # Only a league with retired characters draws again: players left with none.
         for _ in range(RETIRED_DRAWS):
             a = self._pick_active(rng, offset)
@@ -659,7 +735,11 @@ class LeagueSimulator:
         a_character, b_character = a.characters[a_slot], b.characters[b_slot]
         patch = self._patch_at(second)
         matchups = self._matchups if patch < 0 else self._patch_matrices[patch]
-        expected = self._expected(current.a, a_slot, current.b, b_slot, self._week_drift, matchups)
+        expected = (
+            self._expected(current.a, a_slot, current.b, b_slot, self._week_drift, matchups)
+            if current.fixed_chance is None
+            else current.fixed_chance
+        )
         winner = 1 if rng.random() < expected else 2
         played_at = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(second))
         game = {
@@ -801,6 +881,7 @@ def write_league(
     retirements: Mapping[str, float] | None = None,
     season_days: int | None = None,
     alternates: int = 0,
+    rings: PlantedRings = PlantedRings(),
 ) -> int:
     """Write ``games`` games spread over ``days`` to .jsonl or .jsonl.gz, the hidden
     skills as they stand after the last game to ``<path>.skills.csv``, the hidden
@@ -813,7 +894,9 @@ def write_league(
     to ``<path>.retirements.csv`` (character, retired_at); with `season_days`, the
     league's seasons to ``<path>.seasons.csv`` (name, start, end: `league_seasons`); with
     `alternates` (LeagueSimulator), the planted accounts to ``<path>.alternates.csv``
-    (`write_alternates`); the same arguments give byte-identical files."""
+    (`write_alternates`); with planted `rings`, their accounts to ``<path>.rings.csv``
+    (ring, player_id, role: beneficiary or partner); the same arguments give
+    byte-identical files."""
     path = Path(path)
     if not path.name.endswith((".jsonl", ".jsonl.gz")):
         raise ValueError(f"league files are .jsonl or .jsonl.gz, not {path.name!r}")
@@ -827,6 +910,7 @@ def write_league(
         releases=releases,
         retirements=retirements,
         alternates=alternates,
+        rings=rings,
     )
     codes = league.codes
     dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
@@ -886,6 +970,8 @@ def write_league(
                 writer.writerow((name, first.isoformat(), last.isoformat()))
     if league.alternates:
         write_alternates(f"{path}.alternates.csv", league.alternates)
+    if rings.count:
+        _write_rings(f"{path}.rings.csv", league.planted_rings())
     return games
 
 
@@ -898,6 +984,17 @@ def write_alternates(path: str | Path, alternates: Sequence[PlantedAlternate]) -
             writer.writerow(
                 (alternate.player_id, alternate.owner_id, alternate.plays_from.isoformat())
             )
+
+
+def _write_rings(path: str, rings: Sequence[PlantedRing]) -> None:
+    """The planted rings' truth file: one row per account."""
+    with open(path, "w", encoding="utf-8", newline="") as rings_file:
+        writer = csv.writer(rings_file, lineterminator="\n")
+        writer.writerow(("ring", "player_id", "role"))
+        for number, ring in enumerate(rings, start=1):
+            writer.writerow((number, ring.beneficiary, "beneficiary"))
+            for partner in ring.partners:
+                writer.writerow((number, partner, "partner"))
 
 
 def as_game(number: int, replay: dict, character_ids: Mapping[str, int] = _SEED_IDS) -> Game:

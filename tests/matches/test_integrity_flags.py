@@ -62,3 +62,37 @@ def test_a_reviewed_flag_is_neither_reopened_nor_rewritten(status):
     assert record_suspicions([suspicion(player.id, 20)]) == 0
     flag = IntegrityFlag.objects.get()
     assert (flag.status, flag.wins, flag.reviewed_by) == (status, 18, "operator")
+
+
+def test_an_operators_review_is_recorded_and_marking_a_cheater_sets_the_flag(
+    queued_recomputes, django_capture_on_commit_callbacks
+):
+    from matches.services.integrity import review_flag
+    from players.models import Player
+
+    suspect, other, third = PlayerFactory(), PlayerFactory(), PlayerFactory()
+    record_suspicions(
+        [suspicion(p.pk, 15, SuspicionKind.WIN_TRADING) for p in (suspect, other, third)]
+    )
+    flags = {flag.player_id: flag for flag in IntegrityFlag.objects.select_related("player")}
+    moment = timezone.now() - timedelta(minutes=5)
+
+    with django_capture_on_commit_callbacks(execute=True):
+        review_flag(flags[suspect.pk], IntegrityFlag.Status.CHEATER, by="op", now=moment)
+    cheater = IntegrityFlag.objects.get(player=suspect)
+    assert (cheater.status, cheater.reviewed_by, cheater.reviewed_at) == ("cheater", "op", moment)
+    assert Player.objects.get(pk=suspect.pk).cheater and len(queued_recomputes) == 1
+
+    with pytest.raises(ValueError, match="linked"):
+        review_flag(flags[other.pk], IntegrityFlag.Status.LINKED, by="op")
+    with pytest.raises(ValueError, match="themselves"):
+        review_flag(flags[other.pk], IntegrityFlag.Status.LINKED, by="op", linked_to=other)
+    review_flag(flags[other.pk], IntegrityFlag.Status.LINKED, by="op", linked_to=third)
+    linked = IntegrityFlag.objects.get(player=other)
+    assert (linked.status, linked.linked_to_id) == ("linked", third.pk)
+    assert not Player.objects.get(pk=other.pk).cheater
+
+    with django_capture_on_commit_callbacks(execute=True):
+        review_flag(flags[third.pk], IntegrityFlag.Status.DISMISSED, by="op2")
+    assert IntegrityFlag.objects.get(player=third).status == "dismissed"
+    assert not Player.objects.get(pk=third.pk).cheater and len(queued_recomputes) == 1

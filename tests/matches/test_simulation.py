@@ -501,3 +501,33 @@ def test_planted_alternate_accounts_copy_a_strong_player_and_are_written_as_trut
         rows = list(csv.DictReader(truth))
     assert [row["player_id"] for row in rows] == [a.player_id for a in planted.alternates]
     assert {row["owner_id"] for row in rows} <= {p.id for p in planted._players}
+
+
+def test_planted_rings_meet_often_and_let_their_beneficiary_win(tmp_path: Path) -> None:
+    from matches.simulation.league import PlantedRings
+
+    rings = PlantedRings(count=3, share=0.05)
+    league = LeagueSimulator(300, 5, rate=0.05, rings=rings)
+    planted = league.planted_rings()
+    members = [m for ring in planted for m in (ring.beneficiary, *ring.partners)]
+    assert len(planted) == 3 and len(set(members)) == len(members)
+    assert all(1 <= len(ring.partners) <= 3 for ring in planted)
+    pairs = {frozenset((r.beneficiary, p)): r.beneficiary for r in planted for p in r.partners}
+    met = won = 0
+    for game in league.games(20_000):
+        ids = [side["id"] for side in game["players"]]
+        beneficiary = pairs.get(frozenset(ids))
+        if beneficiary is not None:
+            met += 1
+            won += ids[game["winner"] - 1] == beneficiary
+    assert met > 300 and 0.85 < won / met < 0.95  # the beneficiary wins 90%
+    # Without rings the league plays exactly the games it always did.
+    plain = list(LeagueSimulator(300, 5, rate=0.05).games(500))
+    assert plain == list(LeagueSimulator(300, 5, rate=0.05, rings=PlantedRings()).games(500))
+
+    path = tmp_path / "league.jsonl"
+    write_league(path, 300, 2_000, 5, rings=rings)
+    rows = (tmp_path / "league.jsonl.rings.csv").read_text().splitlines()
+    assert rows[0] == "ring,player_id,role"
+    assert rows[1] == f"1,{planted[0].beneficiary},beneficiary"
+    assert len(rows) == 1 + len(members)

@@ -9,6 +9,7 @@ from matches.simulation.league import (
     DEFAULT_DAYS,
     RELEASE_OPTION,
     RETIRE_OPTION,
+    PlantedRings,
     SimulatedPatch,
     league_seasons,
     parse_release,
@@ -59,6 +60,12 @@ class Command(BaseCommand):
         )
         parser.add_argument("--release", **RELEASE_OPTION)
         parser.add_argument("--retire", **RETIRE_OPTION)
+        parser.add_argument(
+            "--rings",
+            type=int,
+            default=0,
+            help="plant this many win-trading rings (docs/integrity.md): <out>.rings.csv",
+        )
         parser.add_argument(
             "--season-days",
             type=int,
@@ -116,6 +123,7 @@ class Command(BaseCommand):
                 retirements=retirements,
                 season_days=season_days,
                 alternates=options["alternates"],
+                rings=PlantedRings(count=options["rings"]),
             )
         except ValueError as error:
             raise CommandError(str(error)) from error
@@ -123,6 +131,8 @@ class Command(BaseCommand):
         self.stdout.write(f"hidden skills in {out}.skills.csv, matchups in {out}.matchups.csv")
         if patches:
             self.stdout.write(f"each patch's matchups in {out}.patches.csv")
+        if options["rings"]:
+            self.stdout.write(f"the planted win-trading rings in {out}.rings.csv")
         if releases:
             self.stdout.write(f"release times in {out}.releases.csv")
         if retirements:

@@ -1,0 +1,176 @@
+"""The ring test for win-trading and boosting (docs/integrity.md#win-trading-rings): pure
+math over pairs of accounts and their games against each other, no Django.
+
+A pair of accounts is suspect when all of these hold:
+
+- they met at least `min_games` times, and one side won at least `min_share` of those
+  games (one-sided results);
+- they meet far more often than their activity predicts: `frequency` times the meetings
+  expected if each of a's games drew its opponent in proportion to the opponents' games
+  (a's games x b's games / (2 x all games));
+- that side's record is improbable under the ratings once the pair's own games are taken
+  out of them: below `probability`. Ratings absorb thrown games, so the chances shown
+  before a ring's later games already expect the beneficiary to win; each game's chance
+  is therefore moved back by what the pair's earlier games gave each side (the sum of
+  their rating changes, fading with a half-life as other games pull the ratings back,
+  as a shift of the chance's logit), and the record is read against those chances
+  exactly (a sum of unequal Bernoulli trials).
+
+A strong player who beats a weak one as often as their ratings say is not suspect, and
+rivals who meet often with mixed results are not either. A beneficiary's suspect pairs
+make one suspicion (one ring): its losers are the partners, its probability the smallest
+of its pairs'.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from matches.ratings.integrity import Suspicion, SuspicionKind
+
+# A rating point as a shift of a chance's logit (ratings are on a base-10, 400-point scale).
+LOGIT_PER_POINT = math.log(10) / 400
+
+
+@dataclass(frozen=True, slots=True)
+class PairRecord:
+    """Two accounts' counted games against each other in the window read (side A has the
+    smaller id), each account's counted games against anyone there, and all of them."""
+
+    a: str
+    b: str
+    games: int
+    a_wins: int
+    a_games: int
+    b_games: int
+    all_games: int
+
+
+@dataclass(frozen=True, slots=True)
+class PairGame:
+    """One counted game of a pair, in the order played: the chance shown to side A and
+    both sides' rating changes."""
+
+    match_id: int
+    played_at: float  # epoch seconds
+    a_won: bool
+    chance_a: float
+    change_a: float
+    change_b: float
+
+
+@dataclass(frozen=True, slots=True)
+class RingTest:
+    """The thresholds of the test (settings.INTEGRITY_RING_*)."""
+
+    min_games: int = 15
+    min_share: float = 0.7
+    frequency: float = 60.0
+    probability: float = 1e-6
+    lift_half_life_days: float = 15.0
+
+
+@dataclass(frozen=True, slots=True)
+class SuspectPair:
+    """A pair that failed the test, seen from its beneficiary (the side lifted)."""
+
+    beneficiary: str
+    partner: str
+    games: int
+    wins: int
+    expected_wins: float
+    probability: float
+    match_ids: tuple[int, ...]
+
+
+def expected_meetings(record: PairRecord) -> float:
+    """How often the pair would meet if opponents were drawn by activity alone."""
+    return record.a_games * record.b_games / (2 * max(record.all_games, 1))
+
+
+def is_candidate(record: PairRecord, test: RingTest) -> bool:
+    """Often enough, one-sided enough, and far more often than activity predicts."""
+    top_wins = max(record.a_wins, record.games - record.a_wins)
+    return (
+        record.games >= test.min_games
+        and top_wins >= test.min_share * record.games
+        and record.games >= test.frequency * expected_meetings(record)
+    )
+
+
+def delifted_chances(games: Sequence[PairGame], half_life_days: float) -> list[float]:
+    """Side A's chance in each game without what the pair's earlier games moved the two
+    ratings, that lift fading with the half-life as other games pull the ratings back
+    (see the module's docstring)."""
+    chances = []
+    lift = 0.0  # A's rating gained minus B's, from the pair's games so far
+    last = games[0].played_at if games else 0.0
+    for game in games:
+        lift *= 0.5 ** ((game.played_at - last) / (half_life_days * 86400))
+        last = game.played_at
+        chance = min(max(game.chance_a, 1e-9), 1 - 1e-9)
+        logit = math.log(chance / (1 - chance)) - LOGIT_PER_POINT * lift
+        chances.append(1 / (1 + math.exp(-logit)))
+        lift += game.change_a - game.change_b
+    return chances
+
+
+def record_probability(chances: Sequence[float], wins: int) -> float:
+    """P(at least `wins` successes) of independent trials with these chances (exact)."""
+    if wins <= 0:
+        return 1.0
+    # distribution[k]: P(k successes so far) for k < wins; distribution[wins]: P(>= wins).
+    distribution = [1.0] + [0.0] * wins
+    for chance in chances:
+        distribution[wins] += distribution[wins - 1] * chance
+        for k in range(wins - 1, 0, -1):  # downwards: each reads k - 1 before it changes
+            distribution[k] = distribution[k] * (1 - chance) + distribution[k - 1] * chance
+        distribution[0] *= 1 - chance
+    return min(1.0, max(0.0, distribution[wins]))
+
+
+def judge_pair(record: PairRecord, games: Sequence[PairGame], test: RingTest) -> SuspectPair | None:
+    """The pair as a suspect, or None when it passes (see the module's docstring)."""
+    if not is_candidate(record, test) or not games:
+        return None
+    chances = delifted_chances(games, test.lift_half_life_days)
+    a_wins = sum(game.a_won for game in games)
+    match_ids = tuple(game.match_id for game in games)
+    if 2 * a_wins >= len(games):
+        side = (record.a, record.b, a_wins, chances)
+    else:
+        side = (record.b, record.a, len(games) - a_wins, [1 - chance for chance in chances])
+    beneficiary, partner, wins, side_chances = side
+    probability = record_probability(side_chances, wins)
+    if probability >= test.probability:
+        return None
+    expected = math.fsum(side_chances)
+    return SuspectPair(beneficiary, partner, len(games), wins, expected, probability, match_ids)
+
+
+def ring_suspicions(pairs: Iterable[SuspectPair]) -> list[Suspicion]:
+    """One suspicion per beneficiary: its suspect pairs together (partners most
+    improbable first), their games as the evidence."""
+    by_beneficiary: dict[str, list[SuspectPair]] = defaultdict(list)
+    for pair in pairs:
+        by_beneficiary[pair.beneficiary].append(pair)
+    suspicions = []
+    for beneficiary, suspects in by_beneficiary.items():
+        suspects.sort(key=lambda pair: pair.probability)
+        suspicions.append(
+            Suspicion(
+                kind=SuspicionKind.WIN_TRADING,
+                player=beneficiary,
+                character=None,
+                games=sum(pair.games for pair in suspects),
+                wins=sum(pair.wins for pair in suspects),
+                expected_wins=math.fsum(pair.expected_wins for pair in suspects),
+                probability=suspects[0].probability,
+                partners=tuple(pair.partner for pair in suspects),
+                match_ids=tuple(sorted(i for pair in suspects for i in pair.match_ids)),
+            )
+        )
+    return suspicions

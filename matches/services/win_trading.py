@@ -1,0 +1,140 @@
+"""Find win-trading rings among the counted games and flag them for review
+(docs/integrity.md#win-trading-rings); run by the periodic refresh.
+
+One aggregation over the window's counted games gives the pairs that met at least the
+test's minimum number of times with one-sided results, with both accounts' activity;
+the pairs that also met far more often than their activity predicts (a handful) have
+their games read, and the ring test (matches.ratings.win_trading) judges each.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from datetime import datetime, timedelta
+
+from django.conf import settings
+from django.db import connection
+from django.utils import timezone
+
+from matches.ratings.integrity import Suspicion
+from matches.ratings.win_trading import (
+    PairGame,
+    PairRecord,
+    RingTest,
+    is_candidate,
+    judge_pair,
+    ring_suspicions,
+)
+from matches.services.integrity import record_suspicions
+
+# Per pair of accounts (side A has the smaller id) with enough one-sided games, both
+# accounts' counted games in the window and the window's count: the games are grouped
+# by pair once, and by player twice (one small aggregate per side).
+_PAIRS_SQL = """
+WITH games AS (
+    SELECT m.player_a_id AS a, m.player_b_id AS b, m.winner
+    FROM matches_match m JOIN matches_matchrating r ON r.match_id = m.id
+    WHERE r.counted AND m.played_at >= %(since)s AND m.played_at < %(until)s
+),
+activity AS (
+    SELECT player, sum(games)::bigint AS games FROM (
+        SELECT a AS player, count(*) AS games FROM games GROUP BY a
+        UNION ALL
+        SELECT b, count(*) FROM games GROUP BY b
+    ) sides GROUP BY player
+),
+pairs AS (
+    SELECT a, b, count(*) AS games, count(*) FILTER (WHERE winner = 'A') AS a_wins
+    FROM games GROUP BY a, b
+    HAVING count(*) >= %(min_games)s
+       AND greatest(count(*) FILTER (WHERE winner = 'A'), count(*) FILTER (WHERE winner = 'B'))
+           >= %(min_share)s * count(*)
+)
+SELECT pairs.a, pairs.b, pairs.games, pairs.a_wins, activity_a.games, activity_b.games,
+       (SELECT count(*) FROM games)
+FROM pairs
+JOIN activity activity_a ON activity_a.player = pairs.a
+JOIN activity activity_b ON activity_b.player = pairs.b
+"""
+
+# The candidate pairs' counted games in the window, in the order played.
+_PAIR_GAMES_SQL = """
+SELECT m.player_a_id, m.player_b_id, m.id, extract(epoch FROM m.played_at)::float8,
+       m.winner = 'A', r.chance_a, r.change_a, r.change_b
+FROM matches_match m JOIN matches_matchrating r ON r.match_id = m.id
+WHERE r.counted AND m.played_at >= %(since)s AND m.played_at < %(until)s
+  AND (m.player_a_id, m.player_b_id) IN (SELECT * FROM unnest(%(a)s::text[], %(b)s::text[]))
+ORDER BY m.played_at, m.id
+"""
+
+
+def ring_test() -> RingTest:
+    """The ring test under the current settings."""
+    return RingTest(
+        min_games=settings.INTEGRITY_RING_MIN_GAMES,
+        min_share=settings.INTEGRITY_RING_MIN_SHARE,
+        frequency=settings.INTEGRITY_RING_FREQUENCY,
+        probability=settings.INTEGRITY_RING_PROBABILITY,
+        lift_half_life_days=settings.INTEGRITY_RING_LIFT_HALF_LIFE_DAYS,
+    )
+
+
+def pair_records(since: datetime, until: datetime, test: RingTest) -> list[PairRecord]:
+    """The pairs with at least the test's games and share of one side's wins between
+    `since` and `until`."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            _PAIRS_SQL,
+            {
+                "since": since,
+                "until": until,
+                "min_games": test.min_games,
+                "min_share": test.min_share,
+            },
+        )
+        return [PairRecord(*row) for row in cursor.fetchall()]
+
+
+def pair_games(
+    records: list[PairRecord], since: datetime, until: datetime
+) -> dict[tuple[str, str], list[PairGame]]:
+    """The counted games of each pair between `since` and `until`, by (a, b)."""
+    found: dict[tuple[str, str], list[PairGame]] = defaultdict(list)
+    if not records:
+        return found
+    with connection.cursor() as cursor:
+        cursor.execute(
+            _PAIR_GAMES_SQL,
+            {
+                "since": since,
+                "until": until,
+                "a": [record.a for record in records],
+                "b": [record.b for record in records],
+            },
+        )
+        for a, b, *game in cursor.fetchall():
+            found[a, b].append(PairGame(*game))
+    return found
+
+
+def find_rings(
+    now: datetime | None = None, *, days: float | None = None, test: RingTest | None = None
+) -> list[Suspicion]:
+    """The ring test over the counted games of the `days` (by default
+    INTEGRITY_RING_WINDOW_DAYS) before `now`: one suspicion per beneficiary."""
+    until = now or timezone.now()
+    since = until - timedelta(days=days or settings.INTEGRITY_RING_WINDOW_DAYS)
+    test = test or ring_test()
+    candidates = [r for r in pair_records(since, until, test) if is_candidate(r, test)]
+    games = pair_games(candidates, since, until)
+    suspects = [
+        suspect
+        for record in candidates
+        if (suspect := judge_pair(record, games[record.a, record.b], test)) is not None
+    ]
+    return ring_suspicions(suspects)
+
+
+def flag_rings(now: datetime | None = None) -> int:
+    """Flag the rings found for review (record_suspicions); returns how many flags opened."""
+    return record_suspicions(find_rings(now), now)

@@ -1,0 +1,133 @@
+"""The ring test against the real database (matches.services.win_trading): a planted ring
+is flagged for review with its games as evidence; heavy rivals who meet often with mixed
+results, and a strong player who beats a weak one as often as the ratings say, are not.
+
+The games are a small league played here with Elo updates (K = 16), so that the stored
+chances and rating changes move as a site's do: the ring's thrown games lift the
+booster's rating and the chances of its later games with them."""
+
+from __future__ import annotations
+
+import random
+from datetime import timedelta
+
+import pytest
+
+from matches.models import IntegrityFlag, Match, MatchRating
+from matches.services.win_trading import find_rings, flag_rings
+from players.models import Character
+from tests.factories import BASE_TIME, PlayerFactory, ReplaySourceFactory
+
+pytestmark = pytest.mark.django_db
+
+K = 16.0
+DAYS = 60
+
+
+def chance(a: float, b: float) -> float:
+    return 1 / (1 + 10 ** ((b - a) / 400))
+
+
+class League:
+    """Players with true skills and Elo ratings (starting at the truth), storing each
+    game with its rating as the rating service would."""
+
+    def __init__(self, skills: list[float]) -> None:
+        self.players = PlayerFactory.create_batch(len(skills))
+        self.skill = {p.pk: s for p, s in zip(self.players, skills, strict=True)}
+        self.rating = dict(self.skill)
+        self.rng = random.Random(31)
+        self.source = ReplaySourceFactory()
+        self.characters = (Character.objects.get(code="SO"), Character.objects.get(code="KY"))
+        self.matches: list[Match] = []
+        self.ratings: list[MatchRating] = []
+
+    def play(self, first, second, moment, first_wins: float | None = None) -> None:
+        """One game; `first_wins` the chance the first player wins (by default the truth's)."""
+        a, b = sorted((first.pk, second.pk))
+        truth = chance(self.skill[a], self.skill[b])
+        if first_wins is not None:
+            truth = first_wins if a == first.pk else 1 - first_wins
+        a_won = self.rng.random() < truth
+        shown = chance(self.rating[a], self.rating[b])
+        change = K * ((1.0 if a_won else 0.0) - shown)
+        match = Match(
+            source=self.source,
+            source_replay_id=f"g{len(self.matches)}",
+            played_at=moment,
+            ingested_at=moment,
+            player_a_id=a,
+            character_a=self.characters[0],
+            player_b_id=b,
+            character_b=self.characters[1],
+            winner=Match.Winner.A if a_won else Match.Winner.B,
+        )
+        self.matches.append(match)
+        self.ratings.append(
+            MatchRating(
+                match=match,
+                rated_at=moment,
+                counted=True,
+                value_a=self.rating[a],
+                deviation_a=60.0,
+                change_a=change,
+                value_b=self.rating[b],
+                deviation_b=60.0,
+                change_b=-change,
+                chance_a=shown,
+            )
+        )
+        self.rating[a] += change
+        self.rating[b] -= change
+
+    def store(self) -> None:
+        Match.objects.bulk_create(self.matches)
+        MatchRating.objects.bulk_create(self.ratings)
+
+
+def test_a_ring_is_flagged_and_heavy_rivals_and_a_lopsided_honest_pair_are_not(settings):
+    # 300 players: a ring stands out by less than among a site's thousands.
+    settings.INTEGRITY_RING_FREQUENCY = 20.0
+    rng = random.Random(7)
+    skills = [rng.gauss(1500, 150) for _ in range(294)]
+    booster, feeder, rival, other_rival = 1500.0, 1500.0, 1600.0, 1600.0
+    strong, weak = 1900.0, 1400.0
+    league = League([*skills, booster, feeder, rival, other_rival, strong, weak])
+    booster, feeder, rival, other_rival, strong, weak = league.players[-6:]
+    special = {"ring": [], "rivals": [], "lopsided": []}
+    games = 9000
+    for n in range(games):
+        moment = BASE_TIME + timedelta(seconds=n * DAYS * 86400 // games)
+        if n % 150 == 7:  # 60 ring games, the feeder throwing 95% of them
+            league.play(booster, feeder, moment, first_wins=0.95)
+            special["ring"].append(league.matches[-1])
+        elif n % 75 == 3:  # 120 games of two equal rivals
+            league.play(rival, other_rival, moment)
+            special["rivals"].append(league.matches[-1])
+        elif n % 300 == 11:  # 30 games the strong one wins about 95% of, as rated
+            league.play(strong, weak, moment)
+            special["lopsided"].append(league.matches[-1])
+        else:
+            first, second = rng.sample(league.players, 2)
+            league.play(first, second, moment)
+    league.store()
+    end = BASE_TIME + timedelta(days=DAYS + 1)
+    rivals_won = sum(m.winner == Match.Winner.A for m in special["rivals"])
+    assert 0.3 < rivals_won / len(special["rivals"]) < 0.7  # mixed results
+    strong_won = sum(
+        (m.winner == Match.Winner.A) == (m.player_a_id == strong.pk) for m in special["lopsided"]
+    )
+    assert strong_won >= 0.8 * len(special["lopsided"])  # one-sided, as the ratings say
+
+    assert flag_rings(end) == 1
+    flag = IntegrityFlag.objects.get()
+    assert (flag.kind, flag.status, flag.player_id) == ("ring", "open", booster.pk)
+    assert flag.partners == [feeder.pk]
+    assert sorted(flag.match_ids) == sorted(m.pk for m in special["ring"])
+    assert flag.games == len(special["ring"]) and flag.wins >= 0.8 * flag.games
+    assert flag.expected_wins < 0.7 * flag.games and flag.probability < 1e-6
+
+    # Run again (the next refresh): the open flag is refreshed, not doubled.
+    assert flag_rings(end) == 0 and IntegrityFlag.objects.count() == 1
+    # Outside the window the ring's games are not read.
+    assert find_rings(BASE_TIME - timedelta(days=1)) == []

@@ -1,0 +1,88 @@
+"""The ring test's math (matches.ratings.win_trading) against independent computations."""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import pytest
+
+from matches.ratings.win_trading import (
+    PairGame,
+    PairRecord,
+    RingTest,
+    SuspectPair,
+    delifted_chances,
+    expected_meetings,
+    is_candidate,
+    judge_pair,
+    record_probability,
+    ring_suspicions,
+)
+
+
+@pytest.mark.parametrize(("games", "wins", "chance"), [(20, 14, 0.5), (30, 29, 0.7), (5, 0, 0.3)])
+def test_record_probability_is_the_binomial_tail_when_chances_are_equal(games, wins, chance):
+    tail = sum(
+        math.comb(games, k) * chance**k * (1 - chance) ** (games - k)
+        for k in range(wins, games + 1)
+    )
+    assert record_probability([chance] * games, wins) == pytest.approx(tail, rel=1e-12)
+
+
+def test_record_probability_with_unequal_chances_counts_every_way_to_win():
+    chances = [0.2, 0.5, 0.9, 0.35]
+    for wins in range(6):
+        exact = sum(
+            math.prod(c if won else 1 - c for c, won in zip(chances, outcome, strict=True))
+            for outcome in itertools.product((False, True), repeat=len(chances))
+            if sum(outcome) >= wins
+        )
+        assert record_probability(chances, wins) == pytest.approx(exact, abs=1e-15)
+
+
+def game(n: int, change: float = 10.0, days: float = 0.0, chance: float = 0.5) -> PairGame:
+    return PairGame(n, days * 86400, True, chance, change, -change)
+
+
+def test_the_pairs_earlier_games_are_taken_out_of_the_chances_and_fade():
+    # Three games at the same moment, A lifted 20 points (10 each side) by each.
+    chances = delifted_chances([game(1), game(2), game(3)], half_life_days=15)
+    shift = math.log(10) / 400
+    assert chances[0] == pytest.approx(0.5)
+    assert chances[1] == pytest.approx(1 / (1 + math.exp(20 * shift)))
+    assert chances[2] == pytest.approx(1 / (1 + math.exp(40 * shift)))
+    # Fifteen days later half the lift is left.
+    later = delifted_chances([game(1), game(2, days=15)], half_life_days=15)
+    assert later[1] == pytest.approx(1 / (1 + math.exp(10 * shift)))
+
+
+def record(games: int, a_wins: int, activity: int = 100, everyone: int = 100_000) -> PairRecord:
+    return PairRecord("1", "2", games, a_wins, activity, activity, everyone)
+
+
+def test_a_candidate_meets_often_for_its_activity_with_one_sided_results():
+    test = RingTest(min_games=15, min_share=0.7, frequency=60)
+    assert expected_meetings(record(20, 18)) == pytest.approx(0.05)
+    assert is_candidate(record(20, 18), test)
+    assert is_candidate(record(20, 2), test)  # B's side won
+    assert not is_candidate(record(14, 14), test)  # too few
+    assert not is_candidate(record(20, 13), test)  # mixed results
+    assert not is_candidate(record(20, 18, everyone=1_000), test)  # as often as activity says
+
+
+def test_the_beneficiary_is_the_side_lifted_and_a_ring_gathers_its_pairs():
+    test = RingTest(min_games=15, min_share=0.7, frequency=60, probability=1e-6)
+    thrown = [PairGame(n, n * 3600.0, False, 0.5, -8.0, 8.0) for n in range(30)]
+    suspect = judge_pair(record(30, 0), thrown, test)
+    assert suspect is not None and (suspect.beneficiary, suspect.partner) == ("2", "1")
+    assert suspect.wins == 30 and suspect.expected_wins < 15
+    honest = [PairGame(n, n * 3600.0, n % 10 < 8, 0.8, 3.0, -3.0) for n in range(30)]
+    assert judge_pair(record(30, 24), honest, test) is None  # won as often as rated
+
+    other = SuspectPair("2", "3", 20, 19, 9.0, 1e-9, (100, 101))
+    (ring,) = ring_suspicions([suspect, other])
+    assert (ring.player, ring.partners) == ("2", ("1", "3"))
+    assert (ring.games, ring.wins) == (50, 49)
+    assert ring.probability == min(suspect.probability, 1e-9)
+    assert ring.match_ids == tuple(sorted([*range(30), 100, 101]))
