@@ -106,9 +106,12 @@ bench-scale: install
 bench-predictions: install
 	$(BIN)/python -m bench.predictions
 
-# Suspected alternate accounts and the fast track on leagues with planted accounts (issue 31).
+# Issue 31 on simulated leagues, the truth hidden from the detectors: suspected alternate
+# accounts and the fast track (in memory), then win-trading rings (stored and rated in
+# bench databases of DATABASE_URL's server).
 bench-integrity: install
 	$(BIN)/python -m bench.integrity
+	$(BIN)/python -m bench.integrity_rings
 
 # Workers SIGKILLed and cut off while pulling a hostile feed: nothing lost, doubled or stuck.
 bench-faults: install

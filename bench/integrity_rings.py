@@ -14,8 +14,8 @@ truth, and its flags are scored against the planted rings:
   are all of its ring.
 
 With --timing-games N, one more league of N games (default 1,000,000) is stored and
-rated, and `find_rings` is timed on it (best of three). `rings_section` is what
-bench/integrity.py calls; run alone, the section is appended to
+rated, and `find_rings` is timed on it (best of three). `make bench-integrity` runs it
+after bench/integrity.py (alternate accounts); the section is appended to
 docs/benchmarks-history.md and the command's row of BENCHMARKS.md rewritten.
 
     python -m bench.integrity_rings [--games N] [--players N] [--rings N]
