@@ -10,7 +10,7 @@ EMBEDDED_POSTGRES_DIR ?= $(or $(VAR_DIR),var)/postgres
 TEST_POSTGRES_DIR := $(or $(VAR_DIR),var)/postgres-test
 WITH_TEST_DB := $(BIN)/python -m web.embedded_db stop-after $(TEST_POSTGRES_DIR) --
 
-.PHONY: install lock run test lint check migrate bench bench-live bench-web bench-api bench-faults bench-predictions bench-scale browser-deps prometheus-deps alerts clean
+.PHONY: install lock run test lint check migrate bench bench-live bench-web bench-api bench-faults bench-predictions bench-scale bench-abuse browser-deps prometheus-deps alerts clean
 
 # Every dependency, runtime and dev, at the exact version and hashes of requirements.lock
 # (`make lock` writes it from pyproject.toml); then the project itself, which adds none.
@@ -103,6 +103,9 @@ bench-scale: install
 	$(BIN)/python -m bench.scale $(ARGS)
 
 # Every rating system tuned on a realistic simulated league; the site's chances calibrated.
+bench-abuse: install
+	$(BIN)/python -m bench.abuse $(ARGS)
+
 bench-predictions: install
 	$(BIN)/python -m bench.predictions
 
