@@ -102,10 +102,12 @@ bench-api: install
 bench-scale: install
 	$(BIN)/python -m bench.scale $(ARGS)
 
-# Every rating system tuned on a realistic simulated league; the site's chances calibrated.
+# Issue 35's audit (win-trading, crafted upsets, search load, cache fill) at 1,500,000 games
+# among 1,080,000 players (scale down with ARGS="--games 20000 --players 14400").
 bench-abuse: install
 	$(BIN)/python -m bench.abuse $(ARGS)
 
+# Every rating system tuned on a realistic simulated league; the site's chances calibrated.
 bench-predictions: install
 	$(BIN)/python -m bench.predictions
 

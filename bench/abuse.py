@@ -82,7 +82,8 @@ def _setup() -> None:
 
 def pair_child() -> dict[str, Any]:
     """Two settled ratings about GAP points apart: the strongest settled rating whose
-    player has an honest rating about GAP below, and that one."""
+    player has one at least GAP below, and the best such one (on a league too small for
+    the gap, the strongest and the weakest settled ratings: the report gives the gap)."""
     from players import rules
     from players.models import Rating
 
@@ -90,23 +91,24 @@ def pair_child() -> dict[str, Any]:
         "character"
     )
     for strong in settled.order_by("-value")[:50]:
-        weak = (
-            settled.exclude(player_id=strong.player_id)
-            .filter(value__lte=strong.value - GAP)
-            .order_by("-value")
-            .first()
-        )
+        below = settled.exclude(player_id=strong.player_id).filter(value__lte=strong.value - GAP)
+        weak = below.order_by("-value").first()
         if weak is not None:
-            return {
-                side: {
-                    "player": rating.player_id,
-                    "character": rating.character.code,
-                    "value": rating.value,
-                    "deviation": rating.deviation,
-                }
-                for side, rating in (("strong", strong), ("weak", weak))
-            }
-    raise RuntimeError(f"no two settled ratings {GAP} points apart")
+            pair = strong, weak
+            break
+    else:
+        pair = settled.order_by("-value").first(), settled.order_by("value").first()
+    if pair[0] is None or pair[0].player_id == pair[1].player_id:
+        raise RuntimeError("fewer than two players with a settled rating")
+    return {
+        side: {
+            "player": rating.player_id,
+            "character": rating.character.code,
+            "value": rating.value,
+            "deviation": rating.deviation,
+        }
+        for side, rating in zip(("strong", "weak"), pair, strict=True)
+    }
 
 
 def chances_child() -> dict[str, Any]:
@@ -409,8 +411,8 @@ def calibrated_on_page(database_url: str) -> float | None:
     """The calculator page's calibrated number for SHOWN_GAP, as served."""
     a, da, b, db = SHOWN_GAP
     url = (
-        f"/calculator?a-rating={a:.0f}&a-uncertainty={da:.0f}"
-        f"&b-rating={b:.0f}&b-uncertainty={db:.0f}"
+        f"/calculator?a-rating={a:.0f}&a-uncertainty={2 * da:.0f}"  # the ±: two deviations
+        f"&b-rating={b:.0f}&b-uncertainty={2 * db:.0f}"
     )
 
     def read(port: int, _: str) -> float | None:
