@@ -42,6 +42,7 @@ import threading
 import time
 from collections import Counter
 from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
@@ -88,7 +89,7 @@ def pair_child() -> dict[str, Any]:
     from players.models import Rating
 
     settled = Rating.objects.filter(rules.settled(), player__hidden=False).select_related(
-        "character"
+        "player", "character"
     )
     for strong in settled.order_by("-value")[:50]:
         below = settled.exclude(player_id=strong.player_id).filter(value__lte=strong.value - GAP)
@@ -103,6 +104,7 @@ def pair_child() -> dict[str, Any]:
     return {
         side: {
             "player": rating.player_id,
+            "name": rating.player.name,
             "character": rating.character.code,
             "value": rating.value,
             "deviation": rating.deviation,
@@ -206,28 +208,39 @@ def clone(base: str, database: str) -> str:
 # --- Crafted games ----------------------------------------------------------------------------
 
 
+SPACING = timedelta(milliseconds=1)
+_last_moment = datetime.fromtimestamp(0, UTC)
+
+
 @dataclass
 class Crafted:
-    """Games written as bench.scale's CSV, one second apart, ending now."""
+    """Games written as bench.scale's CSV, a millisecond apart, ending now and after every
+    crafted game before (the same two players cannot play twice at one moment)."""
 
-    rows: list[tuple[str, str, str, str, str]] = field(default_factory=list)
+    rows: list[tuple[str, str, str, str, str, str]] = field(default_factory=list)
 
     def game(self, winner: tuple[str, str, str], loser: tuple[str, str, str]) -> None:
         """`winner` and `loser`: (player id, name, character code)."""
         self.rows.append((*winner, *loser))  # type: ignore[arg-type]
 
     def import_rated(self, path: Path, database_url: str, label: str) -> float:
-        """Import through `import_replays --rate` (import, rate, refresh); its seconds."""
-        now = int(time.time())
+        """Import through `import_replays --rate` (import, rate, refresh); its seconds.
+        Every game must be stored."""
+        global _last_moment
+        now = datetime.now(UTC)
+        first = max(now - len(self.rows) * SPACING, _last_moment + SPACING)
         with path.open("w", encoding="utf-8") as out:
             out.write(CSV_HEADER)
             for n, (wid, wname, wcode, lid, lname, lcode) in enumerate(self.rows):
-                moment = now - len(self.rows) + n
+                _last_moment = first + n * SPACING
                 out.write(
-                    f"{label}-{now}-{n},{moment},10,1,{wid},{wname},{wcode},pc,"
-                    f"{lid},{lname},{lcode},pc\n"
+                    f"{label}-{now.timestamp():.0f}-{n},{_last_moment.isoformat()},10,1,"
+                    f"{wid},{wname},{wcode},pc,{lid},{lname},{lcode},pc\n"
                 )
         step = run_step(["import_replays", str(path), "--rate"], database_url)
+        stored = f"new {len(self.rows)}, duplicate 0, rejected 0"
+        if stored not in step.output:
+            raise RuntimeError(f"{label}: not every game was stored:\n{step.output}")
         print(f"  {label}: {len(self.rows):,} games, {step.seconds:.1f} s", flush=True)
         return step.seconds
 
@@ -262,8 +275,8 @@ def win_trading(database_url: str, names: random.Random) -> list[dict[str, Any]]
 def crafted_upsets(database_url: str, port: int | None = None) -> dict[str, Any]:
     """The shown chances before and after each UPSETS step (cumulative)."""
     pair = _child("pair", database_url)
-    strong = (pair["strong"]["player"], "", pair["strong"]["character"])
-    weak = (pair["weak"]["player"], "", pair["weak"]["character"])
+    strong, weak = ((pair[side]["player"], pair[side]["name"], pair[side]["character"])
+                    for side in ("strong", "weak"))  # fmt: skip
     steps = [{"upsets": 0, **_child("chances", database_url)}]
     done = 0
     for total in UPSETS:
@@ -450,11 +463,13 @@ def measure(options: argparse.Namespace) -> dict[str, Any]:
         for label, throttle in (("as configured", None), ("throttle lifted", THROTTLE_LIFTED))
     }
     print(f"  {figures['cache_fill']}", flush=True)
-    print("(a) win-trading ...", flush=True)
-    figures["win_trading"] = win_trading(url, random.Random(35))
+    # The upsets first: their pair is drawn from honest settled ratings, and they move
+    # no rating (they do not count), so the win-trading after them meets the same league.
     print("(b) crafted upsets ...", flush=True)
     figures["upsets"] = crafted_upsets(url)
     figures["upsets"]["served_calibrated"] = calibrated_on_page(url)
+    print("(a) win-trading ...", flush=True)
+    figures["win_trading"] = win_trading(url, random.Random(35))
     figures["load_average"] = {"start": load_at_start, "end": os.getloadavg()}
     return figures
 

@@ -74,8 +74,6 @@ def test_a_tiny_run_measures_every_figure(tmp_path: Path):
         assert load["quiet_ms"] > 0 and load["loaded_ms"] > 0
         assert load["calculator_requests"] >= CONNECTIONS
         assert sum(load["calculator_statuses"].values()) == load["calculator_requests"]
-    # As configured, the page throttle refuses most of one client's renders.
-    assert "429" in figures["search_load"]["as configured"]["calculator_statuses"]
 
     for fill in figures["cache_fill"].values():
         assert sum(fill["statuses"].values()) == fill["requests"] == 200
