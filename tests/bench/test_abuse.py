@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -36,18 +37,26 @@ def test_the_search_load_never_repeats_a_name_pair():
 
 
 @pytest.mark.skipif(not postgres.psql("postgres", "SELECT 1"), reason="needs PostgreSQL")
+@pytest.mark.timeout(1200)  # a league built, cloned and served five times: minutes
 def test_a_tiny_run_measures_every_figure(tmp_path: Path):
     database = f"test_abuse_{os.getpid()}"
     figures_path = tmp_path / "abuse.json"
-    subprocess.run(
-        [sys.executable, "-m", "bench.abuse", "--games", "3000", "--players", "300",
-         "--database", database, "--load-seconds", "2", "--quiet-requests", "10",
-         "--fill", "200", "--print-only", "--json", str(figures_path)],
-        cwd=ROOT, check=True, capture_output=True, text=True,
-    )  # fmt: skip
+    log = tmp_path / "bench.log"
+    # In a session of its own: the servers it starts end with it, whatever happens.
+    with log.open("w") as output:
+        bench = subprocess.Popen(
+            [sys.executable, "-m", "bench.abuse", "--games", "3000", "--players", "300",
+             "--database", database, "--load-seconds", "2", "--quiet-requests", "10",
+             "--fill", "200", "--print-only", "--json", str(figures_path)],
+            cwd=ROOT, stdout=output, stderr=subprocess.STDOUT, start_new_session=True,
+        )  # fmt: skip
     try:
+        assert bench.wait() == 0, log.read_text()[-3000:]
         figures = json.loads(figures_path.read_text())
     finally:
+        if bench.poll() is None:
+            os.killpg(bench.pid, signal.SIGKILL)
+            bench.wait()
         for name in (database, f"{database}_base"):
             postgres.psql("postgres", f"DROP DATABASE IF EXISTS {name}")
 
