@@ -41,6 +41,7 @@ import sys
 import threading
 import time
 from collections import Counter
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -278,7 +279,7 @@ def win_trading(database_url: str, names: random.Random) -> list[dict[str, Any]]
     return results
 
 
-def crafted_upsets(database_url: str, port: int | None = None) -> dict[str, Any]:
+def crafted_upsets(database_url: str) -> dict[str, Any]:
     """The shown chances before and after each UPSETS step (cumulative)."""
     pair = _child("pair", database_url)
     strong, weak = ((pair[side]["player"], pair[side]["name"], pair[side]["character"])
@@ -310,7 +311,7 @@ def _latencies(port: int, url: str, requests: int) -> list[float]:
     return latencies
 
 
-def short_names() -> itertools.cycle:
+def short_names() -> Iterator[tuple[str, str]]:
     """Two-letter names of rare letters, then the same with a trailing space more:
     every value is new text."""
     pairs = ["".join(p) for p in itertools.product(RARE_LETTERS, repeat=2)]
@@ -415,7 +416,7 @@ def cache_fill(port: int, cache_url: str, requests: int) -> dict[str, Any]:
     }
 
 
-def served(database_url: str, throttle: str | None, job: Any) -> dict[str, Any]:
+def served(database_url: str, throttle: str | None, job: Callable[[int, str], Any]) -> Any:
     """`job(port, cache_url)` against gunicorn and a fresh private Redis; `throttle` sets
     PAGE_RENDER_RATE (None: as configured)."""
     saved = os.environ.get("PAGE_RENDER_RATE")
