@@ -10,7 +10,7 @@ EMBEDDED_POSTGRES_DIR ?= $(or $(VAR_DIR),var)/postgres
 TEST_POSTGRES_DIR := $(or $(VAR_DIR),var)/postgres-test
 WITH_TEST_DB := $(BIN)/python -m web.embedded_db stop-after $(TEST_POSTGRES_DIR) --
 
-.PHONY: install lock run test lint check migrate bench bench-live bench-web bench-api bench-faults bench-predictions bench-integrity bench-scale browser-deps prometheus-deps alerts clean
+.PHONY: install lock run test lint check migrate bench bench-live bench-web bench-api bench-faults bench-predictions bench-integrity bench-scale bench-abuse browser-deps prometheus-deps alerts clean
 
 # Every dependency, runtime and dev, at the exact version and hashes of requirements.lock
 # (`make lock` writes it from pyproject.toml); then the project itself, which adds none.
@@ -101,6 +101,11 @@ bench-api: install
 # ARGS="--games 1000000 --players 100000").
 bench-scale: install
 	$(BIN)/python -m bench.scale $(ARGS)
+
+# Issue 35's audit (win-trading, crafted upsets, search load, cache fill) at 1,500,000 games
+# among 1,080,000 players (scale down with ARGS="--games 20000 --players 14400").
+bench-abuse: install
+	$(BIN)/python -m bench.abuse $(ARGS)
 
 # Every rating system tuned on a realistic simulated league; the site's chances calibrated.
 bench-predictions: install
