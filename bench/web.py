@@ -14,9 +14,9 @@ docs/benchmarks-history.md and its row of BENCHMARKS.md rewritten.
 which the run above cannot resolve: a few percent is less than the wall-clock noise
 between two runs of a page on a shared machine. The same child process, database and
 pages, with two clients side by side, one through the site's middleware and one without
-the request metrics; in each of many rounds every page gets a batch of requests from
-each (which goes first alternates), and each batch is timed by wall clock and by this
-process's CPU time (what the metrics spend is CPU in the site's process; other processes
+the request metrics; in each of many rounds every page gets requests from both in turn
+(with, without, without, with, ...), each timed by wall clock and by this process's CPU
+time (what the metrics spend is CPU in the site's process; other processes
 on the machine stretch the wall clock far more than they stretch it). Per page, the
 median of the rounds' with/without ratios and a 95% confidence interval for it (order
 statistics, distribution-free). The database's own CPU is left out of both sides, which
@@ -24,7 +24,7 @@ makes the ratios an upper bound. `--multiprocess` runs it with PROMETHEUS_MULTIP
 set, as gunicorn and Celery run in production (every sample written to a mapped file).
 
     python -m bench.web [--games 10000 1000000] [--requests 200]
-    python -m bench.web --metrics-only [--multiprocess] [--games 10000] [--rounds 30] [--batch 5]
+    python -m bench.web --metrics-only [--multiprocess] [--games 10000] [--rounds 40] [--pairs 6]
 """
 
 from __future__ import annotations
@@ -286,21 +286,45 @@ def measure(requests: int) -> dict[str, dict]:
     return results
 
 
-def _batch(client: object, url: str, requests: int) -> tuple[float, float]:
-    """Wall-clock and CPU seconds of this process for `requests` requests of `url`."""
+CACHED_PAIRS_FACTOR = 5  # cached pages cost 1/20 of the others and metrics 20x their share
+
+
+def _timed_get(client: object, url: str) -> tuple[float, float]:
+    """Wall-clock and CPU seconds of this process for one request of `url`."""
     wall, cpu = time.perf_counter(), time.process_time()
-    for _ in range(requests):
-        response = client.get(url)
-        if response.status_code not in (200, 302):
-            raise RuntimeError(f"{url} answered {response.status_code}")
-    return time.perf_counter() - wall, time.process_time() - cpu
+    response = client.get(url)
+    wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+    if response.status_code not in (200, 302):
+        raise RuntimeError(f"{url} answered {response.status_code}")
+    return wall, cpu
 
 
-def measure_metrics(rounds: int, batch: int) -> dict[str, dict]:
-    """Per page and page cache mode, each round's (wall, CPU) seconds of a batch with the
-    request metrics and of one without, the two batches back to back in alternating order;
+def _pairs(client: object, client_without_metrics: object, url: str, pairs: int) -> list[float]:
+    """Wall and CPU seconds of `pairs` requests with the request metrics and of as many
+    without, one of each in turn (with, without, without, with, ...), so that both sides
+    see the machine as it was in the same milliseconds. The cache lookup counter is
+    switched between the requests, outside the timed part."""
+    import web.caching
+
+    counter = web.caching.cache_lookup_counter
+    totals = [0.0, 0.0, 0.0, 0.0]  # with: wall, CPU; without: wall, CPU
+    try:
+        for number in range(2 * pairs):
+            without = number % 4 in (1, 2)
+            web.caching.cache_lookup_counter = _uncounted if without else counter
+            wall, cpu = _timed_get(client_without_metrics if without else client, url)
+            totals[2 * without] += wall
+            totals[2 * without + 1] += cpu
+    finally:
+        web.caching.cache_lookup_counter = counter
+    return totals
+
+
+def measure_metrics(rounds: int, pairs: int) -> dict[str, dict]:
+    """Per page and page cache mode, each round's (wall, CPU) seconds with the request
+    metrics and without (`_pairs`; cached pages get CACHED_PAIRS_FACTOR times as many);
     every page has its round before any page has the next, so that a slow minute of the
-    machine falls on every page alike and on both sides of each pair."""
+    machine falls on every page alike."""
     _setup()
     from django.test import override_settings
 
@@ -309,22 +333,15 @@ def measure_metrics(rounds: int, batch: int) -> dict[str, dict]:
         pages = _pages()
         client, client_without_metrics = _clients_with_and_without_metrics()
         for mode, cache in PAGE_CACHES.items():
+            count = pairs * (CACHED_PAIRS_FACTOR if mode == "on" else 1)
             with override_settings(CACHES=cache):
                 for url in pages.values():
-                    _batch(client, url, WARMUP)
-                    with _metrics_off():
-                        _batch(client_without_metrics, url, WARMUP)
-                for number in range(rounds):
+                    _pairs(client, client_without_metrics, url, WARMUP)
+                for _ in range(rounds):
                     for label, url in pages.items():
                         entry = results.setdefault(label, {"url": url})
-                        if number % 2:
-                            with _metrics_off():
-                                without_metrics = _batch(client_without_metrics, url, batch)
-                        with_metrics = _batch(client, url, batch)
-                        if not number % 2:
-                            with _metrics_off():
-                                without_metrics = _batch(client_without_metrics, url, batch)
-                        entry.setdefault(mode, []).append((*with_metrics, *without_metrics))
+                        timed = _pairs(client, client_without_metrics, url, count)
+                        entry.setdefault(mode, []).append(timed)
     return results
 
 
@@ -464,16 +481,16 @@ def median_interval(values: list[float], confidence: float = CONFIDENCE) -> tupl
     return statistics.median(ordered), ordered[k - 1], ordered[count - k]
 
 
-def metrics_summary(rounds: list[list[float]], batch: int) -> dict[str, object]:
+def metrics_summary(rounds: list[list[float]], requests: int) -> dict[str, object]:
     """One page in one cache mode, from its rounds' (wall, CPU) seconds with the request
     metrics and without: the ratios' medians and intervals, the CPU a request takes
     without them and what they add to it (medians over the rounds)."""
     return {
         "wall": median_interval([wall / wall_without for wall, _, wall_without, _ in rounds]),
         "cpu": median_interval([cpu / cpu_without for _, cpu, _, cpu_without in rounds]),
-        "cpu ms": statistics.median(cpu_without for *_, cpu_without in rounds) / batch * 1e3,
+        "cpu ms": statistics.median(cpu_without for *_, cpu_without in rounds) / requests * 1e3,
         "added µs": statistics.median(
-            (cpu - cpu_without) / batch * 1e6 for _, cpu, _, cpu_without in rounds
+            (cpu - cpu_without) / requests * 1e6 for _, cpu, _, cpu_without in rounds
         ),
     }
 
@@ -516,7 +533,7 @@ def metrics_figure(
 
 
 def metrics_report(
-    summaries: dict[str, dict[str, dict]], rounds: int, batch: int, multiprocess: bool, load: str
+    summaries: dict[str, dict[str, dict]], rounds: int, pairs: int, multiprocess: bool, load: str
 ) -> list[str]:
     lines = [
         machine_description(),
@@ -525,15 +542,16 @@ def metrics_report(
         "Command: `make bench-web ARGS=--metrics-only"
         + (" --multiprocess" if multiprocess else "")
         + f"` (`python -m bench.web --metrics-only`). {rounds} rounds; in each, every page "
-        f"gets {batch} requests through the site's middleware and {batch} without the request "
-        "metrics (web.metrics.count_requests out, the cache lookups not counted), back to "
-        "back, which first alternating, in one process through Django's test client. "
+        f"gets {pairs} requests ({pairs * CACHED_PAIRS_FACTOR} when cached) through the site's "
+        "middleware and as many without the request metrics (web.metrics.count_requests "
+        "out, the cache lookups not counted), one of each in turn (with, without, without, "
+        "with, ...), in one process through Django's test client. "
         + (
             "PROMETHEUS_MULTIPROC_DIR set: every sample written to a memory-mapped file. "
             if multiprocess
             else "Each process's own metrics (no PROMETHEUS_MULTIPROC_DIR). "
         )
-        + "Ratio: the batch with metrics over the one without, in this process's CPU time "
+        + "Ratio: a round's requests with metrics over those without, in this process's CPU time "
         "(the database's left out of both, so the ratio is an upper bound) and in wall "
         "clock; median of the rounds [95% confidence interval of the median]. "
         "'CPU ms': a request's CPU without metrics; 'added': what they add, in µs.",
@@ -554,16 +572,16 @@ def metrics_report(
     return lines
 
 
-def run_metrics_only(games: int, rounds: int, batch: int, multiprocess: bool) -> None:
+def run_metrics_only(games: int, rounds: int, pairs: int, multiprocess: bool) -> None:
     url = ensure_database(games)
     load_at_start = os.getloadavg()[0]
-    print(f"[{games:,} games] {rounds} rounds of {batch} requests per page, each side", flush=True)
+    print(f"[{games:,} games] {rounds} rounds of {pairs} requests per page, each side", flush=True)
     with tempfile.TemporaryDirectory(prefix="bench-web-metrics-") as folder:
         env = _env(url) | ({"PROMETHEUS_MULTIPROC_DIR": folder} if multiprocess else {})
         child = subprocess.run(
             [
                 *(sys.executable, "-m", "bench.web", "--measure-metrics"),
-                *("--rounds", str(rounds), "--batch", str(batch)),
+                *("--rounds", str(rounds), "--pairs", str(pairs)),
             ],
             env=env,
             capture_output=True,
@@ -572,11 +590,14 @@ def run_metrics_only(games: int, rounds: int, batch: int, multiprocess: bool) ->
         )
     samples = json.loads(child.stdout.strip().splitlines()[-1])
     summaries = {
-        label: {mode: metrics_summary(entry[mode], batch) for mode in PAGE_CACHES}
+        label: {
+            mode: metrics_summary(entry[mode], pairs * (CACHED_PAIRS_FACTOR if mode == "on" else 1))
+            for mode in PAGE_CACHES
+        }
         for label, entry in samples.items()
     }
     load = load_line(load_at_start)
-    lines = metrics_report(summaries, rounds, batch, multiprocess, load)
+    lines = metrics_report(summaries, rounds, pairs, multiprocess, load)
     print("\n".join(lines))
     append_section(
         f"What /metrics costs every page: {games:,} games"
@@ -598,8 +619,8 @@ def main() -> None:
     parser.add_argument(
         "--multiprocess", action="store_true", help="with --metrics-only: in multiprocess mode"
     )
-    parser.add_argument("--rounds", type=int, default=30, help="with --metrics-only")
-    parser.add_argument("--batch", type=int, default=5, help="with --metrics-only")
+    parser.add_argument("--rounds", type=int, default=40, help="with --metrics-only")
+    parser.add_argument("--pairs", type=int, default=6, help="with --metrics-only")
     parser.add_argument("--measure", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--measure-metrics", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--rate", action="store_true", help=argparse.SUPPRESS)
@@ -611,11 +632,11 @@ def main() -> None:
         print(json.dumps(measure(options.requests)))
         return
     if options.measure_metrics:
-        print(json.dumps(measure_metrics(options.rounds, options.batch)))
+        print(json.dumps(measure_metrics(options.rounds, options.pairs)))
         return
     if options.metrics_only:
         for games in options.games or [10_000]:
-            run_metrics_only(games, options.rounds, options.batch, options.multiprocess)
+            run_metrics_only(games, options.rounds, options.pairs, options.multiprocess)
         return
     runs = {}
     for games in options.games or [10_000, 1_000_000]:

@@ -126,7 +126,7 @@ def _metrics_cell(cpu_ratios: list[float]) -> dict:
     """A page in one cache mode whose rounds took 10 ms of CPU without metrics (5 requests)
     and the given ratio more with them; wall clock twice the CPU time on both sides."""
     rounds = [[0.02 * ratio, 0.01 * ratio, 0.02, 0.01] for ratio in cpu_ratios]
-    return metrics_summary(rounds, batch=5)
+    return metrics_summary(rounds, requests=5)
 
 
 def test_the_metrics_cost_is_judged_by_the_top_of_each_page_s_cpu_interval():
