@@ -299,22 +299,27 @@ def _timed_get(client: object, url: str) -> tuple[float, float]:
     return wall, cpu
 
 
-def _pairs(client: object, client_without_metrics: object, url: str, pairs: int) -> list[float]:
+def _pairs(
+    client: object, client_without_metrics: object, url: str, pairs: int, without_first: bool
+) -> list[float]:
     """Wall and CPU seconds of `pairs` requests with the request metrics and of as many
-    without, one of each in turn (with, without, without, with, ...), so that both sides
-    see the machine as it was in the same milliseconds. The cache lookup counter is
-    switched between the requests, outside the timed part."""
+    without, one of each in turn (with, without, without, with, ... or the other way
+    round), so that both sides see the machine as it was in the same milliseconds. One
+    untimed request first takes the cost of coming from another page (colder processor
+    caches), which would otherwise fall on whichever side goes first. The cache lookup
+    counter is switched between the requests, outside the timed part."""
     import web.caching
 
     counter = web.caching.cache_lookup_counter
     totals = [0.0, 0.0, 0.0, 0.0]  # with: wall, CPU; without: wall, CPU
     try:
-        for number in range(2 * pairs):
-            without = number % 4 in (1, 2)
+        for number in range(-1, 2 * pairs):
+            without = (number % 4 in (1, 2)) != without_first
             web.caching.cache_lookup_counter = _uncounted if without else counter
             wall, cpu = _timed_get(client_without_metrics if without else client, url)
-            totals[2 * without] += wall
-            totals[2 * without + 1] += cpu
+            if number >= 0:
+                totals[2 * without] += wall
+                totals[2 * without + 1] += cpu
     finally:
         web.caching.cache_lookup_counter = counter
     return totals
@@ -322,9 +327,9 @@ def _pairs(client: object, client_without_metrics: object, url: str, pairs: int)
 
 def measure_metrics(rounds: int, pairs: int) -> dict[str, dict]:
     """Per page and page cache mode, each round's (wall, CPU) seconds with the request
-    metrics and without (`_pairs`; cached pages get CACHED_PAIRS_FACTOR times as many);
-    every page has its round before any page has the next, so that a slow minute of the
-    machine falls on every page alike."""
+    metrics and without (`_pairs`, which side first alternating by round; cached pages get
+    CACHED_PAIRS_FACTOR times as many); every page has its round before any page has the
+    next, so that a slow minute of the machine falls on every page alike."""
     _setup()
     from django.test import override_settings
 
@@ -336,11 +341,12 @@ def measure_metrics(rounds: int, pairs: int) -> dict[str, dict]:
             count = pairs * (CACHED_PAIRS_FACTOR if mode == "on" else 1)
             with override_settings(CACHES=cache):
                 for url in pages.values():
-                    _pairs(client, client_without_metrics, url, WARMUP)
-                for _ in range(rounds):
+                    _pairs(client, client_without_metrics, url, WARMUP, without_first=False)
+                for number in range(rounds):
                     for label, url in pages.items():
                         entry = results.setdefault(label, {"url": url})
-                        timed = _pairs(client, client_without_metrics, url, count)
+                        first = bool(number % 2)
+                        timed = _pairs(client, client_without_metrics, url, count, first)
                         entry.setdefault(mode, []).append(timed)
     return results
 
@@ -545,7 +551,8 @@ def metrics_report(
         f"gets {pairs} requests ({pairs * CACHED_PAIRS_FACTOR} when cached) through the site's "
         "middleware and as many without the request metrics (web.metrics.count_requests "
         "out, the cache lookups not counted), one of each in turn (with, without, without, "
-        "with, ...), in one process through Django's test client. "
+        "with, ...; the other way round every other round), after one untimed request (the "
+        "cost of coming from another page), in one process through Django's test client. "
         + (
             "PROMETHEUS_MULTIPROC_DIR set: every sample written to a memory-mapped file. "
             if multiprocess
