@@ -92,7 +92,7 @@ bench-live: install
 	$(BIN)/python -m bench.live
 
 bench-web: install
-	$(BIN)/python -m bench.web
+	$(BIN)/python -m bench.web $(ARGS)
 
 bench-api: install
 	$(BIN)/python -m bench.api

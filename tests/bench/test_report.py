@@ -5,9 +5,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from bench.report import HISTORY_HEADER, Figure, append_section, with_summary_row
 from bench.scale import targets_met
 from bench.web import figure as web_figure
+from bench.web import median_interval, metrics_figure, metrics_summary
 
 SUMMARY = """# Benchmarks
 
@@ -108,6 +111,39 @@ def test_the_web_figure_names_the_worst_growth_and_the_slowest_cached_page():
         "the trivial view; request metrics cost at most +4.2% of a median (search, cached, "
         "1,000,000 games)"
     )
+
+
+def test_the_median_s_interval_is_the_order_statistics_binomial_coverage_gives():
+    values = [float(value) for value in reversed(range(1, 31))]
+
+    # 30 values: 1 - 2 P(Binomial(30, 1/2) <= 9) = 0.957 between the 10th and 21st.
+    assert median_interval(values) == (15.5, 10.0, 21.0)
+    # Five values cannot give 95%: the smallest and largest.
+    assert median_interval([3.0, 1.0, 2.0, 5.0, 4.0]) == (3.0, 1.0, 5.0)
+
+
+def _metrics_cell(cpu_ratios: list[float]) -> dict:
+    """A page in one cache mode whose rounds took 10 ms of CPU without metrics (5 requests)
+    and the given ratio more with them; wall clock twice the CPU time on both sides."""
+    rounds = [[0.02 * ratio, 0.01 * ratio, 0.02, 0.01] for ratio in cpu_ratios]
+    return metrics_summary(rounds, requests=5)
+
+
+def test_the_metrics_cost_is_judged_by_the_top_of_each_page_s_cpu_interval():
+    steady = _metrics_cell([1.01] * 7)
+    close = _metrics_cell([1.0, 1.02, 1.03, 1.04, 1.05, 1.06, 1.07])
+
+    assert steady["cpu"] == pytest.approx((1.01, 1.01, 1.01))
+    assert steady["cpu ms"] == pytest.approx(2.0)
+    assert steady["added µs"] == pytest.approx(20.0)
+    met = metrics_figure({"top": {"off": steady, "on": steady}}, 10_000, False, "load 1")
+    assert met.command == "make bench-web ARGS=--metrics-only"
+    assert met.target.endswith(": met")
+    # The median (1.04) is under the target, the top of its interval (1.07) is not.
+    missed = metrics_figure({"top": {"off": steady, "on": close}}, 10_000, True, "load 1")
+    assert met.command != missed.command
+    assert missed.target.endswith(": not met")
+    assert "highest top of a 95% interval 1.070 (top, cached; median 1.040)" in missed.figure
 
 
 def test_scale_names_the_targets_it_missed():
