@@ -22,7 +22,7 @@ from matches.models import (
 )
 from matches.operations import operations_overview
 from matches.services.flags import set_player_flags
-from matches.services.integrity import review_flag
+from matches.services.integrity_review import review_flag
 from matches.services.patches import patches_changed
 from matches.services.roster import save_character
 from matches.sources.pulling import KINDS, validate_settings
@@ -323,7 +323,7 @@ class IntegrityFlagAdmin(admin.ModelAdmin):
     """The integrity review queue (README.md#the-integrity-review-queue): open flags first,
     each with its evidence and the operator's three decisions (dismiss, mark cheater,
     link to another player as the same person), taken through
-    matches.services.integrity.review_flag. Staff only, as the whole admin is; nothing
+    matches.services.integrity_review.review_flag. Staff only, as the whole admin is; nothing
     here is shown to the public until an operator marks a cheater."""
 
     list_display = (

@@ -67,7 +67,7 @@ def test_a_reviewed_flag_is_neither_reopened_nor_rewritten(status):
 def test_an_operators_review_is_recorded_and_marking_a_cheater_sets_the_flag(
     queued_recomputes, django_capture_on_commit_callbacks
 ):
-    from matches.services.integrity import review_flag
+    from matches.services.integrity_review import review_flag
     from players.models import Player
 
     suspect, other, third = PlayerFactory(), PlayerFactory(), PlayerFactory()
