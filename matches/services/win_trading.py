@@ -27,34 +27,44 @@ from matches.ratings.win_trading import (
 )
 from matches.services.integrity import record_suspicions
 
+# The window's matches as a range of ids (count, first, last), read through played_at's
+# BRIN index (matches 0005): with only min and max asked, the planner walks the primary
+# key from one end until a game falls in the window, through every older game.
+_WINDOW_IDS_SQL = """
+SELECT count(*), min(id), max(id) FROM matches_match
+WHERE played_at >= %(since)s AND played_at < %(until)s
+"""
+
 # Per pair of accounts (side A has the smaller id) with enough one-sided games, both
-# accounts' counted games in the window and the window's count: the games are grouped
-# by pair once, and by player twice (one small aggregate per side).
+# accounts' counted games in the window and the window's count, in one pass over the
+# window's games: they are grouped by pair, and the activity and the count summed from
+# those groups. The id range bounds both tables' reads by the window: the ratings have
+# no played_at, and without it the join read every rating ever stored.
 _PAIRS_SQL = """
-WITH games AS (
-    SELECT m.player_a_id AS a, m.player_b_id AS b, m.winner
+WITH all_pairs AS (
+    SELECT m.player_a_id AS a, m.player_b_id AS b, count(*) AS games,
+           count(*) FILTER (WHERE m.winner = 'A') AS a_wins,
+           count(*) FILTER (WHERE m.winner = 'B') AS b_wins
     FROM matches_match m JOIN matches_matchrating r ON r.match_id = m.id
     WHERE r.counted AND m.played_at >= %(since)s AND m.played_at < %(until)s
+      AND m.id BETWEEN %(first_id)s AND %(last_id)s
+      AND r.match_id BETWEEN %(first_id)s AND %(last_id)s
+    GROUP BY m.player_a_id, m.player_b_id
 ),
 activity AS (
     SELECT player, sum(games)::bigint AS games FROM (
-        SELECT a AS player, count(*) AS games FROM games GROUP BY a
+        SELECT a AS player, games FROM all_pairs
         UNION ALL
-        SELECT b, count(*) FROM games GROUP BY b
+        SELECT b, games FROM all_pairs
     ) sides GROUP BY player
-),
-pairs AS (
-    SELECT a, b, count(*) AS games, count(*) FILTER (WHERE winner = 'A') AS a_wins
-    FROM games GROUP BY a, b
-    HAVING count(*) >= %(min_games)s
-       AND greatest(count(*) FILTER (WHERE winner = 'A'), count(*) FILTER (WHERE winner = 'B'))
-           >= %(min_share)s * count(*)
 )
 SELECT pairs.a, pairs.b, pairs.games, pairs.a_wins, activity_a.games, activity_b.games,
-       (SELECT count(*) FROM games)
-FROM pairs
+       (SELECT sum(games) FROM all_pairs)::bigint
+FROM all_pairs pairs
 JOIN activity activity_a ON activity_a.player = pairs.a
 JOIN activity activity_b ON activity_b.player = pairs.b
+WHERE pairs.games >= %(min_games)s
+  AND greatest(pairs.a_wins, pairs.b_wins) >= %(min_share)s * pairs.games
 """
 
 # The candidate pairs' counted games in the window, in the order played.
@@ -82,12 +92,18 @@ def ring_test() -> RingTest:
 def pair_records(since: datetime, until: datetime, test: RingTest) -> list[PairRecord]:
     """The pairs with at least the test's games and share of one side's wins between
     `since` and `until`."""
+    window = {"since": since, "until": until}
     with connection.cursor() as cursor:
+        cursor.execute(_WINDOW_IDS_SQL, window)
+        games, first_id, last_id = cursor.fetchone()
+        if not games:
+            return []
         cursor.execute(
             _PAIRS_SQL,
             {
-                "since": since,
-                "until": until,
+                **window,
+                "first_id": first_id,
+                "last_id": last_id,
                 "min_games": test.min_games,
                 "min_share": test.min_share,
             },
