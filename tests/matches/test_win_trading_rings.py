@@ -14,7 +14,8 @@ from datetime import timedelta
 import pytest
 
 from matches.models import IntegrityFlag, Match, MatchRating
-from matches.services.win_trading import find_rings, flag_rings
+from matches.ratings.win_trading import PairRecord, RingTest
+from matches.services.win_trading import find_rings, flag_rings, pair_records
 from players.models import Character
 from tests.factories import BASE_TIME, PlayerFactory, ReplaySourceFactory
 
@@ -131,3 +132,47 @@ def test_a_ring_is_flagged_and_heavy_rivals_and_a_lopsided_honest_pair_are_not(s
     assert flag_rings(end) == 0 and IntegrityFlag.objects.count() == 1
     # Outside the window the ring's games are not read.
     assert find_rings(BASE_TIME - timedelta(days=1)) == []
+
+
+def test_pair_records_are_the_counted_games_of_the_window_by_pair():
+    """The aggregation (pair_records) against a count over the ORM's rows: only counted,
+    rated games played in the window, whatever order they were stored in."""
+    league = League([1300.0, 1450.0, 1500.0, 1550.0, 1700.0, 1900.0])
+    rng = random.Random(5)
+    for n in range(900):
+        first, second = rng.sample(league.players, 2)
+        league.play(first, second, BASE_TIME + timedelta(minutes=50 * n))  # about 31 days
+    since, until = BASE_TIME + timedelta(days=10), BASE_TIME + timedelta(days=20)
+    # Stored last (the highest ids): late games played in the window, before it and after.
+    for days in (10, 12.5, 19.9, 9.9, 20, 25):
+        first, second = rng.sample(league.players, 2)
+        league.play(first, second, BASE_TIME + timedelta(days=days))
+    for rating in league.ratings[::17]:
+        rating.counted = False
+    unrated = {match.source_replay_id for match in league.matches[5::23]}
+    league.ratings = [r for r in league.ratings if r.match.source_replay_id not in unrated]
+    league.store()
+
+    counted = MatchRating.objects.filter(
+        counted=True, match__played_at__gte=since, match__played_at__lt=until
+    ).select_related("match")
+    pairs: dict[tuple[str, str], list[bool]] = {}
+    activity: dict[str, int] = {}
+    for rating in counted:
+        match = rating.match
+        pairs.setdefault((match.player_a_id, match.player_b_id), []).append(
+            match.winner == Match.Winner.A
+        )
+        for player in (match.player_a_id, match.player_b_id):
+            activity[player] = activity.get(player, 0) + 1
+    test = RingTest(min_games=20, min_share=0.6)
+    expected = {
+        PairRecord(a, b, len(won), sum(won), activity[a], activity[b], len(counted))
+        for (a, b), won in pairs.items()
+        if len(won) >= test.min_games
+        and max(sum(won), len(won) - sum(won)) >= test.min_share * len(won)
+    }
+    assert 0 < len(expected) < len(pairs)  # some pairs one-sided enough, some not
+    assert set(pair_records(since, until, test)) == expected
+    after_all = BASE_TIME + timedelta(days=40)
+    assert pair_records(after_all, after_all + timedelta(days=30), test) == []  # none there
