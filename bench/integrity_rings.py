@@ -88,6 +88,12 @@ def _store_rated_league(players: int, games: int, seed: int, rings: int, url: st
     if result.new != games:
         raise RuntimeError(f"stored {result} of {games} simulated games")
     run_step(["recompute_ratings"], url)
+    # A site's autovacuum analyzes the tables; without statistics the planner guesses the
+    # window's size (and may not use played_at's index for a short window).
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute("ANALYZE matches_match, matches_matchrating")
     return league
 
 
