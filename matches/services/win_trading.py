@@ -1,8 +1,10 @@
 """Find win-trading rings among the counted games and flag them for review
 (docs/integrity.md#win-trading-rings); run by the periodic refresh.
 
-One aggregation over the window's counted games gives the pairs that met at least the
-test's minimum number of times with one-sided results, with both accounts' activity;
+One aggregation over the window's counted games (read as the range of ids that
+played_at's BRIN index finds, so that its cost is the window's, not the table's) gives
+the pairs that met at least the test's minimum number of times with one-sided results,
+with both accounts' activity;
 the pairs that also met far more often than their activity predicts (a handful) have
 their games read, and the ring test (matches.ratings.win_trading) judges each.
 """
