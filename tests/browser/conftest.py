@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
+from django.utils import timezone
 
 from matches.services.refresh import refresh_site
 from players.models import Rating
-from tests.fixtures.league import seed_league
+from tests.fixtures.league import DAYS, seed_league
 
 # Playwright's sync API runs an event loop in this thread; Django's ORM calls made from
 # the test itself (seeding, assertions) are still synchronous and safe.
@@ -63,7 +65,10 @@ def page(browser):
 
 def seeded_site(*, players: int, games: int) -> Rating:
     """A simulated league, stored, rated and refreshed (calibration, statistics, the lab):
-    returns its busiest rating, whose profile the page tours visit."""
-    seed_league(players=players, games=games)
+    returns its busiest rating, whose profile the page tours visit. Its games end a day
+    ago, whatever today is: a league of fixed dates idles out of the rankings as its
+    deviations grow with the time since."""
+    start = timezone.now() - timedelta(days=DAYS + 1)
+    seed_league(players=players, games=games, start=start)
     refresh_site()
     return Rating.objects.select_related("character", "player").order_by("-wins").first()
