@@ -625,18 +625,25 @@ class LeagueSimulator:
         beneficiary, partner = ring[0], rng.choice(ring[1:])
         if not (self._free(beneficiary, offset) and self._free(partner, offset)):
             return None
-        a_character = self._choose_character(rng, self._players[beneficiary], offset)
-        b_character = self._choose_character(rng, self._players[partner], offset)
-        if a_character < 0 or b_character < 0:  # a side with every character retired
+        return self._new_set(rng, beneficiary, partner, offset, fixed_chance=self.rings.throw)
+
+    def _new_set(
+        self, rng: random.Random, a: int, b: int, offset: int, fixed_chance: float | None = None
+    ) -> _Set | None:
+        """A set of players `a` and `b` on characters they choose now; None when a side
+        has every character retired."""
+        a_character = self._choose_character(rng, self._players[a], offset)
+        b_character = self._choose_character(rng, self._players[b], offset)
+        if a_character < 0 or b_character < 0:
             return None
         return _Set(
-            a=beneficiary,
+            a=a,
             a_character=a_character,
-            b=partner,
+            b=b,
             b_character=b_character,
             games_left=rng.choices(_SET_LENGTHS, _SET_LENGTH_WEIGHTS)[0],
             last_offset=offset,
-            fixed_chance=self.rings.throw,
+            fixed_chance=fixed_chance,
         )
 
     def _encounter(self, rng: random.Random, offset: int) -> _Set:
@@ -646,17 +653,8 @@ class LeagueSimulator:
         for _ in range(RETIRED_DRAWS):
             a = self._pick_active(rng, offset)
             b = self._pick_opponent(rng, a, offset)
-            a_character = self._choose_character(rng, self._players[a], offset)
-            b_character = self._choose_character(rng, self._players[b], offset)
-            if a_character >= 0 and b_character >= 0:
-                return _Set(
-                    a=a,
-                    a_character=a_character,
-                    b=b,
-                    b_character=b_character,
-                    games_left=rng.choices(_SET_LENGTHS, _SET_LENGTH_WEIGHTS)[0],
-                    last_offset=offset,
-                )
+            if (game_set := self._new_set(rng, a, b, offset)) is not None:
+                return game_set
         raise ValueError("hardly any player has a character left in the game")
 
     def _play(self, index: int) -> dict:
@@ -894,7 +892,7 @@ def write_league(
     to ``<path>.retirements.csv`` (character, retired_at); with `season_days`, the
     league's seasons to ``<path>.seasons.csv`` (name, start, end: `league_seasons`); with
     `alternates` (LeagueSimulator), the planted accounts to ``<path>.alternates.csv``
-    (`write_alternates`); with planted `rings`, their accounts to ``<path>.rings.csv``
+    (player_id, owner_id, plays_from); with planted `rings`, their accounts to ``<path>.rings.csv``
     (ring, player_id, role: beneficiary or partner); the same arguments give
     byte-identical files."""
     path = Path(path)
@@ -969,13 +967,13 @@ def write_league(
             for name, first, last in league_seasons(start, days, season_days):
                 writer.writerow((name, first.isoformat(), last.isoformat()))
     if league.alternates:
-        write_alternates(f"{path}.alternates.csv", league.alternates)
+        _write_alternates(f"{path}.alternates.csv", league.alternates)
     if rings.count:
         _write_rings(f"{path}.rings.csv", league.planted_rings())
     return games
 
 
-def write_alternates(path: str | Path, alternates: Sequence[PlantedAlternate]) -> None:
+def _write_alternates(path: str | Path, alternates: Sequence[PlantedAlternate]) -> None:
     """The truth of planted alternate accounts: player_id, owner_id, plays_from."""
     with open(path, "w", encoding="utf-8", newline="") as alternates_file:
         writer = csv.writer(alternates_file, lineterminator="\n")
