@@ -120,8 +120,21 @@ class MatchupRow:
     @property
     def average(self) -> float | None:
         """The mean win probability over the opponents with games (mirror excluded)."""
-        known = [c.probability for c in self.cells if c.probability is not None and not c.mirror]
+        known = [c.probability for c in self._known()]
         return sum(known) / len(known) if known else None
+
+    @property
+    def average_uncertain(self) -> bool:
+        """Whether the average is as unsure as an uncertain cell: the half-width of its
+        95% interval (the cells' errors taken as independent, averaged in rating points)
+        is wider than MATCHUP_WIDE_INTERVAL. A new character's few games make one."""
+        widths = [c.estimate.half_width for c in self._known()]
+        if not widths:
+            return False
+        return math.hypot(*widths) / len(widths) > settings.MATCHUP_WIDE_INTERVAL
+
+    def _known(self) -> list[MatchupCell]:
+        return [c for c in self.cells if c.probability is not None and not c.mirror]
 
 
 @dataclass(frozen=True)
@@ -189,10 +202,16 @@ def matchup_matrix(
         MatchupRow(character, [cell(character, opponent) for opponent in roster])
         for character in roster
     ]
+    # Sure averages first: a character with a handful of games does not head the table.
     averages = [row.average for row in rows]
     order = sorted(
         range(len(rows)),
-        key=lambda i: (averages[i] is None, -(averages[i] or 0.0), rows[i].character.id),
+        key=lambda i: (
+            averages[i] is None,
+            rows[i].average_uncertain,
+            -(averages[i] or 0.0),
+            rows[i].character.id,
+        ),
     )
     return MatchupMatrix(
         bracket,

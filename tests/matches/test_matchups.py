@@ -12,13 +12,16 @@ from django.utils.html import escape
 from matches.models import CharacterMatchup
 from matches.ratings.matchup_offset import Offset, OffsetEvidence
 from matches.selectors.matchups import (
+    MatchupCell,
     MatchupEstimate,
+    MatchupRow,
     bracket_games,
     estimate_of_sums,
     matchup_matrix,
 )
 from matches.views.matchups import bracket_note
 from players.formatting import HeatScale
+from players.models import Character
 from tests.fixtures.pages import QUERY_LIMIT
 
 pytestmark = pytest.mark.django_db
@@ -46,8 +49,16 @@ def test_cells_are_the_fitted_offsets_of_the_pair(league):
             assert cell.estimate.expected_wins == pytest.approx(mine.expected_wins)
             checked += 1
     assert checked > 100
-    averages = [row.average for row in matrix.rows if row.average is not None]
-    assert averages == sorted(averages, reverse=True)
+    # Sure averages first, each group from the highest down.
+    for unsure in (False, True):
+        averages = [
+            row.average
+            for row in matrix.rows
+            if row.average is not None and row.average_uncertain is unsure
+        ]
+        assert averages == sorted(averages, reverse=True)
+    sureness = [row.average_uncertain for row in matrix.rows if row.average is not None]
+    assert sureness == sorted(sureness)
     assert matrix.columns == [row.character for row in matrix.rows]
 
 
@@ -190,3 +201,27 @@ def test_179_even_games_are_not_uncertain():
 
 def test_unknown_bracket_is_400(client, db):
     assert client.get("/matchups?bracket=top5").status_code == 400
+
+
+def test_an_average_of_few_games_is_uncertain(settings):
+    """Two cells of a handful of games each (a character out for a day) make an average
+    as unsure as a cell; the same cells known from many games make a sure one."""
+    settings.MATCHUP_WIDE_INTERVAL = 70.0
+    character, first, second = (Character(id=n, code=f"C{n}") for n in (1, 2, 3))
+
+    def row(standard_error: float) -> MatchupRow:
+        def cell(opponent: Character, offset: float) -> MatchupCell:
+            return MatchupCell(
+                opponent, MatchupEstimate.of(Offset(offset, standard_error), 5, 3, 4.0)
+            )
+
+        mirror = MatchupCell(
+            character, MatchupEstimate.of(Offset(0.0, 0.0), 0, 0, 0.0), mirror=True
+        )
+        return MatchupRow(character, [mirror, cell(first, 40.0), cell(second, 70.0)])
+
+    # Half-widths 1.96 * se: at se 60 each cell is uncertain (118 points) and their mean
+    # (118 * sqrt(2) / 2 = 83) too; at se 30 the cells (59) and the mean (42) are sure.
+    assert row(60.0).average_uncertain
+    assert not row(30.0).average_uncertain
+    assert row(60.0).average == pytest.approx(row(30.0).average)
