@@ -23,11 +23,18 @@ from django.db import connection
 from players.models import Rating
 from web.backups import BackupError, find_tool, manifest_path, table_counts
 
-pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
-
 ROOT = Path(__file__).resolve().parents[2]
 # A few thousand games here; BACKUP_TEST_GAMES=100000 runs the round trip at issue 34's size.
 GAMES = int(os.environ.get("BACKUP_TEST_GAMES", "3000"))
+# The suite's 300 s covers a few thousand games; a larger league takes longer to build,
+# dump, restore and flush (the 100,000-game run took 15 minutes on a loaded machine).
+SECONDS = max(300, GAMES // 50)
+
+pytestmark = [
+    pytest.mark.django_db(transaction=True),
+    pytest.mark.slow,
+    pytest.mark.timeout(SECONDS),
+]
 PLAYERS = max(300, GAMES // 10)
 # Every column of every rating, in id order: equal only if the ratings came back exactly.
 RATINGS_CHECKSUM = (
@@ -61,7 +68,7 @@ def restore_into(database_url: str, backup: Path) -> subprocess.CompletedProcess
         env={**os.environ, "DATABASE_URL": database_url},
         capture_output=True,
         text=True,
-        timeout=300,
+        timeout=SECONDS,
         check=False,
     )
 
