@@ -381,6 +381,15 @@ def league_files(games: int, players: int, batch_games: int) -> tuple[Path, Path
 # --- The report -------------------------------------------------------------------------------
 
 
+def refresh_steps(database: str) -> str:
+    """The last refresh's seconds per step, as it stored them (LAST_REFRESH_STEPS)."""
+    stored = postgres.psql(
+        database, "SELECT data FROM matches_sitestatistic WHERE key = 'last_refresh_steps'"
+    )
+    steps = json.loads(stored) if stored else {}
+    return ", ".join(f"{step} {seconds:.1f} s" for step, seconds in steps.items())
+
+
 def verdict(met: bool) -> str:
     return "met" if met else "**NOT met**"
 
@@ -465,13 +474,15 @@ def measure(options: argparse.Namespace, server: str) -> None:
     run_step(["collectstatic", "--no-input", "-v0"], url)
     print(f"[{options.database}] first refresh ...", flush=True)
     steps["first refresh"] = run_step(REFRESH, url)
-    print(f"  {steps['first refresh'].seconds:.1f} s", flush=True)
+    first = steps["first refresh"].seconds
+    print(f"  {first:.1f} s ({refresh_steps(options.database)})", flush=True)
     # Drawn once the refresh has decayed the ratings, so that every rankings page exists.
     urls = json.loads(_child(["bench.scale", "--probe-urls"], url))
     print(f"[{options.database}] refresh while pages and the API are requested ...", flush=True)
     refreshed, probes = refresh_under_load(url, urls)
     print(
-        f"  {refreshed.seconds:.1f} s; " + "; ".join(f"{k}: {p.line()}" for k, p in probes.items()),
+        f"  {refreshed.seconds:.1f} s ({refresh_steps(options.database)}); "
+        + "; ".join(f"{k}: {p.line()}" for k, p in probes.items()),
         flush=True,
     )
 
@@ -566,8 +577,11 @@ def recompute_and_refresh(options: argparse.Namespace) -> None:
     recompute = run_step(["recompute_ratings"], url)
     print(f"  {recompute.seconds:.1f} s, peak {recompute.peak_mb:,.0f} MB", flush=True)
     vacuum(url)
-    refreshes = [run_step(REFRESH, url) for _ in range(2)]
-    print(f"  refresh {', '.join(f'{r.seconds:.1f} s' for r in refreshes)}", flush=True)
+    refreshes, step_lines = [], []
+    for n in (1, 2):
+        refreshes.append(run_step(REFRESH, url))
+        step_lines.append(f"refresh {n}: {refresh_steps(options.database)}")
+        print(f"  refresh {n}: {refreshes[-1].seconds:.1f} s ({step_lines[-1]})", flush=True)
     loop = bare_update_loop(BARE_LOOP_GAMES)
     rate = total / recompute.seconds
     slowest = max(r.seconds for r in refreshes)
@@ -606,6 +620,10 @@ def recompute_and_refresh(options: argparse.Namespace) -> None:
             f"| refresh {n} | {r.seconds:,.1f} | | {r.peak_mb:,.0f} |"
             for n, r in enumerate(refreshes, 1)
         ),
+        "",
+        "Seconds per step of the derived tables (`last_refresh_steps`): "
+        + "; ".join(step_lines)
+        + ".",
         "",
         "| target (issue 16) | measured | |",
         "|---|---:|---|",
