@@ -216,3 +216,23 @@ def test_kept_season_counts_follow_each_batch_and_equal_a_count_from_scratch(set
     assert [s.archived_at is not None for s in Season.objects.order_by("start")] == [
         True, True, False
     ]  # fmt: skip
+
+
+def test_a_season_whose_days_change_in_the_admin_is_counted_afresh(admin_client, settings):
+    settings.SEASON_MIN_GAMES = 3
+    store(random_league(400))  # 10 days
+    rate_pending_matches()
+    season = Season.objects.create(name="now", start=DAY_ONE, end=DAY_ONE + timedelta(days=30))
+    refresh_derived_tables(BASE_TIME + timedelta(days=11))
+    assert kept_counts(season) == +independent_season_games(season.start, season.end)
+    start = DAY_ONE + timedelta(days=4)
+    form = {"name": "now", "start": start.isoformat(), "end": season.end.isoformat()}
+    response = admin_client.post(f"/admin/matches/season/{season.pk}/change/", form)
+    assert response.status_code == 302
+    refresh_derived_tables(BASE_TIME + timedelta(days=11, hours=1))
+    narrower = +independent_season_games(start, season.end)
+    assert kept_counts(season) == narrower != independent_season_games(DAY_ONE, season.end)
+    listed = SeasonStanding.objects.filter(season=season, ladder=OVERALL)
+    assert listed and all(
+        row.games == narrower[(row.player_id, row.character_id)] for row in listed
+    )
