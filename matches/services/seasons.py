@@ -25,23 +25,27 @@ from players import rules
 
 # Adds the counted games rated after `since` up to `through` to the kept counts of each
 # season of `seasons` they were played in, both sides of a game at once: a UNION grouped
-# as one, and an upsert, which the ORM cannot say. The seasons' days are UTC days.
+# as one, and an upsert, which the ORM cannot say. The seasons' days are UTC days; only
+# the games within their span are joined (counted afresh: the live season's, not all).
 _COUNT_SQL = """
-WITH rated AS (
+WITH bounds AS (
+    SELECT id, start::timestamp AT TIME ZONE 'UTC' AS first,
+        ("end" + 1)::timestamp AT TIME ZONE 'UTC' AS after
+    FROM matches_season WHERE id = ANY(%(seasons)s)
+), rated AS (
     SELECT m.played_at, m.player_a_id, m.character_a_id, m.player_b_id, m.character_b_id
     FROM matches_matchrating mr JOIN matches_match m ON m.id = mr.match_id
     WHERE mr.counted AND mr.rated_at > %(since)s AND mr.rated_at <= %(through)s
+        AND m.played_at >= (SELECT min(first) FROM bounds)
+        AND m.played_at < (SELECT max(after) FROM bounds)
 ), sides AS (
     SELECT played_at, player_a_id AS player_id, character_a_id AS character_id FROM rated
     UNION ALL
     SELECT played_at, player_b_id, character_b_id FROM rated
 )
 INSERT INTO matches_seasongames (season_id, player_id, character_id, games)
-SELECT s.id, sides.player_id, sides.character_id, count(*)
-FROM sides JOIN matches_season s
-    ON sides.played_at >= s.start::timestamp AT TIME ZONE 'UTC'
-    AND sides.played_at < (s."end" + 1)::timestamp AT TIME ZONE 'UTC'
-WHERE s.id = ANY(%(seasons)s)
+SELECT b.id, sides.player_id, sides.character_id, count(*)
+FROM sides JOIN bounds b ON sides.played_at >= b.first AND sides.played_at < b.after
 GROUP BY 1, 2, 3
 ON CONFLICT (season_id, player_id, character_id)
 DO UPDATE SET games = matches_seasongames.games + EXCLUDED.games
