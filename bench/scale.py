@@ -9,7 +9,8 @@ with its peak memory and that of its children (bench.import_recompute.run_step):
 1. `import_replays` of the history: first-import replays/s;
 2. `import_replays` of the batch into the database that already holds the history;
 3. `recompute_ratings`: games/s, beside the bare update loop measured in this run;
-4. VACUUM ANALYZE (as autovacuum would), then `refresh`, while a second thread requests
+4. VACUUM ANALYZE (as autovacuum would), then `refresh` (each step's seconds printed;
+   with --seasons the league is first cut into seasons and patches), while a second thread requests
    pages and API endpoints over HTTP from gunicorn on 127.0.0.1: worst latency, errors;
 5. every page's uncached median (bench.web's measurement) and every API endpoint's cold
    median (bench.api's server and load) at this size and on a 10,000-game league;
@@ -18,7 +19,7 @@ with its peak memory and that of its children (bench.import_recompute.run_step):
 Each target is printed as met or NOT met; the section is appended to
 docs/benchmarks-history.md and its row of BENCHMARKS.md rewritten.
 
-    python -m bench.scale [--games N] [--players N] [--batch N] [--database NAME]
+    python -m bench.scale [--games N] [--players N] [--batch N] [--database NAME] [--seasons N]
 """
 
 from __future__ import annotations
@@ -381,6 +382,41 @@ def league_files(games: int, players: int, batch_games: int) -> tuple[Path, Path
 # --- The report -------------------------------------------------------------------------------
 
 
+def add_seasons(database: str, seasons: int) -> None:
+    """Cut the stored league into `seasons` seasons of equal days (all ended but the last,
+    which runs past now) and as many patches going live at their starts, so that the
+    refresh has ladders to draw and archive and patches to tabulate (issue 30)."""
+    if not seasons:
+        return
+    postgres.psql(
+        database,
+        f"""WITH span AS (
+            SELECT min(played_at)::date AS first, max(played_at)::date - min(played_at)::date
+                AS days FROM matches_match
+        ), cut AS (
+            SELECT n, first + n * (days / {seasons}) AS start,
+                CASE WHEN n = {seasons} - 1 THEN first + days + 30
+                     ELSE first + (n + 1) * (days / {seasons}) - 1 END AS last
+            FROM span, generate_series(0, {seasons} - 1) n
+        ), new_seasons AS (
+            INSERT INTO matches_season (name, start, "end")
+            SELECT 'bench-' || n, start, last FROM cut ON CONFLICT DO NOTHING
+        )
+        INSERT INTO matches_patch (name, versions, live_at)
+        SELECT 'bench-' || n, '{{}}', start::timestamp AT TIME ZONE 'UTC' FROM cut
+        ON CONFLICT DO NOTHING""",
+    )
+
+
+def refresh_steps(database: str) -> str:
+    """The last refresh's seconds per step, as it stored them (LAST_REFRESH_STEPS)."""
+    stored = postgres.psql(
+        database, "SELECT data FROM matches_sitestatistic WHERE key = 'last_refresh_steps'"
+    )
+    steps = json.loads(stored) if stored else {}
+    return ", ".join(f"{step} {seconds:.1f} s" for step, seconds in steps.items())
+
+
 def verdict(met: bool) -> str:
     return "met" if met else "**NOT met**"
 
@@ -409,6 +445,12 @@ def main() -> None:
     parser.add_argument("--batch", type=int, default=200_000, help="games imported afterwards")
     parser.add_argument("--database", default="bench_scale", help="and <name>_small")
     parser.add_argument("--requests", type=int, default=50, help="per page, uncached")
+    parser.add_argument(
+        "--seasons",
+        type=int,
+        default=0,
+        help="cut the league into this many seasons and patches before the refreshes",
+    )
     parser.add_argument(
         "--print-only", action="store_true", help="record nothing (history, BENCHMARKS.md)"
     )
@@ -462,16 +504,19 @@ def measure(options: argparse.Namespace, server: str) -> None:
     history, batch = league_files(options.games, options.players, options.batch)
     steps = _load_league(options.database, history, batch, options.games, options.batch)
     url = postgres.url(options.database)
+    add_seasons(options.database, options.seasons)
     run_step(["collectstatic", "--no-input", "-v0"], url)
     print(f"[{options.database}] first refresh ...", flush=True)
     steps["first refresh"] = run_step(REFRESH, url)
-    print(f"  {steps['first refresh'].seconds:.1f} s", flush=True)
+    first = steps["first refresh"].seconds
+    print(f"  {first:.1f} s ({refresh_steps(options.database)})", flush=True)
     # Drawn once the refresh has decayed the ratings, so that every rankings page exists.
     urls = json.loads(_child(["bench.scale", "--probe-urls"], url))
     print(f"[{options.database}] refresh while pages and the API are requested ...", flush=True)
     refreshed, probes = refresh_under_load(url, urls)
     print(
-        f"  {refreshed.seconds:.1f} s; " + "; ".join(f"{k}: {p.line()}" for k, p in probes.items()),
+        f"  {refreshed.seconds:.1f} s ({refresh_steps(options.database)}); "
+        + "; ".join(f"{k}: {p.line()}" for k, p in probes.items()),
         flush=True,
     )
 
@@ -566,8 +611,12 @@ def recompute_and_refresh(options: argparse.Namespace) -> None:
     recompute = run_step(["recompute_ratings"], url)
     print(f"  {recompute.seconds:.1f} s, peak {recompute.peak_mb:,.0f} MB", flush=True)
     vacuum(url)
-    refreshes = [run_step(REFRESH, url) for _ in range(2)]
-    print(f"  refresh {', '.join(f'{r.seconds:.1f} s' for r in refreshes)}", flush=True)
+    add_seasons(options.database, options.seasons)
+    refreshes, step_lines = [], []
+    for n in (1, 2):
+        refreshes.append(run_step(REFRESH, url))
+        step_lines.append(f"refresh {n}: {refresh_steps(options.database)}")
+        print(f"  refresh {n}: {refreshes[-1].seconds:.1f} s ({step_lines[-1]})", flush=True)
     loop = bare_update_loop(BARE_LOOP_GAMES)
     rate = total / recompute.seconds
     slowest = max(r.seconds for r in refreshes)
@@ -606,6 +655,10 @@ def recompute_and_refresh(options: argparse.Namespace) -> None:
             f"| refresh {n} | {r.seconds:,.1f} | | {r.peak_mb:,.0f} |"
             for n, r in enumerate(refreshes, 1)
         ),
+        "",
+        "Seconds per step of the derived tables (`last_refresh_steps`): "
+        + "; ".join(step_lines)
+        + ".",
         "",
         "| target (issue 16) | measured | |",
         "|---|---:|---|",

@@ -236,6 +236,8 @@ class SeasonAdmin(admin.ModelAdmin):
         return self.readonly_fields
 
     def save_model(self, request: HttpRequest, obj: Season, form: forms.Form, change: bool) -> None:
+        if {"start", "end"} & set(form.changed_data):
+            obj.counted_through = None  # its games are counted afresh at the next refresh
         super().save_model(request, obj, form, change)
         transaction.on_commit(bump_generation)
 

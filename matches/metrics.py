@@ -86,6 +86,15 @@ class PipelineCollector(Collector):
         oldest.add_metric([], 0.0 if since is None else now - since.timestamp())
         yield from (lag, waiting_by_source, waiting, oldest)
         yield from _run_gauges("refresh", "periodic refresh", state.refresh)
+        if state.refresh_steps:
+            steps = _gauge(
+                "ratings_refresh_step_duration_seconds",
+                "How long each step of the last periodic refresh took.",
+                ["step"],
+            )
+            for step, seconds in state.refresh_steps.items():
+                steps.add_metric([step], seconds)
+            yield steps
         yield from _run_gauges("recompute", "full recompute of every rating", state.recompute)
         if state.calibration_temperature is not None:
             temperature = _gauge(

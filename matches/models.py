@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from django.contrib.postgres.fields import ArrayField
+from django.contrib.postgres.indexes import BrinIndex
 from django.db import models
 from django.db.models import Q
 from django.db.models.functions import Coalesce
@@ -218,6 +219,11 @@ class MatchRating(models.Model):
         "one chance also the expected score both updates used"
     )
 
+    class Meta:
+        # The games rated since a time (the season counts' high-water mark): rows are
+        # appended in rated_at order, so a block range index a few pages large serves it.
+        indexes = [BrinIndex(fields=["rated_at"], name="matchrating_rated_at_brin")]
+
     def __str__(self) -> str:
         return f"rating of match {self.match_id}"
 
@@ -421,6 +427,12 @@ class Season(models.Model):
     archived_at = models.DateTimeField(
         null=True, blank=True, editable=False, help_text="When its final standings were kept"
     )
+    counted_through = models.DateTimeField(
+        null=True,
+        blank=True,
+        editable=False,
+        help_text="SeasonGames counts the games rated up to this time; none: count afresh",
+    )
 
     class Meta:
         ordering = ("-start",)
@@ -432,6 +444,33 @@ class Season(models.Model):
 
     def __str__(self) -> str:
         return self.name
+
+
+class SeasonGames(models.Model):
+    """The counted games of one rating (player, character) in a season not archived yet,
+    kept by the refresh from the games rated since the season's `counted_through`: a live
+    ladder reads these instead of the season's games (matches.services.seasons)."""
+
+    season = models.ForeignKey(Season, on_delete=models.CASCADE, related_name="+")
+    player = models.ForeignKey(
+        Player, on_delete=models.CASCADE, related_name="+", db_constraint=False, db_index=False
+    )
+    character = models.ForeignKey(
+        Character, on_delete=models.PROTECT, related_name="+", db_constraint=False, db_index=False
+    )
+    games = models.PositiveIntegerField()
+
+    class Meta:
+        verbose_name_plural = "season games"
+        # Its ON CONFLICT target, and a ladder's read of one season.
+        constraints = [
+            models.UniqueConstraint(
+                fields=["season", "player", "character"], name="unique_season_games"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.games} games of {self.player_id} in season {self.season_id}"
 
 
 class SeasonStanding(models.Model):

@@ -15,6 +15,8 @@ from matches.selectors.calibration import CALIBRATION_STATISTIC
 # stamped with when they finished (matches.services.site_statistic.timed_run).
 LAST_REFRESH = "last_refresh"
 LAST_RECOMPUTE = "last_recompute"
+# The seconds of each step of the last refresh of the derived tables: {step: seconds}.
+LAST_REFRESH_STEPS = "last_refresh_steps"
 
 
 @dataclass(frozen=True)
@@ -39,6 +41,7 @@ class Monitoring:
     oldest_waiting_since: datetime | None  # when the longest-waiting game was stored
     refresh: FinishedRun | None
     recompute: FinishedRun | None
+    refresh_steps: dict[str, float]  # empty before the first refresh
     calibration_temperature: float | None  # None before the first fit
 
 
@@ -72,6 +75,7 @@ def _finished_runs() -> dict[str, FinishedRun]:
 
 def monitoring() -> Monitoring:
     runs = _finished_runs()
+    steps = SiteStatistic.objects.filter(key=LAST_REFRESH_STEPS).values_list("data", flat=True)
     temperature = (
         SiteStatistic.objects.filter(key=CALIBRATION_STATISTIC)
         .values_list("data__temperature", flat=True)
@@ -83,5 +87,6 @@ def monitoring() -> Monitoring:
         oldest_waiting_since=Match.objects.pending().aggregate(oldest=Min("ingested_at"))["oldest"],
         refresh=runs.get(LAST_REFRESH),
         recompute=runs.get(LAST_RECOMPUTE),
+        refresh_steps=steps.first() or {},
         calibration_temperature=temperature,
     )

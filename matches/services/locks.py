@@ -5,7 +5,10 @@ They are PostgreSQL's transaction-scoped advisory locks, released at commit or r
 
 from __future__ import annotations
 
-from django.db import connection
+from datetime import datetime
+
+from django.db import connection, transaction
+from django.utils import timezone
 
 # Any fixed numbers shared by every process: the advisory locks' keys.
 RATING_WRITER_LOCK = 4_711_001
@@ -22,3 +25,12 @@ def acquire_transaction_lock(key: int, *, wait: bool) -> bool:
     with connection.cursor() as cursor:
         cursor.execute(f"SELECT {function}(%s)", [key])
         return wait or bool(cursor.fetchone()[0])
+
+
+def rated_through() -> datetime:
+    """A time that every committed rating batch was stamped before (MatchRating.rated_at)
+    and every later one will be stamped after: read under the rating writer's lock, which
+    a batch holds while it stamps and commits (one clock: the writers' and this process's)."""
+    with transaction.atomic():
+        acquire_transaction_lock(RATING_WRITER_LOCK, wait=True)
+        return timezone.now()

@@ -7,11 +7,13 @@ per request.
 
 from __future__ import annotations
 
+import json
 import math
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
 from django.conf import settings
+from django.core.serializers.json import DjangoJSONEncoder
 from django.db import connection, transaction
 from django.db.models import (
     Case,
@@ -21,6 +23,7 @@ from django.db.models import (
     F,
     Func,
     IntegerField,
+    Min,
     Q,
     Subquery,
     Sum,
@@ -30,9 +33,11 @@ from django.db.models import (
 )
 from django.db.models.functions import Floor, TruncDate
 
-from matches.models import Match, Patch
+from matches.models import Match, Patch, SiteStatistic
+from matches.selectors.monitoring import LAST_RECOMPUTE
 from matches.selectors.notable_games import NOTABLE_GAMES_KEY
 from matches.selectors.patches import ALL_TIME
+from matches.services.locks import rated_through
 from matches.services.notable_games import notable_games
 from matches.services.site_statistic import store_statistic
 from players import rules
@@ -55,6 +60,9 @@ POPULARITY_PERIOD = timedelta(days=7)
 TOP_PERCENTS = (1, 5, 10, 25, 50)
 # Floors a player can reach: 1-10, then Celestial.
 FLOORS = (*range(1, 11), 99)
+# Internal: what the kept history of the statistics below was computed under, and up to
+# which rating time (_history_changed_from).
+HISTORY_KEY = "statistics_history"
 # How many players and games the stats page counts in each recent window.
 ACTIVITY_WINDOWS = {"hour": timedelta(hours=1), "day": timedelta(days=1), "week": timedelta(days=7)}
 
@@ -175,6 +183,7 @@ _PATCH_DISTRIBUTION_SQL = """
 WITH patch_end AS (
     SELECT rating_id, width_bucket(day, %(first_days)s::date[]) AS patch, max(day) AS day
     FROM players_ratingsnapshot
+    WHERE day >= %(from_day)s
     GROUP BY 1, 2
 )
 SELECT e.patch, floor(s.value / %(bin_width)s)::integer, count(*)
@@ -186,24 +195,40 @@ GROUP BY 1, 2
 """
 
 
-def _patch_rating_distributions() -> dict[str, dict[str, Any]]:
+def _patch_rating_distributions(
+    kept: dict[str, dict[str, Any]], changed_from: date | None
+) -> dict[str, dict[str, Any]]:
     """Per patch name, its settled ratings per RATING_BIN_WIDTH of value as the patch's
-    time left them (docs/rating-model.md#patches); a patch without any is absent."""
+    time left them (docs/rating-model.md#patches); a patch without any is absent. Those of
+    the patches over before `changed_from` are `kept`'s (None: nothing is kept)."""
     patches = sorted(Patch.objects.all(), key=lambda patch: patch.live_at)
     if not patches:
         return {}
     first_days = [patch.live_at.astimezone(UTC).date() for patch in patches]
+    # The first patch still running on `changed_from` and every later one are counted anew.
+    fresh = 0
+    if changed_from is not None:
+        fresh = sum(1 for day in first_days[1:] if day <= changed_from)
     sql = _PATCH_DISTRIBUTION_SQL.format(
         flagged=rules.flagged_ids_sql(), settled=rules.settled_sql("s.deviation")
     )
-    parameters = {**rules.sql_params(), "bin_width": RATING_BIN_WIDTH, "first_days": first_days}
+    parameters = {
+        **rules.sql_params(),
+        "bin_width": RATING_BIN_WIDTH,
+        "first_days": first_days,
+        "from_day": first_days[fresh] if fresh else date.min,
+    }
     counts: dict[str, dict[int, int]] = {}
     with connection.cursor() as cursor:
         cursor.execute(sql, parameters)
         for bucket, number, count in cursor.fetchall():
             # Patches going live on one day share it: the later one takes it.
             counts.setdefault(patches[bucket - 1].name, {})[number] = count
-    return {name: _rating_bins(bins) for name, bins in counts.items()}
+    ended = {patch.name for patch in patches[:fresh]}
+    return {
+        **{name: bins for name, bins in kept.items() if name in ended},
+        **{name: _rating_bins(bins) for name, bins in counts.items()},
+    }
 
 
 def _percentiles() -> list[dict[str, Any]]:
@@ -231,7 +256,7 @@ WITH week_end AS (
         date_trunc('week', s.day)::date AS week, s.value, s.deviation
     FROM players_ratingsnapshot s
     JOIN players_rating r ON r.id = s.rating_id
-    WHERE r.player_id NOT IN ({flagged})
+    WHERE r.player_id NOT IN ({flagged}) AND s.day >= %(from_day)s
     ORDER BY s.rating_id, date_trunc('week', s.day), s.day DESC
 )
 SELECT week, count(*),
@@ -241,17 +266,60 @@ GROUP BY week ORDER BY week
 """
 
 
-def _inflation() -> list[dict[str, Any]]:
+def _inflation(kept: list[dict[str, Any]], changed_from: date | None) -> list[dict[str, Any]]:
     """Per week over the site's history, the 10th, 50th and 90th percentiles of the active
-    settled ratings (linearly interpolated), so that a drift of the scale shows."""
+    settled ratings (linearly interpolated), so that a drift of the scale shows. The weeks
+    over before `changed_from` are `kept`'s (None: nothing is kept)."""
+    first_fresh = date.min
+    if changed_from is not None:
+        first_fresh = changed_from - timedelta(days=changed_from.weekday())
     sql = _INFLATION_SQL.format(flagged=rules.flagged_ids_sql(), settled=rules.settled_sql())
     with connection.cursor() as cursor:
-        cursor.execute(sql, rules.sql_params())
+        cursor.execute(sql, {**rules.sql_params(), "from_day": first_fresh})
         rows = cursor.fetchall()
-    return [
+    return [row for row in kept if row["week"] < first_fresh.isoformat()] + [
         {"week": week.isoformat(), "ratings": count, "p10": p10, "median": p50, "p90": p90}
         for week, count, (p10, p50, p90) in rows
     ]
+
+
+# What the kept history (the distributions of patches over, the percentiles of weeks
+# over) was computed under: anything else rewrites or reweighs the snapshots it reads.
+def _history_basis() -> dict[str, Any]:
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT md5(coalesce(string_agg(id, ',' ORDER BY id), '')) "
+            f"FROM ({rules.flagged_ids_sql()}) flagged"
+        )
+        flagged = cursor.fetchone()[0]
+    recompute = SiteStatistic.objects.filter(key=LAST_RECOMPUTE).values_list(
+        "computed_at", flat=True
+    )
+    return json.loads(
+        json.dumps(
+            {
+                "flagged": flagged,
+                "rules": rules.sql_params(),
+                "recompute": recompute.first(),
+                "patches": list(Patch.objects.order_by("live_at").values_list("name", "live_at")),
+            },
+            cls=DjangoJSONEncoder,
+        )
+    )
+
+
+def _history_changed_from(history: dict[str, Any] | None, basis: dict[str, Any]) -> date | None:
+    """The first day whose daily snapshots may differ from what `history` was computed
+    on: that of the earliest game rated since (date.max if none), or None when the kept
+    history does not apply (none yet, or computed under another basis)."""
+    if not history or history["basis"] != basis:
+        return None
+    first = (
+        Match.objects.filter(rating__rated_at__gt=datetime.fromisoformat(history["through"]))
+        .order_by()
+        .aggregate(first=Min("played_at"))["first"]
+    )
+    return date.max if first is None else first.astimezone(UTC).date()
 
 
 def _activity(now: datetime) -> dict[str, dict[str, int]]:
@@ -435,7 +503,16 @@ def recompute_site_statistics(now: datetime) -> None:
     """Recompute every site statistic as of `now`, all read at one moment (so that the
     ranked total, the distribution and the percentiles count the same ratings), and store
     them in one transaction. The caller bumps the cache generation."""
+    # Every game rated up to `through` is in what the moment below reads.
+    through = rated_through()
+    kept = dict(
+        SiteStatistic.objects.filter(
+            key__in=(HISTORY_KEY, "patch_rating_distribution", "inflation")
+        ).values_list("key", "data")
+    )
     with one_moment():
+        basis = _history_basis()
+        changed_from = _history_changed_from(kept.get(HISTORY_KEY), basis)
         games = _visible_games(now)
         games_by_day = _games_by_day(games)
         statistics = {
@@ -445,12 +522,15 @@ def recompute_site_statistics(now: datetime) -> None:
             "floor_distribution": _floor_distribution(),
             "popularity": _popularity(now),
             "patch_popularity": _patch_popularity(games),
-            "patch_rating_distribution": _patch_rating_distributions(),
+            "patch_rating_distribution": _patch_rating_distributions(
+                kept.get("patch_rating_distribution", {}), changed_from
+            ),
             "percentiles": _percentiles(),
             "activity": _activity(now),
             "fraud_index": _fraud_index(),
             NOTABLE_GAMES_KEY: notable_games(now),
-            "inflation": _inflation(),
+            "inflation": _inflation(kept.get("inflation", []), changed_from),
+            HISTORY_KEY: {"basis": basis, "through": through.isoformat()},
         }
     with transaction.atomic():
         for key, data in statistics.items():

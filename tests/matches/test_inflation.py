@@ -11,13 +11,15 @@ from datetime import UTC, timedelta
 import numpy as np
 import pytest
 
-from matches.models import Patch
+from matches.models import Patch, SiteStatistic
 from matches.services.flags import set_player_flags
 from matches.services.rating.incremental import rate_pending_matches
+from matches.services.rating.recompute import recompute_all_ratings
 from matches.services.refresh import refresh_derived_tables
+from matches.services.statistics import HISTORY_KEY
 from players import rules
 from players.models import Player, RatingSnapshot
-from tests.factories import BASE_TIME, random_league
+from tests.factories import BASE_TIME, random_league, replay
 from tests.matches.test_rating_pipeline import store
 
 pytestmark = pytest.mark.django_db
@@ -101,3 +103,52 @@ def test_each_patch_has_the_rating_distribution_its_time_left(client):
     page = client.get("/stats?patch=1.0").content.decode()
     assert "Ratings in patch 1.0" in page and 'id="patch-rating-distribution"' in page
     assert "Ratings in patch" not in client.get("/stats?patch=all").content.decode()
+
+
+def stored_history() -> dict:
+    rows = SiteStatistic.objects.filter(key__in=("inflation", "patch_rating_distribution"))
+    return dict(rows.values_list("key", "data"))
+
+
+def test_past_weeks_and_ended_patches_kept_between_refreshes_equal_a_count_from_scratch(client):
+    """Fed in batches (late games of an ended patch and a past week among them), with a
+    flag change and a recompute in between: after each refresh the weekly percentiles
+    and the per-patch distributions, partly kept from the refresh before, are those
+    computed anew from every snapshot."""
+    Patch.objects.create(name="1.0", versions=[], live_at=BASE_TIME - timedelta(days=1))
+    Patch.objects.create(name="1.1", versions=[], live_at=BASE_TIME + timedelta(days=10))
+    Patch.objects.create(name="1.2", versions=[], live_at=BASE_TIME + timedelta(days=20))
+    league = random_league(1200)  # 40 games a day
+    late = [
+        replay(900_000 + n, *players, played_at=BASE_TIME + timedelta(days=3, minutes=n))
+        for n, players in enumerate(
+            [("100000000000000001", "100000000000000002")] * 20
+            + [("100000000000000003", "100000000000000004")] * 20
+        )
+    ]
+    batches = [league[:400], league[400:700] + late, league[700:900], league[900:]]
+    for number, batch in enumerate(batches):
+        if number == 2:
+            set_player_flags(Player.objects.order_by("id").first(), cheater=True, by="test")
+        if number == 3:
+            recompute_all_ratings()
+        store(batch)
+        rate_pending_matches()
+        refresh_derived_tables(BASE_TIME + timedelta(days=31))
+        kept = stored_history()
+        expected = independent_patch_distributions()
+        for name, counts in expected.items():
+            bins = kept["patch_rating_distribution"][name]["bins"]
+            assert {int(row["from"]) // 50: row["count"] for row in bins if row["count"]} == counts
+        assert set(kept["patch_rating_distribution"]) == set(expected)
+        want = independent_inflation()
+        assert [row["week"] for row in kept["inflation"]] == [row["week"] for row in want]
+        for got, row in zip(kept["inflation"], want, strict=True):
+            assert got["ratings"] == row["ratings"]
+            assert got["median"] == pytest.approx(row["median"], abs=1e-6)
+        SiteStatistic.objects.filter(key=HISTORY_KEY).delete()  # nothing kept: from scratch
+        refresh_derived_tables(BASE_TIME + timedelta(days=31))
+        assert stored_history() == kept
+    assert len(kept["inflation"]) >= 4 and set(kept["patch_rating_distribution"]) == {
+        "1.0", "1.1", "1.2"
+    }  # fmt: skip

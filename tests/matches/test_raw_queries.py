@@ -234,7 +234,7 @@ def test_each_patch_distribution_counts_the_last_settled_snapshots_of_unflagged_
     middle = first + (flagged_league - first) / 2
     Patch.objects.create(name="early", versions=[], live_at=first - timedelta(days=1))
     Patch.objects.create(name="late", versions=[], live_at=middle)
-    found = statistics._patch_rating_distributions()
+    found = statistics._patch_rating_distributions({}, None)
     spans = {
         "early": (first.date() - timedelta(days=1), middle.date()),
         "late": (middle.date(), flagged_league.date() + timedelta(days=1)),

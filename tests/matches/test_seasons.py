@@ -13,12 +13,13 @@ from hypothesis import HealthCheck, event, given
 from hypothesis import settings as hypothesis_settings
 from hypothesis import strategies as st
 
-from matches.models import Match, Season, SeasonStanding
+from matches.models import Match, Season, SeasonGames, SeasonStanding
 from matches.selectors.seasons import OVERALL
 from matches.services.flags import recompute_after_flag_changes, set_player_flags
 from matches.services.rating.incremental import rate_pending_matches
 from matches.services.rating.recompute import recompute_all_ratings
 from matches.services.refresh import refresh_derived_tables
+from matches.services.seasons import forget_season_games
 from players import rules
 from players.models import Player, Rating
 from tests.factories import BASE_TIME, random_league, replay
@@ -164,3 +165,86 @@ def test_a_ladder_lists_exactly_the_settled_ratings_with_enough_games_in_the_sea
             }
             assert set(listed) == eligible
         transaction.set_rollback(True)
+
+
+def kept_counts(season: Season) -> Counter:
+    rows = SeasonGames.objects.filter(season=season)
+    return Counter(
+        {(p, c): games for p, c, games in rows.values_list("player", "character", "games")}
+    )
+
+
+def standings() -> list[tuple]:
+    rows = SeasonStanding.objects.order_by("season", "ladder", "rank")
+    return list(rows.values_list("season", "ladder", "rank", "player", "name", "character",
+                                 "value", "deviation", "games"))  # fmt: skip
+
+
+def test_kept_season_counts_follow_each_batch_and_equal_a_count_from_scratch(settings):
+    """Three seasons fed in batches (late games of a live season among them), with a
+    recompute before the last: after each refresh the kept counts of every season not
+    archived are its counted games counted anew, an archive's games are those, and the
+    ladders are those drawn from counts counted afresh."""
+    settings.SEASON_MIN_GAMES = 3
+    day = lambda days: BASE_TIME + timedelta(days=days)  # noqa: E731
+    for n, (a, b) in enumerate([(0, 2), (3, 6), (7, 60)]):
+        Season.objects.create(
+            name=f"s{n}", start=DAY_ONE + timedelta(days=a), end=DAY_ONE + timedelta(days=b)
+        )
+    league = random_league(480)  # 40 games a day
+    # Played in s2 after games already rated, stored with the next batch.
+    late = [
+        replay(900_000 + k, "100000000000000001", "100000000000000002", played_at=day(4.1))
+        for k in range(12)
+    ]
+    batches = [
+        (league[:195], day(5)),
+        (league[195:300] + late, day(8)),
+        (league[300:380], day(10)),
+        (league[380:], day(13)),
+    ]
+    for number, (batch, now) in enumerate(batches):
+        if number == 3:
+            recompute_all_ratings()
+            assert not SeasonGames.objects.exists()
+        store(batch)
+        rate_pending_matches()
+        refresh_derived_tables(now)
+        for season in Season.objects.all():
+            counted = +independent_season_games(season.start, season.end)
+            if season.archived_at is None:
+                assert kept_counts(season) == counted
+            else:  # archived from the kept counts, which are then let go
+                assert not kept_counts(season)
+                rows = SeasonStanding.objects.filter(season=season)
+                assert all(row.games == counted[(row.player_id, row.character_id)] for row in rows)
+        kept = standings()
+        with transaction.atomic():  # the same refresh from counts counted afresh, undone
+            forget_season_games()
+            refresh_derived_tables(now)
+            assert standings() == kept
+            transaction.set_rollback(True)
+    assert [s.archived_at is not None for s in Season.objects.order_by("start")] == [
+        True, True, False
+    ]  # fmt: skip
+    assert SeasonStanding.objects.filter(season__name="s1").exists()
+
+
+def test_a_season_whose_days_change_in_the_admin_is_counted_afresh(admin_client, settings):
+    settings.SEASON_MIN_GAMES = 3
+    store(random_league(400))  # 10 days
+    rate_pending_matches()
+    season = Season.objects.create(name="now", start=DAY_ONE, end=DAY_ONE + timedelta(days=30))
+    refresh_derived_tables(BASE_TIME + timedelta(days=11))
+    assert kept_counts(season) == +independent_season_games(season.start, season.end)
+    start = DAY_ONE + timedelta(days=4)
+    form = {"name": "now", "start": start.isoformat(), "end": season.end.isoformat()}
+    response = admin_client.post(f"/admin/matches/season/{season.pk}/change/", form)
+    assert response.status_code == 302
+    refresh_derived_tables(BASE_TIME + timedelta(days=11, hours=1))
+    narrower = +independent_season_games(start, season.end)
+    assert kept_counts(season) == narrower != independent_season_games(DAY_ONE, season.end)
+    listed = SeasonStanding.objects.filter(season=season, ladder=OVERALL)
+    assert listed and all(
+        row.games == narrower[(row.player_id, row.character_id)] for row in listed
+    )

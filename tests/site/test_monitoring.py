@@ -170,6 +170,15 @@ def test_pipeline_gauges_are_read_from_the_database_at_scrape_time(client):
     rated_total = ("ratings_games_rated_total", ())
     assert rated[rated_total] - waiting[rated_total] == 5
     assert rated[("ratings_refresh_duration_seconds", ())] > 0
+    steps = {
+        labels[0][1]: value
+        for (name, labels), value in rated.items()
+        if name == "ratings_refresh_step_duration_seconds"
+    }
+    assert set(steps) == {
+        "decay", "patches", "character_matchups", "statistics", "seasons", "win_trading"
+    }  # fmt: skip
+    assert 0 < sum(steps.values()) <= rated[("ratings_refresh_duration_seconds", ())]
     finished = rated[("ratings_refresh_last_finished_timestamp_seconds", ())]
     assert abs(finished - timezone.now().timestamp()) < 60
 

@@ -27,6 +27,7 @@ from matches.services.rating import recompute_storage
 from matches.services.rating.decay import decay_shown
 from matches.services.rating.storage import MATCH_RATING_COLUMNS, RatingRun
 from matches.services.read_ahead import other_connections_see_this_transaction
+from matches.services.seasons import forget_season_games
 from matches.services.site_statistic import timed_run
 from players.models import Player, PlayerMatchup, Rating, RatingSnapshot
 from web.generation import bump_generation
@@ -82,6 +83,7 @@ def recompute_all_ratings(
             # The matchup offsets in force, read before the table is emptied and refitted.
             model = chance_model()
             _reset_derived_tables()
+            forget_season_games()
             excluded = Player.objects.unrated().values_list("id", flat=True)
             run, predictions = _recompute_compiled(model, excluded, chunk_size, progress, until)
             # The calibration measured on the new predictions, committed with them: a
