@@ -29,7 +29,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from matches.ratings.integrity import Suspicion, SuspicionKind
+from matches.ratings.integrity import TESTED_OPPONENT_DEVIATION, Suspicion, SuspicionKind
 
 # A rating point as a shift of a chance's logit (ratings are on a base-10, 400-point scale).
 LOGIT_PER_POINT = math.log(10) / 400
@@ -71,6 +71,8 @@ class RingTest:
     frequency: float = 60.0
     probability: float = 1e-6
     lift_half_life_days: float = 15.0
+    # A settled rating's deviation (RATING_LOW_DEVIATION): see `lasting_change`.
+    settled_deviation: float = 75.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,10 +103,26 @@ def is_candidate(record: PairRecord, test: RingTest) -> bool:
     )
 
 
-def delifted_chances(games: Sequence[PairGame], half_life_days: float) -> list[float]:
-    """Side A's chance in each game without what the pair's earlier games moved the two
-    ratings, that lift fading with the half-life as other games pull the ratings back
-    (see the module's docstring)."""
+def lasting_change(change: float, settled_deviation: float) -> float:
+    """What of a game's change counts as the pair's lift: at most what one game can move a
+    nearly settled rating (deviation TESTED_OPPONENT_DEVIATION times `settled_deviation`,
+    as the early-surprise test reads an opponent: a win it had no chance of moves it
+    LOGIT_PER_POINT times that deviation squared, about 73 points at 75). A larger change
+    is an unsettled rating finding its level (a fresh one moves 150 points a game), which
+    its other games would have found as well; taken out whole, the first games of two new
+    accounts read as hundreds of points of lift and made honest pairs' later records look
+    thrown."""
+    deviation = TESTED_OPPONENT_DEVIATION * settled_deviation
+    most = LOGIT_PER_POINT * deviation * deviation
+    return max(-most, min(most, change))
+
+
+def delifted_chances(
+    games: Sequence[PairGame], half_life_days: float, settled_deviation: float = 75.0
+) -> list[float]:
+    """Side A's chance in each game without what the pair's earlier games lastingly moved
+    the two ratings (`lasting_change`), that lift fading with the half-life as other
+    games pull the ratings back (see the module's docstring)."""
     chances = []
     lift = 0.0  # A's rating gained minus B's, from the pair's games so far
     last = games[0].played_at if games else 0.0
@@ -114,7 +132,8 @@ def delifted_chances(games: Sequence[PairGame], half_life_days: float) -> list[f
         chance = min(max(game.chance_a, 1e-9), 1 - 1e-9)
         logit = math.log(chance / (1 - chance)) - LOGIT_PER_POINT * lift
         chances.append(1 / (1 + math.exp(-logit)))
-        lift += game.change_a - game.change_b
+        lift += lasting_change(game.change_a, settled_deviation)
+        lift -= lasting_change(game.change_b, settled_deviation)
     return chances
 
 
@@ -136,7 +155,7 @@ def judge_pair(record: PairRecord, games: Sequence[PairGame], test: RingTest) ->
     """The pair as a suspect, or None when it passes (see the module's docstring)."""
     if not is_candidate(record, test) or not games:
         return None
-    chances = delifted_chances(games, test.lift_half_life_days)
+    chances = delifted_chances(games, test.lift_half_life_days, test.settled_deviation)
     a_wins = sum(game.a_won for game in games)
     match_ids = tuple(game.match_id for game in games)
     if 2 * a_wins >= len(games):

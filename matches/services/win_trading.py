@@ -88,6 +88,7 @@ def ring_test() -> RingTest:
         frequency=settings.INTEGRITY_RING_FREQUENCY,
         probability=settings.INTEGRITY_RING_PROBABILITY,
         lift_half_life_days=settings.INTEGRITY_RING_LIFT_HALF_LIFE_DAYS,
+        settled_deviation=settings.RATING_LOW_DEVIATION,
     )
 
 

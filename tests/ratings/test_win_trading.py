@@ -57,6 +57,48 @@ def test_the_pairs_earlier_games_are_taken_out_of_the_chances_and_fade():
     assert later[1] == pytest.approx(1 / (1 + math.exp(10 * shift)))
 
 
+def test_an_unsettled_ratings_big_change_counts_as_lift_only_up_to_a_settled_games():
+    # Two fresh accounts' first meeting moves each 160 points: the rating finding its
+    # level, not a lift; it counts as at most what a game moves a settled rating.
+    most = math.log(10) / 400 * (1.5 * 75) ** 2
+    first = PairGame(1, 0.0, True, 0.5, 250.0, -160.0)
+    chances = delifted_chances([first, game(2)], half_life_days=15, settled_deviation=75)
+    assert chances[1] == pytest.approx(1 / (1 + math.exp(2 * most * math.log(10) / 400)))
+    # A settled game's change is taken out whole.
+    assert delifted_chances([game(1), game(2)], 15, 75)[1] == pytest.approx(
+        1 / (1 + math.exp(20 * math.log(10) / 400))
+    )
+
+
+# An honest pair of a simulated league (seed 3 of bench/integrity_rings.py): hours since
+# the first game, the chance shown to A, both changes. Both accounts were new at their
+# first meeting; A, far stronger, won all 29 games at about the chances its rating gave.
+HONEST_PAIR = [
+    (0.0, 0.500, 162.2, -162.2), (19.0, 0.820, 26.9, -14.8), (23.0, 0.838, 71.9, -10.0),
+    (36.6, 0.799, 18.8, -13.1), (36.6, 0.818, 15.9, -11.3), (48.7, 0.859, 11.0, -6.4),
+    (48.8, 0.868, 9.8, -5.9), (48.9, 0.875, 8.9, -5.5), (144.2, 0.876, 5.8, -1.9),
+    (188.0, 0.882, 5.5, -1.3), (188.1, 0.885, 5.2, -1.3), (188.2, 0.887, 5.0, -1.2),
+    (188.4, 0.890, 4.7, -1.2), (188.5, 0.892, 4.5, -1.2), (333.9, 0.875, 23.9, -0.9),
+    (902.9, 0.910, 3.5, -1.0), (903.0, 0.912, 3.3, -1.0), (903.1, 0.913, 3.2, -1.0),
+    (903.1, 0.914, 3.1, -1.0), (903.2, 0.916, 3.0, -1.0), (1027.5, 0.912, 2.6, -1.0),
+    (1721.9, 0.798, 18.9, -2.6), (1722.0, 0.812, 16.3, -2.5), (1722.1, 0.823, 14.3, -2.3),
+    (1722.2, 0.833, 12.7, -2.2), (1978.0, 0.937, 0.9, -0.7), (2010.6, 0.937, 0.9, -0.7),
+    (2010.7, 0.937, 0.9, -0.7), (2010.7, 0.937, 0.8, -0.7),
+]  # fmt: skip
+
+
+def test_an_honest_pair_that_met_first_as_new_accounts_is_not_suspect():
+    games = [
+        PairGame(n, hours * 3600, True, chance, change_a, change_b)
+        for n, (hours, chance, change_a, change_b) in enumerate(HONEST_PAIR)
+    ]
+    test = RingTest(min_games=15, min_share=0.7, frequency=60, probability=1e-6)
+    assert judge_pair(record(29, 29), games, test) is None
+    # Its first games' changes taken out whole (hundreds of points of lift) flagged it.
+    whole = RingTest(min_games=15, min_share=0.7, frequency=60, settled_deviation=1e9)
+    assert judge_pair(record(29, 29), games, whole) is not None
+
+
 def record(games: int, a_wins: int, activity: int = 100, everyone: int = 100_000) -> PairRecord:
     return PairRecord("1", "2", games, a_wins, activity, activity, everyone)
 
