@@ -29,7 +29,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from matches.ratings.integrity import TESTED_OPPONENT_DEVIATION, Suspicion, SuspicionKind
+from matches.ratings.integrity import Suspicion, SuspicionKind
 
 # A rating point as a shift of a chance's logit (ratings are on a base-10, 400-point scale).
 LOGIT_PER_POINT = math.log(10) / 400
@@ -105,15 +105,12 @@ def is_candidate(record: PairRecord, test: RingTest) -> bool:
 
 def lasting_change(change: float, settled_deviation: float) -> float:
     """What of a game's change counts as the pair's lift: at most what one game can move a
-    nearly settled rating (deviation TESTED_OPPONENT_DEVIATION times `settled_deviation`,
-    as the early-surprise test reads an opponent: a win it had no chance of moves it
-    LOGIT_PER_POINT times that deviation squared, about 73 points at 75). A larger change
-    is an unsettled rating finding its level (a fresh one moves 150 points a game), which
-    its other games would have found as well; taken out whole, the first games of two new
-    accounts read as hundreds of points of lift and made honest pairs' later records look
-    thrown."""
-    deviation = TESTED_OPPONENT_DEVIATION * settled_deviation
-    most = LOGIT_PER_POINT * deviation * deviation
+    settled rating (a win it had no chance of, at `settled_deviation`: LOGIT_PER_POINT
+    times its square, about 32 points at 75). A larger change is an unsettled rating
+    finding its level (a fresh one moves 150 points a game), which its other games would
+    have found as well; taken out whole, the first games of two new accounts read as
+    hundreds of points of lift and made honest pairs' later records look thrown."""
+    most = LOGIT_PER_POINT * settled_deviation * settled_deviation
     return max(-most, min(most, change))
 
 

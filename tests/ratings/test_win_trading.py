@@ -60,7 +60,7 @@ def test_the_pairs_earlier_games_are_taken_out_of_the_chances_and_fade():
 def test_an_unsettled_ratings_big_change_counts_as_lift_only_up_to_a_settled_games():
     # Two fresh accounts' first meeting moves each 160 points: the rating finding its
     # level, not a lift; it counts as at most what a game moves a settled rating.
-    most = math.log(10) / 400 * (1.5 * 75) ** 2
+    most = math.log(10) / 400 * 75**2
     first = PairGame(1, 0.0, True, 0.5, 250.0, -160.0)
     chances = delifted_chances([first, game(2)], half_life_days=15, settled_deviation=75)
     assert chances[1] == pytest.approx(1 / (1 + math.exp(2 * most * math.log(10) / 400)))
