@@ -6,7 +6,7 @@ that many games. A child process per size then requests each page 200 times thro
 Django's test client, in-process (no network), twice: with the page cache off (every
 request renders from the database) and on (the generation-keyed page cache, in local
 memory). Each of those is timed again with the request metrics off (web.metrics'
-middleware taken out and the cache lookups not counted), page by page right after the run
+middleware taken out and the cache lookups not noted), page by page right after the run
 with them. A trivial view in the same run gives the floor. The run is appended to
 docs/benchmarks-history.md and its row of BENCHMARKS.md rewritten.
 
@@ -227,22 +227,17 @@ PAGE_CACHES = {
 }
 
 
-class _Uncounted:
-    def inc(self) -> None:
-        pass
-
-
-def _uncounted(kind: str, hit: bool) -> _Uncounted:
-    return _Uncounted()
+def _unnoted(request: HttpRequest, hit: bool) -> None:
+    pass
 
 
 @contextmanager
 def _metrics_off() -> Iterator[None]:
-    """The whole-response cache lookups not counted (with the client from
+    """The whole-response cache lookups not noted (with the client from
     `_clients_with_and_without_metrics`, the site as it would be without /metrics)."""
     import web.caching
 
-    with mock.patch.object(web.caching, "cache_lookup_counter", _uncounted):
+    with mock.patch.object(web.caching, "note_cache_lookup", _unnoted):
         yield
 
 
@@ -306,22 +301,22 @@ def _pairs(
     without, one of each in turn (with, without, without, with, ... or the other way
     round), so that both sides see the machine as it was in the same milliseconds. One
     untimed request first takes the cost of coming from another page (colder processor
-    caches), which would otherwise fall on whichever side goes first. The cache lookup
-    counter is switched between the requests, outside the timed part."""
+    caches), which would otherwise fall on whichever side goes first. The noting of cache
+    lookups is switched between the requests, outside the timed part."""
     import web.caching
 
-    counter = web.caching.cache_lookup_counter
+    note = web.caching.note_cache_lookup
     totals = [0.0, 0.0, 0.0, 0.0]  # with: wall, CPU; without: wall, CPU
     try:
         for number in range(-1, 2 * pairs):
             without = (number % 4 in (1, 2)) != without_first
-            web.caching.cache_lookup_counter = _uncounted if without else counter
+            web.caching.note_cache_lookup = _unnoted if without else note
             wall, cpu = _timed_get(client_without_metrics if without else client, url)
             if number >= 0:
                 totals[2 * without] += wall
                 totals[2 * without + 1] += cpu
     finally:
-        web.caching.cache_lookup_counter = counter
+        web.caching.note_cache_lookup = note
     return totals
 
 
@@ -550,7 +545,7 @@ def metrics_report(
         + f"` (`python -m bench.web --metrics-only`). {rounds} rounds; in each, every page "
         f"gets {pairs} requests ({pairs * CACHED_PAIRS_FACTOR} when cached) through the site's "
         "middleware and as many without the request metrics (web.metrics.count_requests "
-        "out, the cache lookups not counted), one of each in turn (with, without, without, "
+        "out, the cache lookups not noted), one of each in turn (with, without, without, "
         "with, ...; the other way round every other round), after one untimed request (the "
         "cost of coming from another page), in one process through Django's test client. "
         + (

@@ -26,7 +26,7 @@ from rest_framework.views import APIView
 
 from web.cache_keys import Canonical, keep_only_parameters
 from web.generation import current_generation
-from web.metrics import cache_lookup_counter
+from web.metrics import note_cache_lookup
 
 PAGE_CACHE_SECONDS = 3600
 RESPONSE_CACHE_SECONDS = 600
@@ -35,6 +35,7 @@ View = Callable[..., HttpResponse]
 
 
 def cached_by_generation(
+    request: HttpRequest,
     key: str,
     produce: Callable[[], HttpResponse],
     *,
@@ -43,10 +44,11 @@ def cached_by_generation(
 ) -> HttpResponse:
     """The response stored under `key` at the current generation, else `produce()`'s,
     stored when it is a 200 (its content and type) or a redirect (its location). Before
-    producing, `refuse()` may answer instead (a throttle), and that answer is not stored."""
+    producing, `refuse()` may answer instead (a throttle), and that answer is not stored.
+    The lookup's result is noted on `request` for the request metrics (web.metrics)."""
     version = current_generation()
     stored = cache.get(key, version=version)
-    cache_lookup_counter(key.split(":", 1)[0], stored is not None).inc()
+    note_cache_lookup(request, stored is not None)
     if stored is not None:
         status, content_type, body = stored
         if status == 200:
@@ -116,6 +118,7 @@ def cached_page(
         digest = hashlib.sha256(f"{request.build_absolute_uri()}|{rendered}".encode()).hexdigest()
         key = f"page:{view.__module__}.{view.__name__}:{digest}"
         return cached_by_generation(
+            request,
             key,
             lambda: view(request, *args, **kwargs),
             seconds=PAGE_CACHE_SECONDS,
@@ -143,8 +146,12 @@ def cached_get(get: Callable[..., Response]) -> Callable[..., HttpResponse]:
             content = JSONRenderer().render(get(view, request, *args, **kwargs).data)
             return HttpResponse(content, content_type="application/json")
 
+        # The Django request under DRF's: the one the request metrics' middleware sees.
         return cached_by_generation(
-            f"api:{api_request_key(request)}", produce, seconds=RESPONSE_CACHE_SECONDS
+            request._request,
+            f"api:{api_request_key(request)}",
+            produce,
+            seconds=RESPONSE_CACHE_SECONDS,
         )
 
     return cached

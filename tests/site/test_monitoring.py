@@ -120,22 +120,29 @@ def test_behind_a_proxy_the_forwarded_client_is_checked_not_the_proxy(client, se
 # --- /metrics content -----------------------------------------------------------------
 
 
-def test_requests_and_cache_lookups_are_counted_by_view_and_status(client, league):
+def test_requests_are_observed_by_view_status_and_cache_lookup(client, league):
     before = samples(client)
     for _ in range(2):
         assert client.get("/").status_code == 200
+        assert client.get("/api/v1/characters/").status_code == 200
     assert client.get("/no-such-page").status_code == 404
     after = samples(client)
 
-    def added(name: str, **labels: str) -> float:
-        key = (name, tuple(sorted(labels.items())))
+    def added(view: str, status: str, cache: str) -> float:
+        labels = {"view": view, "method": "GET", "status": status, "cache": cache}
+        key = ("ratings_http_request_duration_seconds_count", tuple(sorted(labels.items())))
         return after.get(key, 0.0) - before.get(key, 0.0)
 
-    assert added("ratings_http_requests_total", view="top", method="GET", status="200") == 2
-    assert added("ratings_http_requests_total", view="unmatched", method="GET", status="404") == 1
-    assert added("ratings_http_request_duration_seconds_count", view="top") == 2
-    assert added("ratings_response_cache_lookups_total", kind="page", result="miss") == 1
-    assert added("ratings_response_cache_lookups_total", kind="page", result="hit") == 1
+    # One observation a request; the first of each cached view misses, the second hits.
+    assert added("top", "200", "miss") == 1
+    assert added("top", "200", "hit") == 1
+    assert added("v1:characters", "200", "miss") == 1
+    assert added("v1:characters", "200", "hit") == 1
+    # No whole-response cache lookup: neither a 404 nor the scrape itself.
+    assert added("unmatched", "404", "none") == 1
+    assert added("metrics", "200", "none") == 1
+    assert not any(name.startswith("ratings_http_requests") for name, _ in after)
+    assert not any(name.startswith("ratings_response_cache") for name, _ in after)
 
 
 def test_pipeline_gauges_are_read_from_the_database_at_scrape_time(client):

@@ -169,7 +169,7 @@ def test_prometheus_reads_lag_and_backlog_from_the_site_and_the_worker(
         assert prometheus.wait_for_value(tasks, lambda n: n >= 1, "tasks counted") >= 1
         assert prometheus.value("time() - ratings_worker_last_seen_timestamp_seconds") < 60
         # Both gunicorn workers' scrapes are in one sum.
-        scrapes = 'sum(ratings_http_requests_total{view="metrics",status="200"})'
+        scrapes = 'sum(ratings_http_request_duration_seconds_count{view="metrics",status="200"})'
         assert prometheus.wait_for_value(scrapes, lambda n: n >= 5, "scrapes counted") >= 5
     finally:
         stop(prometheus.process)
