@@ -9,7 +9,9 @@ answers and redirects are cached; errors never are (a raising view stores nothin
 from __future__ import annotations
 
 import hashlib
+import logging
 import math
+import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import wraps
 from typing import Any
@@ -17,7 +19,6 @@ from typing import Any
 from django.conf import settings
 from django.core.cache import cache
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import render
 from rest_framework.renderers import JSONRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -26,6 +27,7 @@ from rest_framework.views import APIView
 
 from web.cache_keys import Canonical, keep_only_parameters
 from web.generation import current_generation
+from web.limits import client_address
 from web.metrics import cache_lookup_counter
 
 PAGE_CACHE_SECONDS = 3600
@@ -78,15 +80,71 @@ class PageRenderThrottle(SimpleRateThrottle):
         return self.cache_format % {"scope": self.scope, "ident": self.get_ident(request)}
 
 
-def throttled_render(request: HttpRequest) -> HttpResponse | None:
-    """None while this client may have a page rendered, else the 429 page."""
-    throttle = PageRenderThrottle()
-    if throttle.allow_request(request, None):
-        return None
-    retry_after = math.ceil(throttle.wait() or 1)
-    response = render(request, "429.html", {"retry_after": retry_after}, status=429)
+TOO_MANY = (
+    "Too many requests: this address asked for more new pages at once or in a short time "
+    "than the site renders for one visitor. Pages someone has already seen come back at once."
+)
+# A client's second uncached render while its first runs: it may ask again in a second.
+BUSY_RETRY_SECONDS = 1
+# How long a render holds its client's slot at most, should its worker die mid-render.
+RENDER_SLOT_SECONDS = 30
+
+logger = logging.getLogger(__name__)
+# Clients this worker refused, with the (monotonic) end of their throttle window: until
+# then they are refused again without asking the cache. A worker process's own memory.
+_refused_until: dict[str, float] = {}
+
+
+def too_many_requests(retry_after: int) -> HttpResponse:
+    """The refusal: plain text, no template and no query, so that refusing costs next to
+    nothing however many refusals a client asks for."""
+    response = HttpResponse(TOO_MANY, status=429, content_type="text/plain; charset=utf-8")
     response["Retry-After"] = str(retry_after)
+    # Not one django.request warning per refusal: RenderAdmission logs one per window.
+    response._has_been_logged = True
     return response
+
+
+class RenderAdmission:
+    """Whether a client may have a page rendered now: at most one uncached render of its
+    in flight across all workers (a slot in the shared cache, RENDER_SLOT_SECONDS at most)
+    and PAGE_RENDER_RATE renders (PageRenderThrottle). `release()` frees the slot."""
+
+    def __init__(self, request: HttpRequest) -> None:
+        self.request = request
+        self.ident = client_address(request)
+        self.slot_key = f"page-render:{self.ident}"
+        self.holds_slot = False
+
+    def refuse(self) -> HttpResponse | None:
+        """None while this client may have a page rendered (it then holds the slot until
+        `release()`), else the 429."""
+        remembered = _refused_until.get(self.ident)
+        now = time.monotonic()
+        if remembered is not None and remembered > now:
+            return too_many_requests(math.ceil(remembered - now))
+        if not cache.add(self.slot_key, 1, RENDER_SLOT_SECONDS):
+            return too_many_requests(BUSY_RETRY_SECONDS)
+        self.holds_slot = True
+        throttle = PageRenderThrottle()
+        if throttle.allow_request(self.request, None):
+            return None
+        self.release()
+        wait = max(throttle.wait() or 1, 1)
+        self._remember(now, wait)
+        return too_many_requests(math.ceil(wait))
+
+    def _remember(self, now: float, wait: float) -> None:
+        """One log line per client and window in each worker."""
+        for ident in [i for i, until in _refused_until.items() if until <= now]:
+            _refused_until.pop(ident, None)
+        _refused_until[self.ident] = now + wait
+        logger.warning("page renders refused to %s for %.0f s", self.ident, wait)
+
+    def release(self) -> None:
+        if self.holds_slot:
+            self.holds_slot = False
+            cache.delete(self.slot_key)
 
 
 PAGE_METHODS = ("GET", "HEAD", "OPTIONS")
@@ -102,8 +160,8 @@ def cached_page(
     query parameters it `reads` in their canonical forms (nothing else reaches the view:
     web.cache_keys) and the values of the settings that appear on pages (a deploy that
     changes them shows). The key holds the scheme and host too: link previews carry
-    absolute URLs. A render (a miss) is throttled per client (PageRenderThrottle); OPTIONS
-    is answered without one."""
+    absolute URLs. A render (a miss) is admitted per client (RenderAdmission: one at a
+    time, PageRenderThrottle's rate); OPTIONS is answered without one."""
 
     @wraps(view)
     def cached_view(request: HttpRequest, *args: object, **kwargs: object) -> HttpResponse:
@@ -115,12 +173,16 @@ def cached_page(
         rendered = repr([getattr(settings, name) for name in rendered_settings])
         digest = hashlib.sha256(f"{request.build_absolute_uri()}|{rendered}".encode()).hexdigest()
         key = f"page:{view.__module__}.{view.__name__}:{digest}"
-        return cached_by_generation(
-            key,
-            lambda: view(request, *args, **kwargs),
-            seconds=PAGE_CACHE_SECONDS,
-            refuse=lambda: throttled_render(request),
-        )
+        admission = RenderAdmission(request)
+        try:
+            return cached_by_generation(
+                key,
+                lambda: view(request, *args, **kwargs),
+                seconds=PAGE_CACHE_SECONDS,
+                refuse=admission.refuse,
+            )
+        finally:
+            admission.release()
 
     return cached_view
 

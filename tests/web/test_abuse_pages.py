@@ -3,17 +3,19 @@ value nor make the site render (or search) without bound."""
 
 from __future__ import annotations
 
+import logging
 import os
 
 import pytest
-from django.core.cache import cache
+from django.core.cache import cache, caches
 from django.db import connection
+from django.http import HttpResponse
 
 from matches.views import about as about_view
 from players.selectors import search as search_selector
 from tests.factories import RatingFactory
 from tests.web.test_page_cache import cached_entries, counting
-from web import checks
+from web import caching, checks
 
 
 @pytest.fixture
@@ -64,6 +66,61 @@ def test_page_renders_are_throttled_per_client_but_cached_pages_are_not(client, 
     other = client.get("/lab", REMOTE_ADDR="192.0.2.7")
     assert other.status_code == 200
     assert cached_entries("page") == 4
+
+
+def test_a_refusal_is_plain_and_costs_no_query(client, rating, settings, django_assert_num_queries):
+    settings.PAGE_RENDER_RATE = "1/min"
+    assert client.get("/about").status_code == 200
+
+    with django_assert_num_queries(0):
+        refused = client.get("/stats")
+
+    assert refused.status_code == 429
+    assert refused["Content-Type"].startswith("text/plain")
+    assert 0 < int(refused["Retry-After"]) <= 60
+
+
+def test_a_worker_refuses_a_refused_client_again_without_the_cache(
+    client, rating, settings, monkeypatch, caplog
+):
+    settings.PAGE_RENDER_RATE = "1/min"
+    assert client.get("/about").status_code == 200
+    with caplog.at_level(logging.WARNING):
+        assert client.get("/stats").status_code == 429
+    assert [r.name for r in caplog.records] == ["web.caching"]
+    caplog.clear()
+    asked = counting(monkeypatch, caching.PageRenderThrottle, "allow_request")
+    slots = counting(monkeypatch, caches["default"], "add")
+
+    with caplog.at_level(logging.WARNING):
+        again = [client.get(page) for page in ("/stats", "/lab", "/supporters")]
+
+    assert [r.status_code for r in again] == [429, 429, 429]
+    assert all(0 < int(r["Retry-After"]) <= 60 for r in again)
+    assert asked == slots == []
+    assert caplog.records == []  # one line, at the first refusal of the window
+    assert client.get("/stats", REMOTE_ADDR="192.0.2.7").status_code == 200
+
+
+def test_a_client_has_one_page_rendered_at_a_time(client, rating, monkeypatch):
+    """A second uncached request while the client's first renders (in another thread or
+    worker: here, from inside the first render) is refused at once; another client's is
+    not, and the client renders again once its first render is done."""
+    during: dict[str, HttpResponse] = {}
+    render = about_view.render
+
+    def render_while_asking(*args, **kwargs):
+        during["same"] = client.get("/stats")
+        during["other"] = client.get("/stats?x", REMOTE_ADDR="192.0.2.7")
+        return render(*args, **kwargs)
+
+    monkeypatch.setattr(about_view, "render", render_while_asking)
+    assert client.get("/about").status_code == 200
+
+    assert during["same"].status_code == 429
+    assert during["same"]["Retry-After"] == "1"
+    assert during["other"].status_code == 200
+    assert client.get("/supporters").status_code == 200  # the slot is free again
 
 
 def test_options_is_answered_without_rendering(client, db, monkeypatch):
