@@ -112,13 +112,17 @@ class RenderAdmission:
 
     def __init__(self, request: HttpRequest) -> None:
         self.request = request
-        self.ident = client_address(request)
-        self.slot_key = f"page-render:{self.ident}"
+        self.ident = ""  # read on a miss only: a cached page needs no client
         self.holds_slot = False
+
+    @property
+    def slot_key(self) -> str:
+        return f"page-render:{self.ident}"
 
     def refuse(self) -> HttpResponse | None:
         """None while this client may have a page rendered (it then holds the slot until
         `release()`), else the 429."""
+        self.ident = client_address(self.request)
         remembered = _refused_until.get(self.ident)
         now = time.monotonic()
         if remembered is not None and remembered > now:
@@ -136,8 +140,10 @@ class RenderAdmission:
 
     def _remember(self, now: float, wait: float) -> None:
         """One log line per client and window in each worker."""
-        for ident in [i for i, until in _refused_until.items() if until <= now]:
-            _refused_until.pop(ident, None)
+        # A copy in one step: other threads of the worker may add to the dict meanwhile.
+        for ident, until in list(_refused_until.items()):
+            if until <= now:
+                _refused_until.pop(ident, None)
         _refused_until[self.ident] = now + wait
         logger.warning("page renders refused to %s for %.0f s", self.ident, wait)
 
