@@ -138,7 +138,7 @@ def sleeping_search(query: str, rows: int) -> list[tuple]:
     return []
 
 
-@pytest.mark.parametrize("url", ["/search?name=qj", "/api/v1/players/?name=qj"])
+@pytest.mark.parametrize("url", ["/search?name=qjx", "/api/v1/players/?name=qjx"])
 def test_a_search_past_its_time_is_a_503_never_stored(client, db, settings, monkeypatch, url):
     settings.SEARCH_TIMEOUT_MS = 50
     monkeypatch.setattr(search_selector, "_matching_names", sleeping_search)
