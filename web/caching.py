@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import math
+import threading
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import wraps
@@ -84,8 +85,14 @@ TOO_MANY = (
     "Too many requests: this address asked for more new pages at once or in a short time "
     "than the site renders for one visitor. Pages someone has already seen come back at once."
 )
-# A client's second uncached render while its first runs: it may ask again in a second.
+# A client's second uncached render while its first runs waits up to this long for it
+# (a browser's second tab is then served), polling the slot; then a 429: ask in a second.
 BUSY_RETRY_SECONDS = 1
+SLOT_POLL_SECONDS = 0.05
+# Threads of a worker that may wait at once (for a slot, or before refusing a client
+# over its rate): a client on many connections holds no more, the other threads serve
+# everyone else, and a waiting thread costs no CPU where an answer would.
+WAITING_THREADS = 2
 # How long a render holds its client's slot at most, should its worker die mid-render.
 RENDER_SLOT_SECONDS = 30
 
@@ -93,6 +100,7 @@ logger = logging.getLogger(__name__)
 # Clients this worker refused, with the (monotonic) end of their throttle window: until
 # then they are refused again without asking the cache. A worker process's own memory.
 _refused_until: dict[str, float] = {}
+_waiting = threading.BoundedSemaphore(WAITING_THREADS)
 
 
 def too_many_requests(retry_after: int) -> HttpResponse:
@@ -107,8 +115,9 @@ def too_many_requests(retry_after: int) -> HttpResponse:
 
 class RenderAdmission:
     """Whether a client may have a page rendered now: at most one uncached render of its
-    in flight across all workers (a slot in the shared cache, RENDER_SLOT_SECONDS at most)
-    and PAGE_RENDER_RATE renders (PageRenderThrottle). `release()` frees the slot."""
+    in flight across all workers (a slot in the shared cache, RENDER_SLOT_SECONDS at most;
+    a second waits for it a moment) and PAGE_RENDER_RATE renders (PageRenderThrottle).
+    `release()` frees the slot."""
 
     def __init__(self, request: HttpRequest) -> None:
         self.request = request
@@ -126,10 +135,15 @@ class RenderAdmission:
         remembered = _refused_until.get(self.ident)
         now = time.monotonic()
         if remembered is not None and remembered > now:
-            return too_many_requests(math.ceil(remembered - now))
-        if not cache.add(self.slot_key, 1, RENDER_SLOT_SECONDS):
+            # Slowed as well as refused: a client that does not wait costs sleep, not CPU.
+            if _waiting.acquire(blocking=False):
+                try:
+                    time.sleep(min(remembered - now, BUSY_RETRY_SECONDS))
+                finally:
+                    _waiting.release()
+            return too_many_requests(max(math.ceil(remembered - time.monotonic()), 1))
+        if not self._take_slot():
             return too_many_requests(BUSY_RETRY_SECONDS)
-        self.holds_slot = True
         throttle = PageRenderThrottle()
         if throttle.allow_request(self.request, None):
             return None
@@ -137,6 +151,21 @@ class RenderAdmission:
         wait = max(throttle.wait() or 1, 1)
         self._remember(now, wait)
         return too_many_requests(math.ceil(wait))
+
+    def _take_slot(self) -> bool:
+        """The client's slot, waited for up to BUSY_RETRY_SECONDS while another of its
+        renders holds it (if a waiting thread is free in this worker)."""
+        if cache.add(self.slot_key, 1, RENDER_SLOT_SECONDS):
+            self.holds_slot = True
+        elif _waiting.acquire(blocking=False):
+            try:
+                deadline = time.monotonic() + BUSY_RETRY_SECONDS
+                while not self.holds_slot and time.monotonic() < deadline:
+                    time.sleep(SLOT_POLL_SECONDS)
+                    self.holds_slot = cache.add(self.slot_key, 1, RENDER_SLOT_SECONDS)
+            finally:
+                _waiting.release()
+        return self.holds_slot
 
     def _remember(self, now: float, wait: float) -> None:
         """One log line per client and window in each worker."""

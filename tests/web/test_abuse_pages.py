@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import logging
 import os
+import threading
 
 import pytest
 from django.core.cache import cache, caches
 from django.db import connection
 from django.http import HttpResponse
+from django.test import RequestFactory
 
 from matches.views import about as about_view
 from players.selectors import search as search_selector
@@ -121,6 +123,28 @@ def test_a_client_has_one_page_rendered_at_a_time(client, rating, monkeypatch):
     assert during["same"]["Retry-After"] == "1"
     assert during["other"].status_code == 200
     assert client.get("/supporters").status_code == 200  # the slot is free again
+
+
+def test_a_second_render_waits_for_the_first_while_a_waiting_thread_is_free(db):
+    """A browser's second tab is rendered once the first is done; a client on more
+    connections than the worker's waiting threads is refused at once."""
+    request = RequestFactory().get("/about")
+    first = caching.RenderAdmission(request)
+    assert first.refuse() is None
+    threading.Timer(0.2, first.release).start()
+
+    second = caching.RenderAdmission(request)
+    assert second.refuse() is None  # waited for the slot
+    held = [caching._waiting.acquire(blocking=False) for _ in range(caching.WAITING_THREADS)]
+    try:
+        third = caching.RenderAdmission(request).refuse()
+    finally:
+        for _ in filter(None, held):
+            caching._waiting.release()
+        second.release()
+
+    assert all(held)
+    assert third.status_code == 429 and third["Retry-After"] == "1"
 
 
 def test_options_is_answered_without_rendering(client, db, monkeypatch):
