@@ -492,6 +492,11 @@ def _percent(value: float | None) -> str:
     return "—" if value is None else f"{100 * value:.1f}%"
 
 
+def _best_honest(value: float | None) -> str:
+    """None: no honest rating is ranked (none has the confirmed opponents it needs)."""
+    return "none ranked" if value is None else f"{value:.0f}"
+
+
 def _rank(account: dict[str, Any]) -> str:
     if account["rank"] is not None:
         return f"#{account['rank']:,}"
@@ -530,7 +535,7 @@ def report(figures: dict[str, Any], options: argparse.Namespace) -> tuple[list[s
         *(
             f"| 1 account x {a['spares']} spares x {a['games_each']} games | {a['games']:,} "
             f"| {a['value']:.0f} ±{2 * a['deviation']:.0f} | {_rank(a)} "
-            f"| {a['best_honest'] or 0:.0f} |"
+            f"| {_best_honest(a['best_honest'])} |"
             for a in figures["win_trading"]
         ),
         "",
