@@ -5,7 +5,7 @@ the audit's size) is written by bench.scale's generator, imported, recomputed an
 into `<database>_base` once, and reused while it holds that many games. Each run clones it
 (`CREATE DATABASE ... TEMPLATE`), migrates the clone and recomputes and refreshes it with
 the code checked out, so a change to the rating rules is measured without a new import.
-The site is then served by gunicorn on 127.0.0.1 (bench.api.serve: 2 sync workers,
+The site is then served by gunicorn on 127.0.0.1 (bench.api.serve: 4 workers x 4 threads,
 DEBUG=0) with a private Redis bounded as production must be (bench.api.private_cache):
 
 (c) the cached /about's median, quiet and while 4 connections request
@@ -492,6 +492,11 @@ def _percent(value: float | None) -> str:
     return "—" if value is None else f"{100 * value:.1f}%"
 
 
+def _best_honest(value: float | None) -> str:
+    """None: no honest rating is ranked (none has the confirmed opponents it needs)."""
+    return "none ranked" if value is None else f"{value:.0f}"
+
+
 def _rank(account: dict[str, Any]) -> str:
     if account["rank"] is not None:
         return f"#{account['rank']:,}"
@@ -514,10 +519,10 @@ def report(figures: dict[str, Any], options: argparse.Namespace) -> tuple[list[s
         f"--players {options.players}`). bench.scale's league of {options.games:,} games among "
         f"{options.players:,} players on PostgreSQL ({postgres.SERVER}, as configured), "
         "imported and rated once, cloned for the run and recomputed and refreshed by the code "
-        "checked out. Served by gunicorn (2 sync workers, DEBUG=0) on 127.0.0.1 with a private "
-        "Redis (maxmemory 256 MB, allkeys-lru), a fresh one for each measurement. Crafted games "
-        "go through `import_replays --rate` (import, rating, refresh with its calibration refit), "
-        "as a feed's would. Load average (1, 5, 15 min): "
+        "checked out. Served by gunicorn (4 workers x 4 threads, DEBUG=0) on 127.0.0.1 with a "
+        "private Redis (maxmemory 256 MB, allkeys-lru), a fresh one for each measurement. "
+        "Crafted games go through `import_replays --rate` (import, rating, refresh with its "
+        "calibration refit), as a feed's would. Load average (1, 5, 15 min): "
         f"{' '.join(f'{x:.2f}' for x in loads['start'])} at the start of the measurements, "
         f"{' '.join(f'{x:.2f}' for x in loads['end'])} at the end.",
         "",
@@ -530,7 +535,7 @@ def report(figures: dict[str, Any], options: argparse.Namespace) -> tuple[list[s
         *(
             f"| 1 account x {a['spares']} spares x {a['games_each']} games | {a['games']:,} "
             f"| {a['value']:.0f} ±{2 * a['deviation']:.0f} | {_rank(a)} "
-            f"| {a['best_honest'] or 0:.0f} |"
+            f"| {_best_honest(a['best_honest'])} |"
             for a in figures["win_trading"]
         ),
         "",

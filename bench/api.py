@@ -2,11 +2,11 @@
 
 A PostgreSQL database `bench_api_<games>` is built once (simulated league → store_replays →
 recompute_all_ratings → refresh_derived_tables as of the last game → VACUUM ANALYZE) and
-reused while it holds that many games. gunicorn then serves the site with 2 sync workers
-on 127.0.0.1 (throttles, the generation key and the response cache on a private Redis
-when `redis-server` is installed, else on a fresh file cache), and this process, a second
-one, loads it over loopback with a few threads, a new connection per request (sync
-workers do not keep connections alive). For each endpoint, up to 500 distinct URLs drawn
+reused while it holds that many games. gunicorn then serves the site with 4 workers of 4
+threads (as in production) on 127.0.0.1 (throttles, the generation key and the response
+cache on a private Redis when `redis-server` is installed, else on a fresh file cache), and
+this process, a second one, loads it over loopback with a few threads, a new connection per
+request. For each endpoint, up to 500 distinct URLs drawn
 from the database are requested once each (cold: built from the database) and then again
 and again (warm: answered from the generation-keyed response cache). A trivial API view
 (same middleware, throttle and ETag wrapper, no database) in the same server gives the
@@ -43,7 +43,9 @@ from bench.web import players_for
 
 ROOT = Path(__file__).resolve().parent.parent
 SEED = 2026
-WORKERS = 2
+# As the README's production section serves: gthread workers.
+WORKERS = 4
+THREADS = 4
 URLS_PER_ENDPOINT = 500
 WARMUP_REQUESTS = 100
 TRIVIAL = "/bench/trivial/"
@@ -232,7 +234,7 @@ def private_cache() -> Iterator[tuple[str, str]]:
 
 @contextmanager
 def serve(database_url: str, cache_url: str) -> Iterator[int]:
-    """gunicorn with WORKERS sync workers on a free loopback port."""
+    """gunicorn with WORKERS workers of THREADS threads on a free loopback port."""
     port = _free_port()
     env = {
         **os.environ,
@@ -244,7 +246,8 @@ def serve(database_url: str, cache_url: str) -> Iterator[int]:
         "API_THROTTLE_RATE": "100000000/min",
     }
     gunicorn = [sys.executable, "-m", "gunicorn", "bench.api:wsgi()"]
-    options = ["--workers", str(WORKERS), "--bind", f"127.0.0.1:{port}", "--log-level", "warning"]
+    options = ["--workers", str(WORKERS), "--threads", str(THREADS),
+               "--bind", f"127.0.0.1:{port}", "--log-level", "warning"]  # fmt: skip
     with _process([*gunicorn, *options], env):
         _wait_for(port, TRIVIAL)
         yield port
@@ -344,7 +347,8 @@ def run(
     urls = workload(random.Random(SEED))
     results: dict[str, EndpointResults] = {}
     with private_cache() as (cache_url, cache_name), serve(database_url, cache_url) as port:
-        print(f"gunicorn on 127.0.0.1:{port}, {WORKERS} workers, cache: {cache_name}", flush=True)
+        print(f"gunicorn on 127.0.0.1:{port}, {WORKERS} workers x {THREADS} threads, "
+              f"cache: {cache_name}", flush=True)  # fmt: skip
         # Warm the workers (imports, database connections) away from the measured URLs.
         load(port, [TRIVIAL, "/api/v1/characters/", "/api/v1/stats/"], WARMUP_REQUESTS, concurrency)
         first = load(port, [TRIVIAL], requests // 2, concurrency)
@@ -373,8 +377,8 @@ def report(
         f"Load average when the run ended: {' '.join(f'{x:.2f}' for x in os.getloadavg())}.",
         "",
         f"{games:,} games (simulated league of {players_for(games):,} players) in PostgreSQL; "
-        f"gunicorn, {WORKERS} sync workers on 127.0.0.1, throttle and response cache on "
-        f"{cache_name}; "
+        f"gunicorn, {WORKERS} workers x {THREADS} threads on 127.0.0.1, throttle and response "
+        f"cache on {cache_name}; "
         f"load from a second process by {concurrency} threads over loopback, a new connection "
         "per request. *Cold*: each of up to "
         f"{URLS_PER_ENDPOINT} distinct URLs once, so every response is built from the "

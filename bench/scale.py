@@ -703,11 +703,12 @@ def report(
         "memory is the command's resident set plus its children's, summed. The database is "
         "vacuumed and analyzed after the recompute, as autovacuum would. During `refresh`, one "
         "thread requests pages and API endpoints (profiles of 500 random ratings, the front "
-        "and statistics pages, and bench.api's URLs) from gunicorn (2 workers, private Redis) "
-        "on 127.0.0.1, one at a time. Page medians: bench.web's uncached measurement "
-        f"({options.requests} requests a page, Django's test client); API medians: each of "
-        "bench.api's distinct URLs once, nothing cached, one request at a time. Small league: "
-        f"{SMALL_GAMES:,} games among {players_for(SMALL_GAMES):,} players, loaded the same way.",
+        "and statistics pages, and bench.api's URLs) from gunicorn (4 workers x 4 threads, "
+        "private Redis) on 127.0.0.1, one at a time. Page medians: bench.web's uncached "
+        f"measurement ({options.requests} requests a page, Django's test client); API medians: "
+        "each of bench.api's distinct URLs once, nothing cached, one request at a time. Small "
+        f"league: {SMALL_GAMES:,} games among {players_for(SMALL_GAMES):,} players, loaded the "
+        "same way.",
         "",
         f"Bare update loop (docs/rating-model.md#the-update) in the same run: {loop:,.0f} games/s "
         f"({BARE_LOOP_GAMES:,} games). Load average when the run ended: "

@@ -422,7 +422,8 @@ REST_FRAMEWORK = {
     "NUM_PROXIES": NUM_PROXIES,
 }
 # Pages rendered (not served from the cache) per client, as "N/period": a client asking
-# for page after page nobody asked for before gets a 429 page with Retry-After.
+# for page after page nobody asked for before gets a plain 429 with Retry-After (and at
+# most one of its renders runs at a time: web.caching.RenderAdmission).
 PAGE_RENDER_RATE = env_str("PAGE_RENDER_RATE", "120/min")
 # How long one search may take the database, in ms (0: no limit); then a 503.
 SEARCH_TIMEOUT_MS = env_int("SEARCH_TIMEOUT_MS", 3000)

@@ -21,7 +21,7 @@ from players.services import ensure_roster
 from tests.fixtures.api_league import api, api_league  # noqa: F401
 from tests.fixtures.flagged_league import flagged_league  # noqa: F401
 from tests.fixtures.pages import league  # noqa: F401
-from web import embedded_db
+from web import caching, embedded_db
 
 # No example has a time limit: the first example of a test can pay numba's compilation of
 # the array ledger, and a busy machine slows any of them. Speed is measured by the benches, not
@@ -74,13 +74,15 @@ def django_assert_max_num_queries(django_assert_max_num_queries: Callable) -> Ca
 
 @pytest.fixture(autouse=True)
 def _isolated_cache(settings, tmp_path) -> None:
-    """Each test gets its own empty cache: throttles and cached pages never leak across tests."""
+    """Each test gets its own empty cache: throttles and cached pages never leak across tests
+    (nor the clients a worker remembers refusing: web.caching)."""
     settings.CACHES = {
         "default": {
             "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
             "LOCATION": str(tmp_path),
         }
     }
+    caching._refused_until.clear()
 
 
 @pytest.fixture(autouse=True)

@@ -177,6 +177,21 @@ def _tier_conditions(query: str) -> list[Q]:
     return tiers if len(query) >= FRAGMENT_MIN_LENGTH else tiers[:CONTAINS]
 
 
+def _any_name_starts_with(query: str) -> bool:
+    """Whether any name, current or past, of any player starts with `query` (by key, or
+    by the key it showed as): a short query's every tier is such a name. Two one-row index
+    reads, which spare an unmatched short search the tiers' union, whose building alone
+    costs more than its reading (issue 35's load: new two-letter names, matching none)."""
+    wanted = NameKey(Value(query))
+    starts = Q(key__startswith=wanted) | (OVERRIDDEN & Q(shown_key__startswith=wanted))
+    return any(
+        model.objects.alias(key=NameKey("name"), shown_key=NameKey(ShownAs("name")))
+        .filter(starts)
+        .exists()
+        for model in (Player, PlayerName)
+    )
+
+
 def _matching_names(query: str, rows: int) -> list[tuple]:
     """(player id, current name, platform, last seen, supporter, cheater, current,
     matched name, tier, closeness) rows of visible players' names that match `query`, best
@@ -236,6 +251,9 @@ def find_players(
     if not query:
         return PlayerSearch([], more_match=False)
     with statement_timeout(settings.SEARCH_TIMEOUT_MS):
+        short = len(query) < FRAGMENT_MIN_LENGTH
+        if short and not _any_name_starts_with(query):
+            return PlayerSearch([], more_match=False)
         rows = _matching_names(query, limit + 1)
     # Best first, so that each player is shown by their best matching name.
     rows.sort(key=lambda row: (row[8], -row[9], not row[6], len(row[7]), row[7].casefold(), row[0]))

@@ -12,6 +12,7 @@ from django.test.utils import CaptureQueriesContext
 
 from players.formatting import rating_text
 from players.models import Player, PlayerName
+from players.selectors import search as search_selector
 from players.selectors.search import find_players, search_players
 from tests.factories import BASE_TIME, RatingFactory, replay
 from tests.fixtures.league import rate_replays
@@ -285,6 +286,28 @@ def test_similar_names_are_read_through_their_index(db):
         plan = "\n".join(row[0] for row in cursor.fetchall())
     assert "Seq Scan" not in plan
     assert "player_name_key_trgm" in plan and "playername_name_key_trgm" in plan
+
+
+def test_a_short_search_no_name_starts_with_ends_at_one_probe(named, monkeypatch):
+    """Issue 35's load: new two-letter names matching none cost two one-row index reads,
+    not the tiers' union; a short name that starts any name, current, past or as it
+    showed behind an override, still reads the tiers."""
+    impostor = RatingFactory(player__name="\u202eniaM yK").player
+    unions: list[str] = []
+    matching = search_selector._matching_names
+
+    def counted(query: str, rows: int) -> list[tuple]:
+        unions.append(query)
+        return matching(query, rows)
+
+    monkeypatch.setattr(search_selector, "_matching_names", counted)
+
+    assert search_players("qj") == [] and search_players("Z") == []
+    assert unions == []
+    assert [hit.player_id for hit in search_players("ol")] == [A]  # a past name, OldSolMain
+    assert [hit.player_id for hit in search_players("k y")] == [D, impostor.id]
+    assert [hit.player_id for hit in search_players("s")] == [A, B]
+    assert unions == ["ol", "ky", "s"]
 
 
 def test_a_name_behind_a_right_to_left_override_is_found_by_how_it_showed(client, db):

@@ -3,17 +3,21 @@ value nor make the site render (or search) without bound."""
 
 from __future__ import annotations
 
+import logging
 import os
+import threading
 
 import pytest
-from django.core.cache import cache
+from django.core.cache import cache, caches
 from django.db import connection
+from django.http import HttpResponse
+from django.test import RequestFactory
 
 from matches.views import about as about_view
 from players.selectors import search as search_selector
 from tests.factories import RatingFactory
 from tests.web.test_page_cache import cached_entries, counting
-from web import checks
+from web import caching, checks
 
 
 @pytest.fixture
@@ -66,6 +70,83 @@ def test_page_renders_are_throttled_per_client_but_cached_pages_are_not(client, 
     assert cached_entries("page") == 4
 
 
+def test_a_refusal_is_plain_and_costs_no_query(client, rating, settings, django_assert_num_queries):
+    settings.PAGE_RENDER_RATE = "1/min"
+    assert client.get("/about").status_code == 200
+
+    with django_assert_num_queries(0):
+        refused = client.get("/stats")
+
+    assert refused.status_code == 429
+    assert refused["Content-Type"].startswith("text/plain")
+    assert 0 < int(refused["Retry-After"]) <= 60
+
+
+def test_a_worker_refuses_a_refused_client_again_without_the_cache(
+    client, rating, settings, monkeypatch, caplog
+):
+    settings.PAGE_RENDER_RATE = "1/min"
+    assert client.get("/about").status_code == 200
+    with caplog.at_level(logging.WARNING):
+        assert client.get("/stats").status_code == 429
+    assert [r.name for r in caplog.records] == ["web.caching"]
+    caplog.clear()
+    asked = counting(monkeypatch, caching.PageRenderThrottle, "allow_request")
+    slots = counting(monkeypatch, caches["default"], "add")
+
+    with caplog.at_level(logging.WARNING):
+        again = [client.get(page) for page in ("/stats", "/lab", "/supporters")]
+
+    assert [r.status_code for r in again] == [429, 429, 429]
+    assert all(0 < int(r["Retry-After"]) <= 60 for r in again)
+    assert asked == slots == []
+    assert caplog.records == []  # one line, at the first refusal of the window
+    assert client.get("/stats", REMOTE_ADDR="192.0.2.7").status_code == 200
+
+
+def test_a_client_has_one_page_rendered_at_a_time(client, rating, monkeypatch):
+    """A second uncached request while the client's first renders (in another thread or
+    worker: here, from inside the first render) is refused at once; another client's is
+    not, and the client renders again once its first render is done."""
+    during: dict[str, HttpResponse] = {}
+    render = about_view.render
+
+    def render_while_asking(*args, **kwargs):
+        during["same"] = client.get("/stats")
+        during["other"] = client.get("/stats?x", REMOTE_ADDR="192.0.2.7")
+        return render(*args, **kwargs)
+
+    monkeypatch.setattr(about_view, "render", render_while_asking)
+    assert client.get("/about").status_code == 200
+
+    assert during["same"].status_code == 429
+    assert during["same"]["Retry-After"] == "1"
+    assert during["other"].status_code == 200
+    assert client.get("/supporters").status_code == 200  # the slot is free again
+
+
+def test_a_second_render_waits_for_the_first_while_a_waiting_thread_is_free(db):
+    """A browser's second tab is rendered once the first is done; a client on more
+    connections than the worker's waiting threads is refused at once."""
+    request = RequestFactory().get("/about")
+    first = caching.RenderAdmission(request)
+    assert first.refuse() is None
+    threading.Timer(0.2, first.release).start()
+
+    second = caching.RenderAdmission(request)
+    assert second.refuse() is None  # waited for the slot
+    held = [caching._waiting.acquire(blocking=False) for _ in range(caching.WAITING_THREADS)]
+    try:
+        third = caching.RenderAdmission(request).refuse()
+    finally:
+        for _ in filter(None, held):
+            caching._waiting.release()
+        second.release()
+
+    assert all(held)
+    assert third.status_code == 429 and third["Retry-After"] == "1"
+
+
 def test_options_is_answered_without_rendering(client, db, monkeypatch):
     renders = counting(monkeypatch, about_view, "render")
     response = client.options("/about")
@@ -81,7 +162,7 @@ def sleeping_search(query: str, rows: int) -> list[tuple]:
     return []
 
 
-@pytest.mark.parametrize("url", ["/search?name=qj", "/api/v1/players/?name=qj"])
+@pytest.mark.parametrize("url", ["/search?name=qjx", "/api/v1/players/?name=qjx"])
 def test_a_search_past_its_time_is_a_503_never_stored(client, db, settings, monkeypatch, url):
     settings.SEARCH_TIMEOUT_MS = 50
     monkeypatch.setattr(search_selector, "_matching_names", sleeping_search)
