@@ -276,6 +276,8 @@ class Result:
         )
 
     def percentile(self, share: float) -> float:
+        if len(self.latencies) == 1:  # an endpoint of one URL (recent/) answered cold once
+            return self.latencies[0]
         return statistics.quantiles(self.latencies, n=100, method="inclusive")[round(share) - 1]
 
 
