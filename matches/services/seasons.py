@@ -16,11 +16,10 @@ from datetime import UTC, datetime, timedelta
 
 from django.conf import settings
 from django.db import connection, transaction
-from django.utils import timezone
 
 from matches.models import Season, SeasonGames, SeasonStanding
 from matches.selectors.seasons import OVERALL
-from matches.services.locks import RATING_WRITER_LOCK, acquire_transaction_lock
+from matches.services.locks import rated_through
 from players import rules
 
 # Adds the counted games rated after `since` up to `through` to the kept counts of each
@@ -121,8 +120,7 @@ def count_season_games() -> None:
     writer's lock, so that no batch commits while the high-water mark is read: every later
     batch is stamped after it (one clock: the rating writers' and this process's)."""
     with transaction.atomic():
-        acquire_transaction_lock(RATING_WRITER_LOCK, wait=True)
-        through = timezone.now()
+        through = rated_through()  # its lock is held until this transaction ends
         seasons = Season.objects.select_for_update().filter(archived_at=None)
         marks: dict[datetime | None, list[int]] = defaultdict(list)
         for season_id, mark in seasons.values_list("id", "counted_through"):
