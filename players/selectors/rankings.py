@@ -315,8 +315,19 @@ def ranked_rows_counted(
 ) -> tuple[list[RankedRow], int]:
     """`ranked_rows`, and how many ratings the ranking has, counted up to `bound` + 1
     only: in the same query when the page has rows (the count is computed once, not per
-    row), else in a second one. A count and a page cost one round trip and one plan."""
+    row), else in a second one. A count and a page cost one round trip and one plan.
+    When the count ends where the page does (`bound` == `stop`: a deep API page), the
+    page's walk reads one row more and counts itself: a count of its own walked every
+    entry before the page a second time."""
     counting = ratings.order_by().values("id")[: bound + 1]
+    if bound == stop:
+        sql, params = _rows_sql(ratings, start, stop + 1)
+        with connection.cursor() as cursor:
+            cursor.execute(sql, params)
+            rows = cursor.fetchall()
+        if not rows:
+            return [], counting.count()
+        return _numbered(rows[: stop - start], start), start + len(rows)
     count_sql, count_params = counting.query.sql_with_params()
     sql, params = _rows_sql(
         ratings, start, stop, f", (SELECT COUNT(*) FROM ({count_sql}) counted)", count_params

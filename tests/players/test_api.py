@@ -242,6 +242,11 @@ def test_rows_read_with_their_count_are_the_rows_and_the_bounded_count(api):
     ranked = ranked_ratings()
     assert ranked_rows_counted(ranked, 1, 3, 10) == (ranked_rows(ranked, 1, 3), 5)
     assert ranked_rows_counted(ranked, 0, 1, 2) == (ranked_rows(ranked, 0, 1), 3)
+    # Counted to the page's end (a deep API page): the page's own walk, one row further.
+    assert ranked_rows_counted(ranked, 1, 3, 3) == (ranked_rows(ranked, 1, 3), 4)
+    assert ranked_rows_counted(ranked, 3, 5, 5) == (ranked_rows(ranked, 3, 5), 5)
+    assert ranked_rows_counted(ranked, 4, 6, 6) == (ranked_rows(ranked, 4, 6), 5)
+    assert ranked_rows_counted(ranked, 5, 6, 6) == ([], 5)
     # A page past the end: counted apart, up to the bound and one more.
     assert ranked_rows_counted(ranked, 5, 6, 2) == ([], 3)
     assert ranked_rows_counted(ranked, 5, 6, 10) == ([], 5)
@@ -253,10 +258,19 @@ def test_rows_read_with_their_count_are_the_rows_and_the_bounded_count(api):
     )
 
 
-def test_a_ranking_page_and_its_count_are_one_query(api, django_assert_num_queries):
+def test_a_ranking_page_and_its_count_are_one_query(api, django_assert_num_queries, monkeypatch):
     with django_assert_num_queries(1):
         body = api.get(f"{V1}/rankings/so/", {"page_size": 1, "page": 2}).json()
     assert (body["count"], [row["rank"] for row in body["results"]]) == (2, [2])
+    monkeypatch.setattr("players.api.rankings.RANKINGS_COUNTED", 1)  # counted to the page
+    with django_assert_num_queries(1) as walks:
+        body = api.get(f"{V1}/rankings/", {"page_size": 1, "page": 2}).json()
+    assert "COUNT(" not in walks.captured_queries[0]["sql"]  # the page's walk counts: one walk
+    assert (body["count"], body["count_exact"], [row["rank"] for row in body["results"]]) == (
+        3,
+        False,
+        [2],
+    )
 
 
 def test_the_last_page_is_read_apart_from_the_count(api):
