@@ -299,15 +299,18 @@ def _numbered(rows: list[tuple], start: int) -> list[RankedRow]:
     ]
 
 
+def _fetched(sql: str, params: list[object]) -> list[tuple]:
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        return cursor.fetchall()
+
+
 def ranked_rows(ratings: QuerySet[Rating], start: int, stop: int) -> list[RankedRow]:
     """Rows `start` to `stop` of a ranking (of `ranked_ratings`) in its order, numbered
     from `start` + 1, as plain values, each character the roster's (no join): a hundred
     rating and player objects cost more than the rest of a page. One query (`_rows_sql`).
     """
-    sql, params = _rows_sql(ratings, start, stop)
-    with connection.cursor() as cursor:
-        cursor.execute(sql, params)
-        return _numbered(cursor.fetchall(), start)
+    return _numbered(_fetched(*_rows_sql(ratings, start, stop)), start)
 
 
 def ranked_rows_counted(
@@ -321,20 +324,16 @@ def ranked_rows_counted(
     entry before the page a second time."""
     counting = ratings.order_by().values("id")[: bound + 1]
     if bound == stop:
-        sql, params = _rows_sql(ratings, start, stop + 1)
-        with connection.cursor() as cursor:
-            cursor.execute(sql, params)
-            rows = cursor.fetchall()
+        rows = _fetched(*_rows_sql(ratings, start, stop + 1))
         if not rows:
             return [], counting.count()
         return _numbered(rows[: stop - start], start), start + len(rows)
     count_sql, count_params = counting.query.sql_with_params()
-    sql, params = _rows_sql(
-        ratings, start, stop, f", (SELECT COUNT(*) FROM ({count_sql}) counted)", count_params
+    rows = _fetched(
+        *_rows_sql(
+            ratings, start, stop, f", (SELECT COUNT(*) FROM ({count_sql}) counted)", count_params
+        )
     )
-    with connection.cursor() as cursor:
-        cursor.execute(sql, params)
-        rows = cursor.fetchall()
     if not rows:
         return [], counting.count()
     return _numbered([row[:-1] for row in rows], start), rows[0][-1]
