@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import cached_property
 
 from django.conf import settings
 from django.db.models import F, Sum
@@ -43,8 +44,10 @@ class MatchupEstimate:
     def games(self) -> int:
         return self.wins + self.losses
 
-    @property
+    @cached_property
     def probability(self) -> float | None:
+        # Kept: a matrix page reads each cell's a dozen times (its row's average and
+        # order, the heat scale, the cell's texts), and a full matrix has 702 of them.
         return None if self.offset is None else self.offset.probability
 
     @property
