@@ -61,9 +61,16 @@ def assign_patches(*, every_game: bool = False) -> int:
         with connection.cursor() as cursor:
             cursor.execute(_ASSIGN_SQL, {"after": after, "through": through})
             changed = cursor.rowcount
+    # When every game was last placed anew: the kept sums grouped by patch are stale.
+    placed_anew = timezone.now().isoformat() if every_game else None
+    if not every_game and mark is not None:
+        placed_anew = mark.data.get("every_game_at")
     SiteStatistic.objects.update_or_create(
         key=ASSIGNED_THROUGH,
-        defaults={"data": {"match_id": through}, "computed_at": timezone.now()},
+        defaults={
+            "data": {"match_id": through, "every_game_at": placed_anew},
+            "computed_at": timezone.now(),
+        },
     )
     return changed
 

@@ -39,7 +39,7 @@ from matches.selectors.notable_games import NOTABLE_GAMES_KEY
 from matches.selectors.patches import ALL_TIME
 from matches.services.locks import rated_through
 from matches.services.notable_games import notable_games
-from matches.services.site_statistic import store_statistic
+from matches.services.site_statistic import ids_digest, store_statistic
 from players import rules
 from players.models import Character, Player, Rating
 from players.selectors.rankings import ranked_count, ranked_ratings
@@ -286,12 +286,7 @@ def _inflation(kept: list[dict[str, Any]], changed_from: date | None) -> list[di
 # What the kept history (the distributions of patches over, the percentiles of weeks
 # over) was computed under: anything else rewrites or reweighs the snapshots it reads.
 def _history_basis() -> dict[str, Any]:
-    with connection.cursor() as cursor:
-        cursor.execute(
-            f"SELECT md5(coalesce(string_agg(id, ',' ORDER BY id), '')) "
-            f"FROM ({rules.flagged_ids_sql()}) flagged"
-        )
-        flagged = cursor.fetchone()[0]
+    flagged = ids_digest(rules.flagged_ids_sql())
     recompute = SiteStatistic.objects.filter(key=LAST_RECOMPUTE).values_list(
         "computed_at", flat=True
     )
