@@ -474,6 +474,30 @@ class CharacterMatchupSum(models.Model):
         return f"{self.games} games of {self.character_a} v {self.character_b} (patch {self.patch})"
 
 
+class GameCount(models.Model):
+    """The visible games of one UTC day, patch (0: none) and pair of characters (side A's
+    first), kept as the games are placed in their patches, so that the refresh's counts
+    by day, patch and character read these instead of every game
+    (matches.services.game_counts)."""
+
+    day = models.DateField()
+    patch = models.IntegerField()
+    character_a = models.IntegerField()
+    character_b = models.IntegerField()
+    games = models.BigIntegerField()
+
+    class Meta:
+        # The increment's ON CONFLICT target.
+        constraints = [
+            models.UniqueConstraint(
+                fields=["day", "patch", "character_a", "character_b"], name="unique_game_count"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.games} games on {self.day}"
+
+
 class SeasonGames(models.Model):
     """The counted games of one rating (player, character) in a season not archived yet,
     kept by the refresh from the games rated since the season's `counted_through`: a live

@@ -19,7 +19,6 @@ from django.db.models import (
     Case,
     CharField,
     Count,
-    DateField,
     F,
     Func,
     IntegerField,
@@ -31,14 +30,15 @@ from django.db.models import (
     When,
     Window,
 )
-from django.db.models.functions import Floor, TruncDate
+from django.db.models.functions import Floor
 
-from matches.models import Match, Patch, SiteStatistic
+from matches.models import GameCount, Match, Patch, SiteStatistic
 from matches.selectors.monitoring import LAST_RECOMPUTE
 from matches.selectors.notable_games import NOTABLE_GAMES_KEY
 from matches.selectors.patches import ALL_TIME
 from matches.services.locks import rated_through
 from matches.services.notable_games import notable_games
+from matches.services.patches import assign_patches
 from matches.services.site_statistic import ids_digest, store_statistic
 from players import rules
 from players.models import Character, Player, Rating
@@ -68,21 +68,20 @@ ACTIVITY_WINDOWS = {"hour": timedelta(hours=1), "day": timedelta(days=1), "week"
 
 
 def _visible_games(now: datetime) -> list[dict[str, Any]]:
-    """Visible games by day over the games-per-day window (the older ones under None), by
-    patch and by the two characters: the total, the chart and each patch's popularity
-    from one pass over the games instead of three."""
-    day = Case(
-        When(played_at__gte=now - GAMES_PER_DAY_WINDOW, then=TruncDate("played_at")),
-        default=None,
-        output_field=DateField(),
-    )
-    rows = (
-        Match.objects.visible()
-        .annotate(day=day)
-        .values("day", "patch", "character_a", "character_b")
-        .annotate(games=Count("id"))
-    )
-    return list(rows.order_by())
+    """Visible games by UTC day over the games-per-day window's days (the older ones under
+    None), by patch and by the two characters, from the kept counts (GameCount): the
+    total, the chart and each patch's popularity without a pass over the games."""
+    first_day = (now - GAMES_PER_DAY_WINDOW).astimezone(UTC).date()
+    games: dict[tuple[date | None, int | None, int, int], int] = {}
+    for day, patch, a, b, count in GameCount.objects.values_list(
+        "day", "patch", "character_a", "character_b", "games"
+    ):
+        key = (day if day >= first_day else None, patch or None, a, b)
+        games[key] = games.get(key, 0) + count
+    return [
+        {"day": day, "patch": patch, "character_a": a, "character_b": b, "games": count}
+        for (day, patch, a, b), count in games.items()
+    ]
 
 
 def _games_by_day(games: list[dict[str, Any]]) -> dict[date | None, int]:
@@ -498,6 +497,9 @@ def recompute_site_statistics(now: datetime) -> None:
     """Recompute every site statistic as of `now`, all read at one moment (so that the
     ranked total, the distribution and the percentiles count the same ratings), and store
     them in one transaction. The caller bumps the cache generation."""
+    # Every game stored so far counted (GameCount), placed in its patch as the refresh's
+    # step before this one does (a no-op then).
+    assign_patches()
     # Every game rated up to `through` is in what the moment below reads.
     through = rated_through()
     kept = dict(
