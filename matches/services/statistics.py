@@ -19,6 +19,7 @@ from django.db.models import (
     Case,
     CharField,
     Count,
+    DateField,
     F,
     Func,
     IntegerField,
@@ -67,41 +68,38 @@ HISTORY_KEY = "statistics_history"
 ACTIVITY_WINDOWS = {"hour": timedelta(hours=1), "day": timedelta(days=1), "week": timedelta(days=7)}
 
 
-def _visible_games(now: datetime) -> list[dict[str, Any]]:
-    """Visible games by UTC day over the games-per-day window's days (the older ones under
-    None), by patch and by the two characters, from the kept counts (GameCount): the
-    total, the chart and each patch's popularity without a pass over the games."""
+def _games_by_day(now: datetime) -> dict[date | None, int]:
+    """Visible games by UTC day over the games-per-day window's days, the older ones
+    under None, from the kept counts (GameCount): no pass over the games."""
     first_day = (now - GAMES_PER_DAY_WINDOW).astimezone(UTC).date()
-    games: dict[tuple[date | None, int | None, int, int], int] = {}
-    for day, patch, a, b, count in GameCount.objects.values_list(
-        "day", "patch", "character_a", "character_b", "games"
-    ):
-        key = (day if day >= first_day else None, patch or None, a, b)
-        games[key] = games.get(key, 0) + count
-    return [
-        {"day": day, "patch": patch, "character_a": a, "character_b": b, "games": count}
-        for (day, patch, a, b), count in games.items()
-    ]
+    rows = (
+        GameCount.objects.annotate(
+            shown=Case(When(day__gte=first_day, then=F("day")), output_field=DateField())
+        )
+        .values_list("shown")
+        .annotate(games=Sum("games"))
+        .order_by()
+    )
+    return dict(rows)
 
 
-def _games_by_day(games: list[dict[str, Any]]) -> dict[date | None, int]:
-    by_day: dict[date | None, int] = {}
-    for row in games:
-        by_day[row["day"]] = by_day.get(row["day"], 0) + row["games"]
-    return by_day
-
-
-def _patch_popularity(games: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+def _patch_popularity() -> dict[str, dict[str, Any]]:
     """Each character's share of the games of each patch (both sides count), by patch
-    name, and of every game under `all` (docs/rating-model.md#patches)."""
+    name, and of every game under `all` (docs/rating-model.md#patches), from the kept
+    counts (GameCount)."""
     names = dict(Patch.objects.values_list("id", "name"))
     sides: dict[str, dict[int, int]] = {}
-    for row in games:
-        keys = [ALL_TIME] if row["patch"] not in names else [ALL_TIME, names[row["patch"]]]
+    rows = (
+        GameCount.objects.values_list("patch", "character_a", "character_b")
+        .annotate(games=Sum("games"))
+        .order_by()
+    )
+    for patch, *characters, games in rows:
+        keys = [ALL_TIME] if patch not in names else [ALL_TIME, names[patch]]
         for key in keys:
             counts = sides.setdefault(key, {})
-            for side in ("character_a", "character_b"):
-                counts[row[side]] = counts.get(row[side], 0) + row["games"]
+            for character in characters:
+                counts[character] = counts.get(character, 0) + games
     codes = dict(Character.objects.values_list("id", "code"))
     return {
         key: {
@@ -510,15 +508,14 @@ def recompute_site_statistics(now: datetime) -> None:
     with one_moment():
         basis = _history_basis()
         changed_from = _history_changed_from(kept.get(HISTORY_KEY), basis)
-        games = _visible_games(now)
-        games_by_day = _games_by_day(games)
+        games_by_day = _games_by_day(now)
         statistics = {
             "totals": _totals(now, games_by_day),
             "games_per_day": _games_per_day(now, games_by_day),
             "rating_distribution": _rating_distribution(),
             "floor_distribution": _floor_distribution(),
             "popularity": _popularity(now),
-            "patch_popularity": _patch_popularity(games),
+            "patch_popularity": _patch_popularity(),
             "patch_rating_distribution": _patch_rating_distributions(
                 kept.get("patch_rating_distribution", {}), changed_from
             ),

@@ -14,7 +14,7 @@ from django.db.models.functions import TruncDate
 
 from matches.models import Match, Patch
 from matches.services.patches import assign_patches
-from matches.services.statistics import GAMES_PER_DAY_WINDOW, _visible_games
+from matches.services.statistics import GAMES_PER_DAY_WINDOW, _games_by_day, _patch_popularity
 from players.models import Character, Player
 from tests.factories import BASE_TIME, MatchFactory, PlayerFactory
 
@@ -23,10 +23,11 @@ pytestmark = pytest.mark.django_db
 NOW = BASE_TIME + timedelta(days=100)
 
 
-def counted_afresh() -> list[tuple]:
-    """What _visible_games gives, from every visible game."""
+def counted_afresh() -> tuple[dict, dict]:
+    """What _games_by_day and _patch_popularity give, from every visible game."""
     first_day = (NOW - GAMES_PER_DAY_WINDOW).astimezone(UTC).date()
-    games: dict[tuple, int] = {}
+    by_day: dict = {}
+    by_patch: dict = {}
     rows = (
         Match.objects.visible()
         .annotate(day=TruncDate("played_at", tzinfo=UTC))
@@ -35,19 +36,33 @@ def counted_afresh() -> list[tuple]:
         .order_by()
     )
     for day, patch, a, b, count in rows:
-        key = (day if day >= first_day else None, patch, a, b)
-        games[key] = games.get(key, 0) + count
-    return sorted(games.items(), key=str)
+        shown = day if day >= first_day else None
+        by_day[shown] = by_day.get(shown, 0) + count
+        by_patch[patch, a, b] = by_patch.get((patch, a, b), 0) + count
+    return by_day, _patch_popularity_of(by_patch)
 
 
-def kept() -> list[tuple]:
-    return sorted(
-        (
-            ((row["day"], row["patch"], row["character_a"], row["character_b"]), row["games"])
-            for row in _visible_games(NOW)
-        ),
-        key=str,
-    )
+def _patch_popularity_of(by_patch: dict) -> dict:
+    """_patch_popularity's shares from (patch, X, Y) counts."""
+    names = dict(Patch.objects.values_list("id", "name"))
+    codes = dict(Character.objects.values_list("id", "code"))
+    sides: dict = {}
+    for (patch, a, b), count in by_patch.items():
+        for key in ["all", *([names[patch]] if patch in names else [])]:
+            for character in (a, b):
+                sides.setdefault(key, {}).setdefault(codes[character], 0)
+                sides[key][codes[character]] += count
+    return {
+        key: {
+            "games": sum(counts.values()) // 2,
+            "shares": {code: n / sum(counts.values()) for code, n in counts.items()},
+        }
+        for key, counts in sides.items()
+    }
+
+
+def kept() -> tuple[dict, dict]:
+    return _games_by_day(NOW), _patch_popularity()
 
 
 def test_the_kept_counts_are_a_count_over_every_visible_game():
@@ -86,7 +101,4 @@ def test_the_kept_counts_are_a_count_over_every_visible_game():
     Patch.objects.filter(name="1.1").update(live_at=BASE_TIME + timedelta(days=30))
     assign_patches(every_game=True)  # what the admin's patch change queues
     assert kept() == counted_afresh()
-    assert {patch for (_, patch, *_), _ in kept()} == {
-        None,
-        *Patch.objects.values_list("id", flat=True),
-    }
+    assert set(kept()[1]) == {"all", *Patch.objects.values_list("name", flat=True)}
