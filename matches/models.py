@@ -446,6 +446,58 @@ class Season(models.Model):
         return self.name
 
 
+class CharacterMatchupSum(models.Model):
+    """The whole field's character matchups' sums of counted games per patch (0: none),
+    pair of characters (X on side A) and bin of the rating difference, kept by the refresh
+    from the games rated since its mark, so that it adds its new games instead of summing
+    every game again (matches.services.character_matchups)."""
+
+    patch = models.IntegerField()
+    character_a = models.IntegerField()
+    character_b = models.IntegerField()
+    difference_bin = models.IntegerField()
+    games = models.BigIntegerField()
+    wins = models.BigIntegerField()
+    difference_sum = models.FloatField()
+    expected_wins = models.FloatField()
+
+    class Meta:
+        # The increment's ON CONFLICT target.
+        constraints = [
+            models.UniqueConstraint(
+                fields=["patch", "character_a", "character_b", "difference_bin"],
+                name="unique_character_matchup_sum",
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.games} games of {self.character_a} v {self.character_b} (patch {self.patch})"
+
+
+class GameCount(models.Model):
+    """The visible games of one UTC day, patch (0: none) and pair of characters (side A's
+    first), kept as the games are placed in their patches, so that the refresh's counts
+    by day, patch and character read these instead of every game
+    (matches.services.game_counts)."""
+
+    day = models.DateField()
+    patch = models.IntegerField()
+    character_a = models.IntegerField()
+    character_b = models.IntegerField()
+    games = models.BigIntegerField()
+
+    class Meta:
+        # The increment's ON CONFLICT target.
+        constraints = [
+            models.UniqueConstraint(
+                fields=["day", "patch", "character_a", "character_b"], name="unique_game_count"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.games} games on {self.day}"
+
+
 class SeasonGames(models.Model):
     """The counted games of one rating (player, character) in a season not archived yet,
     kept by the refresh from the games rated since the season's `counted_through`: a live

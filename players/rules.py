@@ -127,6 +127,12 @@ def unrated_ids_sql() -> str:
 
 
 @cache
+def hidden_ids_sql() -> str:
+    """A subquery of the hidden players' ids (few, and within player_flagged_idx)."""
+    return _player_ids_sql(hidden())
+
+
+@cache
 def flagged_ids_sql() -> str:
     """A subquery of the flagged players' ids (few, and indexed: player_flagged_idx)."""
     return _player_ids_sql(flagged())

@@ -1,9 +1,12 @@
-"""Character matchups (docs/rating-model.md#matchups), rebuilt whole from the stored games.
+"""Character matchups (docs/rating-model.md#matchups), refitted from the stored games.
 
-SQL aggregates over the counted games group them by patch, character pair and a narrow
-bin of the rating difference (every game for the whole field; the games between two
-top-rated players, found from those players, for the top-N brackets); the offset of
-each pair is then fitted in Python (matches.ratings.matchup_offset.fit_offset). A
+The counted games are summed by patch, character pair and a narrow bin of the rating
+difference: for the whole field, kept sums (CharacterMatchupSum) to which each rebuild
+adds the games rated since its mark, as the season counts are kept (counted afresh when
+what they were summed under changed: the unrated players, the patches, a recompute);
+for the top-N brackets, whose members change with every game, an aggregate over the
+games between two top-rated players, found from those players. The offset of each pair
+is then fitted in Python (matches.ratings.matchup_offset.fit_offset). A
 compiled recompute sums the same from the games in its ledger (`aggregate_from_ledger`). All-time
 sums are the patches' sums added up. Sums over games do not depend on the order the
 games were played in, and games of players flagged hidden or cheater since they were
@@ -12,26 +15,33 @@ rated drop out at the next rebuild.
 
 from __future__ import annotations
 
+import json
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator
+from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING
 
 import numpy as np
 from django.conf import settings
+from django.core.serializers.json import DjangoJSONEncoder
 from django.db import connection, transaction
-from django.db.models import F, Sum
+from django.db.models import F, Min, Sum
 
 from matches.dbfunctions import expected_sql
 from matches.models import (
     BRACKET_LIMITS,
     PROPORTIONAL_BRACKET_SIZE,
     CharacterMatchup,
+    CharacterMatchupSum,
     Match,
     MatchRating,
     Patch,
+    SiteStatistic,
 )
 from matches.ratings.matchup_offset import DIFFERENCE_BIN_POINTS, DifferenceBin, fit_offset
-from matches.services.locks import RATING_WRITER_LOCK, acquire_transaction_lock
+from matches.services.locks import RATING_WRITER_LOCK, acquire_transaction_lock, rated_through
+from matches.services.patches import ASSIGNED_THROUGH
+from matches.services.site_statistic import ids_digest, store_statistic
 from players import rules
 from players.models import Rating
 from players.selectors.rankings import top_rated_keys
@@ -43,61 +53,161 @@ if TYPE_CHECKING:  # the compiler loads only where a recompute runs
 _MEMBERS = "character_matchup_members"
 
 
-def _aggregate_sql(*, tiered: bool) -> str:
-    """(patch, character X, character Y, [tier, proportional,] difference bin, games, X wins,
-    sum of differences, X's expected wins) per group of the counted games between players
-    whose games count (not unrated) of two different characters, both settled before the
-    game (pre-game deviations below RATING_LOW_DEVIATION: games of new or spare accounts,
-    which anyone can make by the thousand, move no matchup; issue 35); X is side A, the
-    difference is A's pre-game value minus B's. The patch (docs/rating-model.md#patches) is
-    one more column of the grouping, so a patch's table costs the refresh no other pass over
-    the games.
+# Internal (a SiteStatistic row, not shown): up to which rating time, and under what,
+# the kept sums were added up.
+SUMS_MARK = "character_matchup_sums"
 
-    `tiered`: only the games between two members of the top-N brackets, found from the
-    members through the side index, each with its tier, the smallest bracket both sides
-    belong to, and whether both are members of the proportional bracket. Otherwise every
-    game, without members: looking both sides of ten million games up among the members
-    cost more than the aggregate itself."""
-    matches, ratings = Match._meta.db_table, MatchRating._meta.db_table
-    # A few unrated players among very many: a small hashed set, not two joins.
-    unrated = rules.unrated_ids_sql()
-    sums = f"""ROUND((r.value_a - r.value_b) / %(bin)s),
+
+def _sums_sql() -> str:
+    """The aggregate's columns after its grouping: the difference bin, games, X's wins,
+    the sum of differences and X's expected wins."""
+    return f"""ROUND((r.value_a - r.value_b) / %(bin)s),
                COUNT(*),
                SUM(CASE WHEN m.winner = %(a)s THEN 1 ELSE 0 END),
                SUM(r.value_a - r.value_b),
                SUM({expected_sql("r.value_a - r.value_b")})"""
-    counted = f"""r.counted AND m.character_a_id <> m.character_b_id
+
+
+def _counted_sql() -> str:
+    """The counted games between players whose games count (not unrated) of two different
+    characters, both settled before the game (pre-game deviations below
+    RATING_LOW_DEVIATION: games of new or spare accounts, which anyone can make by the
+    thousand, move no matchup; issue 35). A few unrated players among very many: a small
+    hashed set, not two joins."""
+    unrated = rules.unrated_ids_sql()
+    return f"""r.counted AND m.character_a_id <> m.character_b_id
           AND GREATEST(r.deviation_a, r.deviation_b) < %(settled)s
           AND m.player_a_id NOT IN ({unrated}) AND m.player_b_id NOT IN ({unrated})"""
-    if not tiered:
-        return f"""
-            SELECT m.patch_id, m.character_a_id, m.character_b_id, {sums}
-            FROM {ratings} r JOIN {matches} m ON m.id = r.match_id
-            WHERE {counted}
-            GROUP BY 1, 2, 3, 4
-        """
+
+
+def _add_sums_sql() -> str:
+    """Add the games rated after %(since)s up to %(through)s to the kept sums (X is side A,
+    the difference A's pre-game value minus B's): an upsert, which the ORM cannot say."""
+    matches, ratings = Match._meta.db_table, MatchRating._meta.db_table
+    table = CharacterMatchupSum._meta.db_table
+    return f"""
+        INSERT INTO {table} AS t (patch, character_a, character_b, difference_bin, games,
+                                  wins, difference_sum, expected_wins)
+        SELECT COALESCE(m.patch_id, 0), m.character_a_id, m.character_b_id, {_sums_sql()}
+        FROM {ratings} r JOIN {matches} m ON m.id = r.match_id
+        WHERE {_counted_sql()} AND r.rated_at > %(since)s AND r.rated_at <= %(through)s
+        GROUP BY 1, 2, 3, 4
+        ON CONFLICT (patch, character_a, character_b, difference_bin) DO UPDATE SET
+            games = t.games + EXCLUDED.games,
+            wins = t.wins + EXCLUDED.wins,
+            difference_sum = t.difference_sum + EXCLUDED.difference_sum,
+            expected_wins = t.expected_wins + EXCLUDED.expected_wins
+    """
+
+
+def _tiered_sql() -> str:
+    """(patch, character X, character Y, tier, proportional, difference bin, games, X wins,
+    sum of differences, X's expected wins) per group of the counted games (_counted_sql)
+    between two members of the top-N brackets, found from the members through the side
+    index, each with its tier, the smallest bracket both sides belong to, and whether
+    both are members of the proportional bracket. The patch
+    (docs/rating-model.md#patches) is one more column of the grouping, so a patch's table
+    costs no other pass over the games."""
+    matches, ratings = Match._meta.db_table, MatchRating._meta.db_table
     reach = "GREATEST(ta.rank, tb.rank)"
     limits = sorted(limit for limit in BRACKET_LIMITS.values() if limit is not None)
     tier = " ".join(f"WHEN {reach} <= {limit} THEN {limit}" for limit in limits)
     return f"""
         SELECT m.patch_id, m.character_a_id, m.character_b_id, CASE {tier} END,
-               ta.proportional AND tb.proportional, {sums}
+               ta.proportional AND tb.proportional, {_sums_sql()}
         FROM {_MEMBERS} ta
         JOIN {matches} m ON m.player_a_id = ta.player_id AND m.character_a_id = ta.character_id
         JOIN {_MEMBERS} tb ON tb.player_id = m.player_b_id
              AND tb.character_id = m.character_b_id
         JOIN {ratings} r ON r.match_id = m.id
-        WHERE {counted}
+        WHERE {_counted_sql()}
         GROUP BY 1, 2, 3, 4, 5, 6
     """
 
 
+def _sums_basis() -> dict[str, object]:
+    """What the kept sums were added up under: a change to any of it (a player unrated or
+    rated again, the settled deviation, the bins, the patches or every game's patch placed
+    again) counts them afresh."""
+    placed = SiteStatistic.objects.filter(key=ASSIGNED_THROUGH).values_list("data", flat=True)
+    return json.loads(
+        json.dumps(
+            {
+                "unrated": ids_digest(rules.unrated_ids_sql()),
+                "settled": rules.low_deviation(),
+                "bin": DIFFERENCE_BIN_POINTS,
+                "patches": list(
+                    Patch.objects.order_by("id").values_list("id", "live_at", "versions")
+                ),
+                "placed_anew": (placed.first() or {}).get("every_game_at"),
+            },
+            cls=DjangoJSONEncoder,
+        )
+    )
+
+
+def add_matchup_sums(parameters: dict[str, object]) -> None:
+    """Bring the kept sums up to the games rated so far: those rated since the mark, or
+    all of them when counted afresh. The caller holds the rating writer's lock, so every
+    later batch is stamped after the new mark. A game rated before its patch was placed
+    (stored since the last placement) waits for the next rebuild with every game rated
+    after it: summed now, it would stay under no patch."""
+    through = rated_through()
+    basis = _sums_basis()
+    mark = SiteStatistic.objects.filter(key=SUMS_MARK).values_list("data", flat=True).first()
+    since = datetime.min.replace(tzinfo=UTC)
+    if mark is not None and mark["basis"] == basis:
+        since = datetime.fromisoformat(mark["through"])
+    else:
+        CharacterMatchupSum.objects.all().delete()
+    if Patch.objects.exists():
+        placed = SiteStatistic.objects.filter(key=ASSIGNED_THROUGH).values_list("data", flat=True)
+        unplaced = (
+            MatchRating.objects.filter(
+                rated_at__gt=since,
+                rated_at__lte=through,
+                match_id__gt=(placed.first() or {}).get("match_id", 0),
+            )
+            .order_by()
+            .aggregate(first=Min("rated_at"))["first"]
+        )
+        if unplaced is not None:
+            through = unplaced - timedelta(microseconds=1)
+    with connection.cursor() as cursor:
+        cursor.execute(_add_sums_sql(), {**parameters, "since": since, "through": through})
+    store_statistic(SUMS_MARK, {"basis": basis, "through": through.isoformat()})
+
+
+def forget_matchup_sums() -> None:
+    """Sum every game afresh at the next rebuild: the rated games were rewritten."""
+    CharacterMatchupSum.objects.all().delete()
+    SiteStatistic.objects.filter(key=SUMS_MARK).delete()
+
+
+def _kept_sums() -> list[tuple]:
+    """The kept sums as the whole field's aggregate rows: (patch or None, X, Y, difference
+    bin, games, X wins, sum of differences, X's expected wins)."""
+    return [
+        (patch or None, *row)
+        for patch, *row in CharacterMatchupSum.objects.values_list(
+            "patch",
+            "character_a",
+            "character_b",
+            "difference_bin",
+            "games",
+            "wins",
+            "difference_sum",
+            "expected_wins",
+        )
+    ]
+
+
 def aggregate_from_ledger(ledger: ArrayLedger, rank: np.ndarray, limit: float) -> list[tuple]:
-    """`_aggregate_sql` over the games a compiled recompute's ledger counted, between two
-    characters whose ratings both rank within `limit` (`rank` per rating number), as
-    matchup_rows reads it: (character X, character Y, games, X wins, mean difference,
-    X's expected wins) per (X, Y, difference bin), X being side A. Counted games never
-    involve excluded players, which the SQL leaves out."""
+    """The sums of `_add_sums_sql` and `_tiered_sql` over the games a compiled recompute's
+    ledger counted, between two characters whose ratings both rank within `limit` (`rank`
+    per rating number), as matchup_rows reads it: (character X, character Y, games, X wins,
+    mean difference, X's expected wins) per (X, Y, difference bin), X being side A.
+    Counted games never involve excluded players, which the SQL leaves out."""
     a, b, a_won, expected_a, difference = ledger.counted_games()
     character = ledger.character
     character_a, character_b = character[a], character[b]
@@ -248,7 +358,7 @@ def rebuild_character_matchups(
     all time and for each patch; returns how many rows it wrote. The caller bumps the
     cache generation.
 
-    The games are summed by SQL (`_aggregate_sql`), or, for all time, by
+    The games are summed by SQL (the kept sums and `_tiered_sql`), or, for all time, by
     `groups_of(members, limit)`, which gives a bracket's rows from games already in
     memory (a compiled recompute's), `members` being the top ratings' ranks and `limit`
     the bracket's; the patches' tables then come from SQL, when there are patches.
@@ -335,9 +445,9 @@ def _fit_from_sql(
             "bin": float(DIFFERENCE_BIN_POINTS),
             "settled": rules.low_deviation(),
         }
-        cursor.execute(_aggregate_sql(tiered=False), parameters)
-        everyone = by_patch(cursor.fetchall(), key_width=3)
-        cursor.execute(_aggregate_sql(tiered=True), parameters)
+        add_matchup_sums(parameters)
+        everyone = by_patch(_kept_sums(), key_width=3)
+        cursor.execute(_tiered_sql(), parameters)
         tiered = by_patch(cursor.fetchall(), key_width=5)
         for patch in everyone:
             if patch is None and not all_time:

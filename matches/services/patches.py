@@ -17,6 +17,7 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from matches.models import Match, Patch, SiteStatistic
+from matches.services.game_counts import count_games
 from matches.services.locks import INGEST_WRITER_LOCK, acquire_transaction_lock
 from web.generation import bump_generation
 
@@ -50,8 +51,8 @@ _ASSIGN_SQL = f"""
 @transaction.atomic
 def assign_patches(*, every_game: bool = False) -> int:
     """Set the patch of the games stored since the last assignment (`every_game`: of all
-    games); returns how many changed. Holds the ingest writer's lock, so no game below
-    the highest id read is still uncommitted."""
+    games) and count them (game_counts); returns how many changed. Holds the ingest
+    writer's lock, so no game below the highest id read is still uncommitted."""
     acquire_transaction_lock(INGEST_WRITER_LOCK, wait=True)
     through = Match.objects.order_by("-id").values_list("id", flat=True).first() or 0
     mark = SiteStatistic.objects.select_for_update().filter(key=ASSIGNED_THROUGH).first()
@@ -61,9 +62,17 @@ def assign_patches(*, every_game: bool = False) -> int:
         with connection.cursor() as cursor:
             cursor.execute(_ASSIGN_SQL, {"after": after, "through": through})
             changed = cursor.rowcount
+    count_games(after, through, afresh=every_game)
+    # When every game was last placed anew: the kept sums grouped by patch are stale.
+    placed_anew = timezone.now().isoformat() if every_game else None
+    if not every_game and mark is not None:
+        placed_anew = mark.data.get("every_game_at")
     SiteStatistic.objects.update_or_create(
         key=ASSIGNED_THROUGH,
-        defaults={"data": {"match_id": through}, "computed_at": timezone.now()},
+        defaults={
+            "data": {"match_id": through, "every_game_at": placed_anew},
+            "computed_at": timezone.now(),
+        },
     )
     return changed
 

@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
+from django.db import connection
 from django.utils import timezone
 
 from matches.models import SiteStatistic
@@ -26,3 +27,13 @@ def timed_run(key: str) -> Iterator[None]:
     started = time.perf_counter()
     yield
     store_statistic(key, {"seconds": time.perf_counter() - started})
+
+
+def ids_digest(ids_sql: str) -> str:
+    """A digest of the ids a subquery selects (the flagged or unrated players'): what a
+    kept sum over their games was computed under."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT md5(coalesce(string_agg(id, ',' ORDER BY id), '')) FROM ({ids_sql}) ids"
+        )
+        return cursor.fetchone()[0]

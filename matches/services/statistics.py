@@ -31,15 +31,16 @@ from django.db.models import (
     When,
     Window,
 )
-from django.db.models.functions import Floor, TruncDate
+from django.db.models.functions import Floor
 
-from matches.models import Match, Patch, SiteStatistic
+from matches.models import GameCount, Match, Patch, SiteStatistic
 from matches.selectors.monitoring import LAST_RECOMPUTE
 from matches.selectors.notable_games import NOTABLE_GAMES_KEY
 from matches.selectors.patches import ALL_TIME
 from matches.services.locks import rated_through
 from matches.services.notable_games import notable_games
-from matches.services.site_statistic import store_statistic
+from matches.services.patches import assign_patches
+from matches.services.site_statistic import ids_digest, store_statistic
 from players import rules
 from players.models import Character, Player, Rating
 from players.selectors.rankings import ranked_count, ranked_ratings
@@ -67,42 +68,38 @@ HISTORY_KEY = "statistics_history"
 ACTIVITY_WINDOWS = {"hour": timedelta(hours=1), "day": timedelta(days=1), "week": timedelta(days=7)}
 
 
-def _visible_games(now: datetime) -> list[dict[str, Any]]:
-    """Visible games by day over the games-per-day window (the older ones under None), by
-    patch and by the two characters: the total, the chart and each patch's popularity
-    from one pass over the games instead of three."""
-    day = Case(
-        When(played_at__gte=now - GAMES_PER_DAY_WINDOW, then=TruncDate("played_at")),
-        default=None,
-        output_field=DateField(),
-    )
+def _games_by_day(now: datetime) -> dict[date | None, int]:
+    """Visible games by UTC day over the games-per-day window's days, the older ones
+    under None, from the kept counts (GameCount): no pass over the games."""
+    first_day = (now - GAMES_PER_DAY_WINDOW).astimezone(UTC).date()
     rows = (
-        Match.objects.visible()
-        .annotate(day=day)
-        .values("day", "patch", "character_a", "character_b")
-        .annotate(games=Count("id"))
+        GameCount.objects.annotate(
+            shown=Case(When(day__gte=first_day, then=F("day")), output_field=DateField())
+        )
+        .values_list("shown")
+        .annotate(games=Sum("games"))
+        .order_by()
     )
-    return list(rows.order_by())
+    return dict(rows)
 
 
-def _games_by_day(games: list[dict[str, Any]]) -> dict[date | None, int]:
-    by_day: dict[date | None, int] = {}
-    for row in games:
-        by_day[row["day"]] = by_day.get(row["day"], 0) + row["games"]
-    return by_day
-
-
-def _patch_popularity(games: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+def _patch_popularity() -> dict[str, dict[str, Any]]:
     """Each character's share of the games of each patch (both sides count), by patch
-    name, and of every game under `all` (docs/rating-model.md#patches)."""
+    name, and of every game under `all` (docs/rating-model.md#patches), from the kept
+    counts (GameCount)."""
     names = dict(Patch.objects.values_list("id", "name"))
     sides: dict[str, dict[int, int]] = {}
-    for row in games:
-        keys = [ALL_TIME] if row["patch"] not in names else [ALL_TIME, names[row["patch"]]]
+    rows = (
+        GameCount.objects.values_list("patch", "character_a", "character_b")
+        .annotate(games=Sum("games"))
+        .order_by()
+    )
+    for patch, *characters, games in rows:
+        keys = [ALL_TIME] if patch not in names else [ALL_TIME, names[patch]]
         for key in keys:
             counts = sides.setdefault(key, {})
-            for side in ("character_a", "character_b"):
-                counts[row[side]] = counts.get(row[side], 0) + row["games"]
+            for character in characters:
+                counts[character] = counts.get(character, 0) + games
     codes = dict(Character.objects.values_list("id", "code"))
     return {
         key: {
@@ -286,12 +283,7 @@ def _inflation(kept: list[dict[str, Any]], changed_from: date | None) -> list[di
 # What the kept history (the distributions of patches over, the percentiles of weeks
 # over) was computed under: anything else rewrites or reweighs the snapshots it reads.
 def _history_basis() -> dict[str, Any]:
-    with connection.cursor() as cursor:
-        cursor.execute(
-            f"SELECT md5(coalesce(string_agg(id, ',' ORDER BY id), '')) "
-            f"FROM ({rules.flagged_ids_sql()}) flagged"
-        )
-        flagged = cursor.fetchone()[0]
+    flagged = ids_digest(rules.flagged_ids_sql())
     recompute = SiteStatistic.objects.filter(key=LAST_RECOMPUTE).values_list(
         "computed_at", flat=True
     )
@@ -503,6 +495,9 @@ def recompute_site_statistics(now: datetime) -> None:
     """Recompute every site statistic as of `now`, all read at one moment (so that the
     ranked total, the distribution and the percentiles count the same ratings), and store
     them in one transaction. The caller bumps the cache generation."""
+    # Every game stored so far counted (GameCount), placed in its patch as the refresh's
+    # step before this one does (a no-op then).
+    assign_patches()
     # Every game rated up to `through` is in what the moment below reads.
     through = rated_through()
     kept = dict(
@@ -513,15 +508,14 @@ def recompute_site_statistics(now: datetime) -> None:
     with one_moment():
         basis = _history_basis()
         changed_from = _history_changed_from(kept.get(HISTORY_KEY), basis)
-        games = _visible_games(now)
-        games_by_day = _games_by_day(games)
+        games_by_day = _games_by_day(now)
         statistics = {
             "totals": _totals(now, games_by_day),
             "games_per_day": _games_per_day(now, games_by_day),
             "rating_distribution": _rating_distribution(),
             "floor_distribution": _floor_distribution(),
             "popularity": _popularity(now),
-            "patch_popularity": _patch_popularity(games),
+            "patch_popularity": _patch_popularity(),
             "patch_rating_distribution": _patch_rating_distributions(
                 kept.get("patch_rating_distribution", {}), changed_from
             ),

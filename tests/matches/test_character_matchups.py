@@ -4,17 +4,25 @@ ledger, character matchups rebuilt from the matches table, both order-independen
 from __future__ import annotations
 
 import random
+from datetime import timedelta
 
 import pytest
+from django.utils import timezone
 
-from matches.models import CharacterMatchup, Match
+from matches.models import CharacterMatchup, CharacterMatchupSum, Match, MatchRating, Patch
 from matches.ratings.ledger import Game, GameResult, MatchupLedger
 from matches.ratings.matchup_offset import DifferenceBin, expected, fit_offset
 from matches.selectors.matchups import matchup_matrix
-from matches.services.character_matchups import bracket_groups, rebuild_character_matchups
+from matches.services.character_matchups import (
+    bracket_groups,
+    forget_matchup_sums,
+    rebuild_character_matchups,
+)
+from matches.services.patches import assign_patches
+from matches.services.rating.recompute import recompute_all_ratings
 from players.models import Character, Player
 from players.selectors.rankings import top_rated_keys
-from tests.factories import MatchFactory, PlayerFactory, RatingFactory, rate_match
+from tests.factories import BASE_TIME, MatchFactory, PlayerFactory, RatingFactory, rate_match
 
 pytestmark = pytest.mark.django_db
 
@@ -85,6 +93,7 @@ def test_character_matchups_do_not_depend_on_the_order_of_games():
 
     def store_and_rebuild(order: list[tuple]) -> list[tuple]:
         Match.objects.all().delete()
+        forget_matchup_sums()  # the games rewritten, as by a recompute
         for a, b, value_a, value_b, a_won, characters in order:
             counted_game(a, b, value_a, value_b, a_won=a_won, characters=characters)
         rebuild_character_matchups()
@@ -243,3 +252,99 @@ def test_each_bracket_takes_the_games_of_the_tiers_it_holds_merged_per_bin():
         (1, 2, 2, 2, 20.0, 1.0),
         (1, 2, 1, 1, 30.0, 0.6),
     ]
+
+
+def patch_matchup_rows() -> list[tuple]:
+    return sorted(
+        CharacterMatchup.objects.values_list(
+            "bracket",
+            "patch_id",
+            "character_id",
+            "opponent_id",
+            "wins",
+            "losses",
+            "expected_wins",
+            "offset",
+            "standard_error",
+        ),
+        key=lambda row: (row[0], row[1] or 0, *row[2:4]),
+    )
+
+
+def test_the_kept_sums_give_what_summing_every_game_afresh_gives():
+    """Each rebuild adds the games rated since its mark to the kept sums: after batches,
+    games stored late into an earlier patch, games rated before their patch was placed,
+    a player unrated and a recompute, its tables against a rebuild from scratch."""
+    rng = random.Random(12)
+    players = [PlayerFactory() for _ in range(8)]
+    Patch.objects.create(name="1.0", versions=[], live_at=BASE_TIME)
+    Patch.objects.create(name="1.1", versions=[], live_at=BASE_TIME + timedelta(days=10))
+    pairs = [("SO", "KY"), ("KY", "SO"), ("SO", "MA"), ("MA", "KY")]
+
+    def batch(first_day: float) -> None:
+        """60 counted games from `first_day` on, rated now."""
+        ids = []
+        for n in range(60):
+            a, b = rng.sample(players, 2)
+            match = counted_game(
+                a,
+                b,
+                rng.uniform(1300, 1700),
+                rng.uniform(1300, 1700),
+                a_won=rng.random() < 0.6,
+                characters=rng.choice(pairs),
+            )
+            Match.objects.filter(pk=match.pk).update(
+                played_at=BASE_TIME + timedelta(days=first_day, minutes=97 * n)
+            )
+            ids.append(match.pk)
+        MatchRating.objects.filter(match_id__in=ids).update(rated_at=timezone.now())
+
+    def rebuilt() -> list[tuple]:
+        rebuild_character_matchups()
+        return patch_matchup_rows()
+
+    def from_scratch() -> list[tuple]:
+        forget_matchup_sums()
+        return rebuilt()
+
+    def rebuilt_as_afresh() -> list[tuple]:
+        incremental = rebuilt()
+        kept = sorted(CharacterMatchupSum.objects.values_list("patch", "games"))
+        assert_same_rows_in_patches(incremental, from_scratch())
+        return kept
+
+    batch(0)
+    assign_patches()
+    first = rebuilt_as_afresh()
+    batch(6)  # into both patches
+    assign_patches()
+    assert rebuilt_as_afresh() != first
+    batch(1)  # late: played in the first patch's days, stored and rated now
+    assign_patches()
+    rebuilt_as_afresh()
+
+    # Rated before its patch is placed: left out of the whole field's sums until the
+    # rebuild after the placement (the top brackets sum their games afresh each time).
+    def whole_field(rows: list[tuple]) -> list[tuple]:
+        return [row for row in rows if row[0] == CharacterMatchup.Bracket.ALL]
+
+    before = whole_field(patch_matchup_rows())
+    batch(12)
+    assert whole_field(rebuilt()) == before
+    assign_patches()
+    rebuilt_as_afresh()
+    Player.objects.filter(pk=players[0].pk).update(cheater=True)
+    rebuilt_as_afresh()
+    recompute_all_ratings()  # its players start afresh: no game between settled ones yet
+    batch(3)
+    assign_patches()
+    rebuilt_as_afresh()
+    assert CharacterMatchupSum.objects.filter(patch__gt=0).exists()
+
+
+def assert_same_rows_in_patches(left: list[tuple], right: list[tuple]) -> None:
+    assert len(left) == len(right) > 0
+    for row_left, row_right in zip(left, right, strict=True):
+        assert row_left[:6] == row_right[:6]  # bracket, patch, pair, wins, losses
+        assert row_left[6:] == pytest.approx(row_right[6:], rel=1e-9, abs=1e-9)

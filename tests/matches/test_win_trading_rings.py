@@ -12,6 +12,7 @@ import random
 from datetime import timedelta
 
 import pytest
+from django.utils import timezone
 
 from matches.models import IntegrityFlag, Match, MatchRating
 from matches.ratings.win_trading import PairRecord, RingTest
@@ -176,3 +177,76 @@ def test_pair_records_are_the_counted_games_of_the_window_by_pair():
     assert set(pair_records(since, until, test)) == expected
     after_all = BASE_TIME + timedelta(days=40)
     assert pair_records(after_all, after_all + timedelta(days=30), test) == []  # none there
+
+
+def _flags() -> dict[str, tuple[list[str], list[int], int]]:
+    return {
+        f.player_id: (sorted(f.partners), sorted(f.match_ids), f.games)
+        for f in IntegrityFlag.objects.all()
+    }
+
+
+def _full_check(now) -> dict[str, tuple[list[str], list[int], int]]:
+    return {s.player: (sorted(s.partners), sorted(s.match_ids), s.games) for s in find_rings(now)}
+
+
+def test_the_refresh_checks_the_new_games_and_flags_what_a_full_check_flags(settings):
+    """flag_rings after each batch (only the pairs with games rated since the last check)
+    against a full check of the window: a booster's older feeder, with no new game, stays
+    among its partners; a ring whose games arrive late (played in the first batch's days)
+    is found; a batch without rings opens nothing; after a recompute (every game rated
+    anew) the same rings again."""
+    settings.INTEGRITY_RING_FREQUENCY = 20.0
+    rng = random.Random(11)
+    league = League([*(rng.gauss(1500, 150) for _ in range(294)), *([1500.0] * 6)])
+    booster, first_feeder, second_feeder, late_booster, late_feeder, _ = league.players[-6:]
+
+    batches = iter(range(4))
+
+    def batch(first_day: int, rings: list[tuple]) -> None:
+        label = next(batches)
+        league.matches, league.ratings = [], []
+        games = 3000
+        for n in range(games):
+            # A few seconds apart from the other batches' games (a game is its moment's).
+            seconds = n * 30 * 86400 // games + label
+            moment = BASE_TIME + timedelta(days=first_day, seconds=seconds)
+            pair = rings[n % 75] if n % 75 < len(rings) else None
+            if pair is not None:
+                league.play(*pair, moment, first_wins=0.95)
+            else:
+                league.play(*rng.sample(league.players[:-6], 2), moment)
+        for match in league.matches:
+            match.source_replay_id = f"{label}-{match.source_replay_id}"
+        for rating in league.ratings:  # rated as they arrive: now
+            rating.rated_at = timezone.now()
+        league.store()
+
+    batch(0, [(booster, first_feeder)])
+    end = BASE_TIME + timedelta(days=31)
+    assert flag_rings(end) == 1
+    assert _flags() == _full_check(end) and list(_flags()) == [booster.pk]
+
+    # The booster's second feeder in days 30 to 60, once honest games (not played here)
+    # have brought its rating back; a ring played in days 0 to 30, stored late.
+    league.rating[booster.pk] = league.skill[booster.pk]
+    batch(30, [(booster, second_feeder)])
+    batch(0, [(late_booster, late_feeder)])
+    end = BASE_TIME + timedelta(days=61)
+    assert flag_rings(end) == 1  # the late ring; the booster's flag is refreshed
+    assert _flags() == _full_check(end)
+    assert _flags()[booster.pk][0] == sorted([first_feeder.pk, second_feeder.pk])
+    assert _flags()[late_booster.pk][0] == [late_feeder.pk]
+
+    batch(60, [])
+    before = dict(IntegrityFlag.objects.values_list("player_id", "updated_at"))
+    assert flag_rings(BASE_TIME + timedelta(days=91)) == 0
+    # No ring had a new game: none was judged again, so no flag's evidence was rewritten.
+    assert dict(IntegrityFlag.objects.values_list("player_id", "updated_at")) == before
+
+    # A recompute rates every game again: all of them are new to the next check.
+    IntegrityFlag.objects.all().delete()
+    MatchRating.objects.update(rated_at=timezone.now())
+    end = BASE_TIME + timedelta(days=91)
+    assert flag_rings(end) == 2
+    assert _flags() == _full_check(end) and len(_flags()) == 2

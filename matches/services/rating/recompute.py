@@ -19,7 +19,7 @@ from matches.selectors.chances import ChanceModel, chance_model
 from matches.selectors.monitoring import LAST_RECOMPUTE
 from matches.services import bulk
 from matches.services.calibration import refit_calibration
-from matches.services.character_matchups import rebuild_character_matchups
+from matches.services.character_matchups import forget_matchup_sums, rebuild_character_matchups
 from matches.services.garbage_collection import paused_garbage_collection
 from matches.services.integrity import record_suspicions
 from matches.services.locks import RATING_WRITER_LOCK, acquire_transaction_lock
@@ -84,6 +84,7 @@ def recompute_all_ratings(
             model = chance_model()
             _reset_derived_tables()
             forget_season_games()
+            forget_matchup_sums()
             excluded = Player.objects.unrated().values_list("id", flat=True)
             run, predictions = _recompute_compiled(model, excluded, chunk_size, progress, until)
             # The calibration measured on the new predictions, committed with them: a
