@@ -24,7 +24,7 @@ from matches.ratings.win_trading import (
     PairRecord,
     RingTest,
     is_candidate,
-    judge_pair,
+    pair_side,
     ring_suspicions,
 )
 from matches.services.integrity import record_suspicions
@@ -146,12 +146,12 @@ def find_rings(
     test = test or ring_test()
     candidates = [r for r in pair_records(since, until, test) if is_candidate(r, test)]
     games = pair_games(candidates, since, until)
-    suspects = [
-        suspect
+    sides = [
+        side
         for record in candidates
-        if (suspect := judge_pair(record, games[record.a, record.b], test)) is not None
+        if (side := pair_side(record, games[record.a, record.b], test)) is not None
     ]
-    return ring_suspicions(suspects)
+    return ring_suspicions(sides, test)
 
 
 def flag_rings(now: datetime | None = None) -> int:
