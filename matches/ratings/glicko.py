@@ -60,6 +60,13 @@ class GlickoParams:
     fast_track_deviation: float = 0.0
     fast_track_margin: float = 0.3
     fast_track_threshold: float = 3.75
+    # With the fast track on, a rating's flag gives its opponents back what its games
+    # changed them by (RatingLedger.young_games).
+    give_back: bool = False
+
+    @property
+    def gives_back(self) -> bool:
+        return self.give_back and self.fast_track_deviation > 0.0
 
 
 DEFAULT_PARAMS = GlickoParams()
