@@ -243,9 +243,10 @@ def _observe_surprise(
 
 @njit(cache=True, nogil=True)
 def _follow_young(r: int, opponent: int, change: float, s, p, young) -> None:
-    # RatingLedger._follow_young: `young` is (slot per rating, opponents, changes, lengths,
-    # free slots, how many are free); a rating takes a slot at its first young game.
-    slot_of, opponents, changes, lengths, free, free_count = young
+    # RatingLedger._follow_young: `young` is (slot per rating, opponents, changes, the
+    # opponents' counted games, lengths, free slots, how many are free); a rating takes a
+    # slot at its first young game.
+    slot_of, opponents, changes, played, lengths, free, free_count = young
     unflagged = not _surprise_flagged(
         s[_SURPRISE_GAMES, r],
         s[_SURPRISE_WINS, r],
@@ -264,12 +265,13 @@ def _follow_young(r: int, opponent: int, change: float, s, p, young) -> None:
         k = lengths[slot]
         opponents[slot, k] = opponent
         changes[slot, k] = change
+        played[slot, k] = s[_WINS, opponent] + s[_LOSSES, opponent] + 1.0
         lengths[slot] = k + 1
 
 
 @njit(cache=True, nogil=True)
 def _release_young(r: int, young) -> None:
-    slot_of, _, _, _, free, free_count = young
+    slot_of, _, _, _, _, free, free_count = young
     if slot_of[r] >= 0:
         free[free_count[0]] = slot_of[r]
         free_count[0] += 1
@@ -277,13 +279,17 @@ def _release_young(r: int, young) -> None:
 
 
 @njit(cache=True, nogil=True)
-def _give_back(r: int, value: np.ndarray, young) -> None:
-    # RatingLedger._give_back: the opponents get back what r's young games changed them by.
-    slot_of, opponents, changes, lengths, _, _ = young
+def _give_back(r: int, s, young) -> None:
+    # RatingLedger._give_back with glicko.lasting_share: the opponents get back what r's
+    # young games changed them by, as much of it as is still in their ratings.
+    slot_of, opponents, changes, played, lengths, _, _ = young
     slot = slot_of[r]
     if slot >= 0:
         for k in range(lengths[slot]):
-            value[opponents[slot, k]] -= changes[slot, k]
+            o = opponents[slot, k]
+            since = int(s[_WINS, o] + s[_LOSSES, o]) - int(played[slot, k])
+            d = s[_DEVIATION, o]
+            s[_VALUE, o] -= changes[slot, k] * (1.0 + _Q2 * 0.25 * d * d) ** -float(since)
         _release_young(r, young)
 
 
@@ -408,9 +414,9 @@ def _apply(
         results[i, 6], results[i, 7] = value[b], deviation[b]
         if ok and p[_GIVE_BACK] > 0.0:
             if newly_a:
-                _give_back(a, value, young)
+                _give_back(a, s, young)
             if newly_b:
-                _give_back(b, value, young)
+                _give_back(b, s, young)
             for r in (a, b):
                 if s[_WINS, r] + s[_LOSSES, r] >= p[_SURPRISE_WINDOW]:
                     _release_young(r, young)
@@ -524,6 +530,7 @@ class ArrayLedger:
             self._young_slot,
             np.empty((0, width), dtype=np.int64),
             np.empty((0, width)),
+            np.empty((0, width)),
             np.empty(0, dtype=np.int64),
             np.empty(0, dtype=np.int64),
             np.zeros(1, dtype=np.int64),
@@ -572,7 +579,7 @@ class ArrayLedger:
     def _reserve_young(self, rating_a: np.ndarray, rating_b: np.ndarray) -> None:
         """Free young slots for every rating of a chunk that may take one: without a slot
         and under the window (slots double, as the other arrays)."""
-        _, opponents, changes, lengths, free, free_count = self._young
+        _, opponents, changes, played, lengths, free, free_count = self._young
         ratings = np.unique(np.concatenate([rating_a, rating_b]))
         games = self._state[_WINS, ratings] + self._state[_LOSSES, ratings]
         more = np.count_nonzero(
@@ -585,6 +592,7 @@ class ArrayLedger:
         width = opponents.shape[1]
         opponents = np.concatenate([opponents, np.empty((capacity - used, width), np.int64)])
         changes = np.concatenate([changes, np.empty((capacity - used, width))])
+        played = np.concatenate([played, np.empty((capacity - used, width))])
         lengths = np.concatenate([lengths, np.zeros(capacity - used, np.int64)])
         # A stack with room for every slot; the new slots go under the free ones already
         # there, which are reused first.
@@ -593,7 +601,7 @@ class ArrayLedger:
         stack[:added] = np.arange(capacity - 1, used - 1, -1)
         stack[added : added + before] = free[:before]
         free, free_count[0] = stack, added + before
-        self._young = (self._young_slot, opponents, changes, lengths, free, free_count)
+        self._young = (self._young_slot, opponents, changes, played, lengths, free, free_count)
 
     def apply(
         self, times: np.ndarray, rating_a: np.ndarray, rating_b: np.ndarray, a_won: np.ndarray

@@ -72,6 +72,14 @@ class GlickoParams:
 DEFAULT_PARAMS = GlickoParams()
 
 
+def lasting_share(deviation: float, games_since: int) -> float:
+    """About what share of a change to a rating is still in it `games_since` counted games
+    later, at this deviation: each update pulls the rating toward what its results say,
+    taking back a share 1 - 1 / (1 + Q² p(1 - p) deviation²) of any error in it (the
+    update's gain times the chance's slope; p = 1/2, an even game, the largest)."""
+    return (1.0 + _Q2 * 0.25 * deviation * deviation) ** -float(games_since)
+
+
 def g(deviation: float) -> float:
     """Glicko's attenuation of a rating difference by the opponent's uncertainty."""
     return 1.0 / math.sqrt(1.0 + G_FACTOR * deviation * deviation)

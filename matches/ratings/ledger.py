@@ -13,7 +13,14 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
-from matches.ratings.glicko import GlickoParams, chance, decay, game_counts, rate_game
+from matches.ratings.glicko import (
+    GlickoParams,
+    chance,
+    decay,
+    game_counts,
+    lasting_share,
+    rate_game,
+)
 from matches.ratings.integrity import (
     TESTED_OPPONENT_DEVIATION,
     TESTED_START_CHANCE,
@@ -269,6 +276,11 @@ class GameResult(NamedTuple):
         return self.new_value_b - self.value_b
 
 
+# A young rating's counted game as the give-back reads it: the opponent, its change, and
+# its counted games up to and with this one.
+YoungGame = tuple[RatingKey, float, int]
+
+
 @dataclass
 class RatingLedger:
     """Ratings in memory, updated one game at a time (docs/rating-model.md#the-update and
@@ -289,13 +301,14 @@ class RatingLedger:
     # Ratings the early-surprise test flagged since the caller last emptied this.
     suspects: set[RatingKey] = field(default_factory=set)
     # With the give-back on, a young rating's counted games (docs/integrity.md#giving-points-back):
-    # per game its opponent and what the game changed the opponent's value by, kept while
-    # the rating is under the test's window and unflagged, given back at its flag.
-    young_games: dict[RatingKey, list[tuple[RatingKey, float]]] = field(default_factory=dict)
+    # per game its opponent, what the game changed the opponent's value by and the
+    # opponent's counted games with it, kept while the rating is under the test's window
+    # and unflagged, given back at its flag.
+    young_games: dict[RatingKey, list[YoungGame]] = field(default_factory=dict)
     # The young games of a rating that are not in `young_games` (incremental rating: the
     # stored ones, before this ledger's first game; it also loads those opponents' states
     # into `ratings`). None: this ledger has seen every game from the start.
-    stored_young_games: Callable[[RatingKey], list[tuple[RatingKey, float]]] | None = None
+    stored_young_games: Callable[[RatingKey], list[YoungGame]] | None = None
     # Per rating flagged with the give-back on, the points its opponents were given back
     # (net: what its games had taken from them).
     given_back: dict[RatingKey, float] = field(default_factory=dict)
@@ -454,21 +467,26 @@ class RatingLedger:
         if state.wins + state.losses < self.params.surprise_window and not (
             state.surprise_flagged(self.params)
         ):
-            self.young_games.setdefault(key, []).append((opponent, change))
+            opponent_state = self.ratings[opponent]
+            played = opponent_state.wins + opponent_state.losses + 1
+            self.young_games.setdefault(key, []).append((opponent, change, played))
 
     def _give_back(self, key: RatingKey) -> None:
-        """At a rating's flag, its opponents get back what its games changed them by:
-        their losses to an account rated far below its play said nothing about them
-        (docs/integrity.md#giving-points-back). After the game's result is taken: the
-        game's own change is given back too."""
+        """At a rating's flag, its opponents get back what its games changed them by, as
+        much of it as is still in their ratings (`lasting_share`: their later games have
+        since pulled them back part of the way): their losses to an account rated far
+        below its play said nothing about them (docs/integrity.md#giving-points-back).
+        After the game's result is taken: the game's own change is given back too."""
         games = self.young_games.pop(key, [])
         if self.stored_young_games is not None:
             games = self.stored_young_games(key) + games
         returned = 0.0
-        for opponent, change in games:
+        for opponent, change, played in games:
             state = self.rating(opponent)
-            state.value -= change
-            returned -= change
+            since = int(state.wins + state.losses) - played
+            back = change * lasting_share(state.deviation, since)
+            state.value -= back
+            returned -= back
             self.touched_ratings.add(opponent)
         self.given_back[key] = returned
 
