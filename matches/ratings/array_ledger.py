@@ -241,21 +241,22 @@ def _observe_surprise(
     return newly
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _follow_young(r: int, opponent: int, change: float, s, p, young) -> None:
     # RatingLedger._follow_young: `young` is (slot per rating, opponents, changes, the
     # opponents' counted games, lengths, free slots, how many are free); a rating takes a
     # slot at its first young game.
     slot_of, opponents, changes, played, lengths, free, free_count = young
-    unflagged = not _surprise_flagged(
+    if s[_WINS, r] + s[_LOSSES, r] >= p[_SURPRISE_WINDOW]:
+        return  # most games: a rating past its young games
+    if not _surprise_flagged(
         s[_SURPRISE_GAMES, r],
         s[_SURPRISE_WINS, r],
         s[_SURPRISE_EXPECTED, r],
         s[_SURPRISE_INFORMATION, r],
         p,
         p[_SURPRISE_THRESHOLD],
-    )
-    if s[_WINS, r] + s[_LOSSES, r] < p[_SURPRISE_WINDOW] and unflagged:
+    ):
         slot = slot_of[r]
         if slot < 0:
             free_count[0] -= 1
@@ -269,7 +270,7 @@ def _follow_young(r: int, opponent: int, change: float, s, p, young) -> None:
         lengths[slot] = k + 1
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _release_young(r: int, young) -> None:
     slot_of, _, _, _, _, free, free_count = young
     if slot_of[r] >= 0:
