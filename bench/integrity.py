@@ -15,7 +15,9 @@ the fast track and once without; the planted truth is read only to score:
   in its games);
 - the log loss of the shown chances over the later half's games without a planted
   account, with the fast track and without (held out: every chance is shown before its
-  game is rated).
+  game is rated);
+- the same figures with the give-back at the flag (INTEGRITY_GIVE_BACK) added to the
+  fast track, when the site's settings do not already give back.
 
     python -m bench.integrity [--games N] [--players N] [--alternates N] [--seeds 1 2]
         [--print-only]
@@ -104,6 +106,8 @@ def _rate(league, games, params, played: dict[str, int]) -> LeagueRun:
         for player in (game.player_a, game.player_b):
             if player in planted:
                 played[player] = played.get(player, 0) + 1
+    # What the fast track gave back to the opponents at a planted account's flag.
+    points_lost -= sum(points for key, points in ledger.given_back.items() if key[0] in planted)
     to_close = {player: close_at.get(player, main_games[player]) for player in planted}
     return LeagueRun(
         frozenset(key[0] for key in ledger.suspects),
@@ -122,6 +126,10 @@ def _seed_lines(players: int, games: int, seed: int, alternates: int, params) ->
     played: dict[str, int] = {}
     on = _rate(league, league_games, params, played)
     off = _rate(league, league_games, replace(params, fast_track_deviation=0.0), {})
+    # The give-back (INTEGRITY_GIVE_BACK, off by default) beside the site's settings.
+    giving = (
+        on if params.give_back else _rate(league, league_games, replace(params, give_back=True), {})
+    )
     eligible = {player for player in planted if played.get(player, 0) >= WINDOW_GAMES}
     true_flags = on.flagged_players & planted
     recall = len(true_flags & eligible) / max(len(eligible), 1)
@@ -144,7 +152,11 @@ def _seed_lines(players: int, games: int, seed: int, alternates: int, params) ->
         f"{on.points_lost / off.points_lost:.2f} (target ≤ 0.5).",
         f"- Log loss of the later half's {on.held_out_games:,} games without a planted "
         f"account: {on.log_loss:.5f} with the fast track, {off.log_loss:.5f} without "
-        f"(difference {on.log_loss - off.log_loss:+.5f}; target ≤ 0).",
+        f"(difference {on.log_loss - off.log_loss:+.6f}; target ≤ 0).",
+        f"- With the give-back at the flag: points lost {giving.points_lost:,.0f} (ratio "
+        f"{giving.points_lost / off.points_lost:.2f}), games to within {CLOSE_POINTS:.0f} "
+        f"points {statistics.median(giving.games_to_close[p] for p in eligible):g}, log loss "
+        f"{giving.log_loss:.5f} (difference {giving.log_loss - off.log_loss:+.6f}).",
         f"- {time.perf_counter() - started:.0f} s for the seed (simulation and both ratings).",
         "",
     ]
@@ -158,7 +170,9 @@ def _seed_lines(players: int, games: int, seed: int, alternates: int, params) ->
     summary = (
         f"seed {seed}: recall {recall:.2f}, precision {precision:.2f}, games to within 100 "
         f"{median_on:g} vs {median_off:g}, points lost {on.points_lost:,.0f} vs "
-        f"{off.points_lost:,.0f}, log loss {on.log_loss - off.log_loss:+.5f}"
+        f"{off.points_lost:,.0f}, log loss {on.log_loss - off.log_loss:+.6f}; with the "
+        f"give-back points lost {giving.points_lost:,.0f}, log loss "
+        f"{giving.log_loss - off.log_loss:+.6f}"
     )
     return lines, met, summary
 

@@ -167,9 +167,9 @@ def rings_section(
         f"{rings} planted rings each (2 to 4 accounts, the beneficiary winning 90% of "
         "their games together); the detector reads the stored, rated games only. Test: "
         f"at least {test.min_games} games, one side winning {test.min_share:.0%}, "
-        f"{test.frequency:g}x the meetings activity predicts, record probability below "
-        f"{test.probability:g} with the pair's lift fading over {test.lift_half_life_days:g} "
-        "days.",
+        f"{test.frequency:g}x the meetings activity predicts, the ring's pooled record "
+        f"probability below {test.probability:g} with its pairs' lift fading over "
+        f"{test.lift_half_life_days:g} days.",
         "",
         "| seed | rings | their games | flags | rings found | flags right | recall | "
         "precision | find_rings |",

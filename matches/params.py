@@ -34,4 +34,5 @@ def glicko_params() -> GlickoParams:
         ),
         fast_track_margin=settings.INTEGRITY_FAST_TRACK_MARGIN,
         fast_track_threshold=settings.INTEGRITY_FAST_TRACK_THRESHOLD,
+        give_back=settings.INTEGRITY_GIVE_BACK,
     )

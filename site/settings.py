@@ -295,6 +295,9 @@ INTEGRITY_FAST_TRACK_DEVIATION = env_float("INTEGRITY_FAST_TRACK_DEVIATION", 250
 INTEGRITY_FAST_TRACK_MARGIN = env_float("INTEGRITY_FAST_TRACK_MARGIN", 0.3)
 INTEGRITY_FAST_TRACK_THRESHOLD = env_float("INTEGRITY_FAST_TRACK_THRESHOLD", 3.75)
 INTEGRITY_SURPRISE_MEMORY = env_float("INTEGRITY_SURPRISE_MEMORY", 0.8)
+# With the fast track on, give a flagged rating's opponents back what its games took, as
+# much of it as is still in their ratings (docs/integrity.md#giving-points-back).
+INTEGRITY_GIVE_BACK = env_bool("INTEGRITY_GIVE_BACK", True)
 # Win-trading rings (docs/integrity.md#win-trading-rings): the days of counted games the
 # refresh reads, and the ring test's thresholds (matches.ratings.win_trading.RingTest).
 INTEGRITY_RING_WINDOW_DAYS = max(1, env_int("INTEGRITY_RING_WINDOW_DAYS", 90))

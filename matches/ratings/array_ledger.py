@@ -145,7 +145,8 @@ def decayed(
     _INITIAL_DEVIATION,
     _FAST_TRACK_THRESHOLD,
     _MIN_OPPONENTS,
-) = range(19)
+    _GIVE_BACK,
+) = range(20)
 
 
 def _param_array(params: GlickoParams) -> np.ndarray:
@@ -170,6 +171,7 @@ def _param_array(params: GlickoParams) -> np.ndarray:
             params.initial_deviation,
             params.fast_track_threshold,
             float(params.ranked_min_opponents),
+            float(params.gives_back),
         ]
     )
 
@@ -204,10 +206,10 @@ def _fast_tracked(r: int, s, p) -> bool:
 @njit(cache=True, nogil=True)
 def _observe_surprise(
     r: int, chance: float, start_chance: float, won: bool, opponent_deviation: float, s, p
-):
+) -> bool:
     # RatingState.observe_surprise, on rating r's columns
     if opponent_deviation >= TESTED_OPPONENT_DEVIATION * p[_LOW_DEVIATION]:
-        return
+        return False
     s[_RECENT_SURPRISE, r] = p[_SURPRISE_MEMORY] * s[_RECENT_SURPRISE, r] + (
         (1.0 if won else 0.0) - chance
     )
@@ -220,13 +222,76 @@ def _observe_surprise(
         p[_SURPRISE_THRESHOLD],
     )
     young = s[_WINS, r] + s[_LOSSES, r] < p[_SURPRISE_WINDOW]
+    newly = False
     if not flagged and start_chance >= TESTED_START_CHANCE and young:
         s[_SURPRISE_GAMES, r] += 1.0
         s[_SURPRISE_WINS, r] += 1.0 if won else 0.0
         s[_SURPRISE_EXPECTED, r] += start_chance
         s[_SURPRISE_INFORMATION, r] += start_chance * (1.0 - start_chance)
+        newly = _surprise_flagged(
+            s[_SURPRISE_GAMES, r],
+            s[_SURPRISE_WINS, r],
+            s[_SURPRISE_EXPECTED, r],
+            s[_SURPRISE_INFORMATION, r],
+            p,
+            p[_SURPRISE_THRESHOLD],
+        )
     if _fast_tracked(r, s, p) and s[_DEVIATION, r] < p[_FAST_TRACK_DEVIATION]:
         s[_DEVIATION, r] = p[_FAST_TRACK_DEVIATION]
+    return newly
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _follow_young(r: int, opponent: int, change: float, s, p, young) -> None:
+    # RatingLedger._follow_young: `young` is (slot per rating, opponents, changes, the
+    # opponents' counted games, lengths, free slots, how many are free); a rating takes a
+    # slot at its first young game.
+    slot_of, opponents, changes, played, lengths, free, free_count = young
+    if s[_WINS, r] + s[_LOSSES, r] >= p[_SURPRISE_WINDOW]:
+        return  # most games: a rating past its young games
+    if not _surprise_flagged(
+        s[_SURPRISE_GAMES, r],
+        s[_SURPRISE_WINS, r],
+        s[_SURPRISE_EXPECTED, r],
+        s[_SURPRISE_INFORMATION, r],
+        p,
+        p[_SURPRISE_THRESHOLD],
+    ):
+        slot = slot_of[r]
+        if slot < 0:
+            free_count[0] -= 1
+            slot = free[free_count[0]]
+            slot_of[r] = slot
+            lengths[slot] = 0
+        k = lengths[slot]
+        opponents[slot, k] = opponent
+        changes[slot, k] = change
+        played[slot, k] = s[_WINS, opponent] + s[_LOSSES, opponent] + 1.0
+        lengths[slot] = k + 1
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _release_young(r: int, young) -> None:
+    slot_of, _, _, _, _, free, free_count = young
+    if slot_of[r] >= 0:
+        free[free_count[0]] = slot_of[r]
+        free_count[0] += 1
+        slot_of[r] = -1
+
+
+@njit(cache=True, nogil=True)
+def _give_back(r: int, s, young) -> None:
+    # RatingLedger._give_back with glicko.lasting_share: the opponents get back what r's
+    # young games changed them by, as much of it as is still in their ratings.
+    slot_of, opponents, changes, played, lengths, _, _ = young
+    slot = slot_of[r]
+    if slot >= 0:
+        for k in range(lengths[slot]):
+            o = opponents[slot, k]
+            since = int(s[_WINS, o] + s[_LOSSES, o]) - int(played[slot, k])
+            d = s[_DEVIATION, o]
+            s[_VALUE, o] -= changes[slot, k] * (1.0 + _Q2 * 0.25 * d * d) ** -float(since)
+        _release_young(r, young)
 
 
 @njit(cache=True, nogil=True)
@@ -261,12 +326,14 @@ def _apply(
     counted,
     snap,
     snap_slots,
+    young,
 ):
     """Rate games in order. `s` holds the float columns of the states (see `_STATE`),
-    `offsets[x, y]` what character x is worth against y (0 beyond its edges),
-    `results` receives RESULT_COLUMNS per game. `snap` is the snapshot buffer (rating,
-    day, value, deviation); `snap_slots[0]` its length, `snap_slots[1:]` each rating's
-    last row (-1: none). Returns nothing: everything is written in place."""
+        `offsets[x, y]` what character x is worth against y (0 beyond its edges),
+        `results` receives RESULT_COLUMNS per game. `snap` is the snapshot buffer (rating,
+        day, value, deviation); `snap_slots[0]` its length, `snap_slots[1:]` each rating's
+        last row (-1: none). `young` holds the young ratings' games (`_follow_young`), with
+    room for two new ones a game. Returns nothing: everything is written in place."""
     value, deviation = s[_VALUE], s[_DEVIATION]
     low = p[_LOW_DEVIATION]
     for i in range(times.shape[0]):
@@ -281,6 +348,7 @@ def _apply(
         results[i, 8] = chance_a
         ok = not excluded[a] and not excluded[b] and _counts(va, da, vb, db, won, chance_a, p)
         counted[i] = ok
+        newly_a = newly_b = False
         if ok:
             score = 1.0 if won else 0.0
             if p[_ONE_CHANCE] == 0.0:  # glicko.rate_game: the reference update
@@ -293,10 +361,13 @@ def _apply(
             nb, ndb = _update_from_expected(vb, db, da, 1.0 - score, eb, p[_MINIMUM_DEVIATION])
             value[a], deviation[a] = (va, da) if shield_a else (na, nda)
             value[b], deviation[b] = (vb, db) if shield_b else (nb, ndb)
+            if p[_GIVE_BACK] > 0.0:
+                _follow_young(a, b, value[b] - vb, s, p, young)
+                _follow_young(b, a, value[a] - va, s, p, young)
             start_a = _chance(p[_INITIAL_RATING], p[_INITIAL_DEVIATION], vb, db, offset, p)
             start_b = 1.0 - _chance(va, da, p[_INITIAL_RATING], p[_INITIAL_DEVIATION], offset, p)
-            _observe_surprise(a, chance_a, start_a, won, db, s, p)
-            _observe_surprise(b, 1.0 - chance_a, start_b, not won, da, s, p)
+            newly_a = _observe_surprise(a, chance_a, start_a, won, db, s, p)
+            newly_b = _observe_surprise(b, 1.0 - chance_a, start_b, not won, da, s, p)
             winner, loser = (a, b) if won else (b, a)
             loser_was_confirmed = s[_CONFIRMATIONS, loser] >= p[_MIN_OPPONENTS]
             if db < low:
@@ -342,6 +413,14 @@ def _apply(
                 snap[row, 3] = deviation[r]
         results[i, 4], results[i, 5] = value[a], deviation[a]
         results[i, 6], results[i, 7] = value[b], deviation[b]
+        if ok and p[_GIVE_BACK] > 0.0:
+            if newly_a:
+                _give_back(a, s, young)
+            if newly_b:
+                _give_back(b, s, young)
+            for r in (a, b):
+                if s[_WINS, r] + s[_LOSSES, r] >= p[_SURPRISE_WINDOW]:
+                    _release_young(r, young)
 
 
 # Rows of the float state matrix: a rating's fields as the ledger keeps them, less the
@@ -444,6 +523,19 @@ class ArrayLedger:
         )
         self._counted_count = 0
         self._expected: np.ndarray | None = None
+        # RatingLedger.young_games in slots of `surprise_window` games, a slot per rating
+        # young and unflagged that has played (`_follow_young`); freed slots are reused.
+        width = max(params.surprise_window, 1)
+        self._young_slot = np.empty(0, dtype=np.int64)
+        self._young = (
+            self._young_slot,
+            np.empty((0, width), dtype=np.int64),
+            np.empty((0, width)),
+            np.empty((0, width)),
+            np.empty(0, dtype=np.int64),
+            np.empty(0, dtype=np.int64),
+            np.zeros(1, dtype=np.int64),
+        )
 
     def add(self, excluded: np.ndarray, character: np.ndarray, player: np.ndarray) -> None:
         """New ratings, numbered on from `count`: whether their player is excluded
@@ -463,6 +555,7 @@ class ArrayLedger:
         self._character[start : self.count] = character
         self._player[start : self.count] = player
         self._snap_slots[1 + start : 1 + self.count] = -1
+        self._young_slot[start : self.count] = -1
 
     def _grow(self, capacity: int) -> None:
         """Room for `capacity` ratings; arrays double, so a million ratings added a few
@@ -481,6 +574,35 @@ class ArrayLedger:
         self._player = grown(self._player)
         self._confirmers = grown(self._confirmers)
         self._snap_slots = grown(self._snap_slots, 1)
+        self._young_slot = grown(self._young_slot)
+        self._young = (self._young_slot, *self._young[1:])
+
+    def _reserve_young(self, rating_a: np.ndarray, rating_b: np.ndarray) -> None:
+        """Free young slots for every rating of a chunk that may take one: without a slot
+        and under the window (slots double, as the other arrays)."""
+        _, opponents, changes, played, lengths, free, free_count = self._young
+        ratings = np.unique(np.concatenate([rating_a, rating_b]))
+        games = self._state[_WINS, ratings] + self._state[_LOSSES, ratings]
+        more = np.count_nonzero(
+            (self._young_slot[ratings] < 0) & (games < self.params.surprise_window)
+        )
+        missing = more - int(free_count[0])
+        if missing <= 0:
+            return
+        used, capacity = len(lengths), max(2 * len(lengths), len(lengths) + missing)
+        width = opponents.shape[1]
+        opponents = np.concatenate([opponents, np.empty((capacity - used, width), np.int64)])
+        changes = np.concatenate([changes, np.empty((capacity - used, width))])
+        played = np.concatenate([played, np.empty((capacity - used, width))])
+        lengths = np.concatenate([lengths, np.zeros(capacity - used, np.int64)])
+        # A stack with room for every slot; the new slots go under the free ones already
+        # there, which are reused first.
+        stack = np.empty(capacity, np.int64)
+        added, before = capacity - used, int(free_count[0])
+        stack[:added] = np.arange(capacity - 1, used - 1, -1)
+        stack[added : added + before] = free[:before]
+        free, free_count[0] = stack, added + before
+        self._young = (self._young_slot, opponents, changes, played, lengths, free, free_count)
 
     def apply(
         self, times: np.ndarray, rating_a: np.ndarray, rating_b: np.ndarray, a_won: np.ndarray
@@ -491,6 +613,8 @@ class ArrayLedger:
         self._reserve_snapshots(2 * n)
         rating_a = np.ascontiguousarray(rating_a, dtype=np.int64)
         rating_b = np.ascontiguousarray(rating_b, dtype=np.int64)
+        if self.params.gives_back:
+            self._reserve_young(rating_a, rating_b)
         a_won = np.ascontiguousarray(a_won, dtype=np.bool_)
         results = np.empty((n, len(RESULT_COLUMNS)))
         counted = np.empty(n, dtype=np.bool_)
@@ -511,6 +635,7 @@ class ArrayLedger:
             counted,
             self._snap,
             self._snap_slots,
+            self._young,
         )
         parts = (
             rating_a[counted],

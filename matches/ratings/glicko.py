@@ -60,9 +60,24 @@ class GlickoParams:
     fast_track_deviation: float = 0.0
     fast_track_margin: float = 0.3
     fast_track_threshold: float = 3.75
+    # With the fast track on, a rating's flag gives its opponents back what its games
+    # changed them by (RatingLedger.young_games).
+    give_back: bool = False
+
+    @property
+    def gives_back(self) -> bool:
+        return self.give_back and self.fast_track_deviation > 0.0
 
 
 DEFAULT_PARAMS = GlickoParams()
+
+
+def lasting_share(deviation: float, games_since: int) -> float:
+    """About what share of a change to a rating is still in it `games_since` counted games
+    later, at this deviation: each update pulls the rating toward what its results say,
+    taking back a share 1 - 1 / (1 + Q² p(1 - p) deviation²) of any error in it (the
+    update's gain times the chance's slope; p = 1/2, an even game, the largest)."""
+    return (1.0 + _Q2 * 0.25 * deviation * deviation) ** -float(games_since)
 
 
 def g(deviation: float) -> float:

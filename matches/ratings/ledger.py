@@ -9,11 +9,18 @@ one pair of ledgers for the whole history, each on its own core.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
-from matches.ratings.glicko import GlickoParams, chance, decay, game_counts, rate_game
+from matches.ratings.glicko import (
+    GlickoParams,
+    chance,
+    decay,
+    game_counts,
+    lasting_share,
+    rate_game,
+)
 from matches.ratings.integrity import (
     TESTED_OPPONENT_DEVIATION,
     TESTED_START_CHANCE,
@@ -269,6 +276,11 @@ class GameResult(NamedTuple):
         return self.new_value_b - self.value_b
 
 
+# A young rating's counted game as the give-back reads it: the opponent, its change, and
+# its counted games up to and with this one.
+YoungGame = tuple[RatingKey, float, int]
+
+
 @dataclass
 class RatingLedger:
     """Ratings in memory, updated one game at a time (docs/rating-model.md#the-update and
@@ -288,6 +300,18 @@ class RatingLedger:
     touched_ratings: set[RatingKey] = field(default_factory=set)
     # Ratings the early-surprise test flagged since the caller last emptied this.
     suspects: set[RatingKey] = field(default_factory=set)
+    # With the give-back on, a young rating's counted games (docs/integrity.md#giving-points-back):
+    # per game its opponent, what the game changed the opponent's value by and the
+    # opponent's counted games with it, kept while the rating is under the test's window
+    # and unflagged, given back at its flag.
+    young_games: dict[RatingKey, list[YoungGame]] = field(default_factory=dict)
+    # The young games of a rating that are not in `young_games` (incremental rating: the
+    # stored ones, before this ledger's first game; it also loads those opponents' states
+    # into `ratings`). None: this ledger has seen every game from the start.
+    stored_young_games: Callable[[RatingKey], list[YoungGame]] | None = None
+    # Per rating flagged with the give-back on, the points its opponents were given back
+    # (net: what its games had taken from them).
+    given_back: dict[RatingKey, float] = field(default_factory=dict)
 
     def rating(self, key: RatingKey) -> RatingState:
         state = self.ratings.get(key)
@@ -360,13 +384,19 @@ class RatingLedger:
             a.value, a.deviation = value_a, deviation_a
         if shield_b:
             b.value, b.deviation = value_b, deviation_b
+        if params.gives_back:
+            self._follow_young(key_a, a, key_b, b.value - value_b)
+            self._follow_young(key_b, b, key_a, a.value - value_a)
         start = params.initial_rating, params.initial_deviation
         start_chance_a = chance(*start, value_b, deviation_b, params, offset)
         start_chance_b = 1.0 - chance(value_a, deviation_a, *start, params, offset)
+        flagged = []
         if a.observe_surprise(chance_a, start_chance_a, game.a_won, deviation_b, params):
             self.suspects.add(key_a)
+            flagged.append(key_a)
         if b.observe_surprise(1.0 - chance_a, start_chance_b, not game.a_won, deviation_a, params):
             self.suspects.add(key_b)
+            flagged.append(key_b)
         winner, loser = (a, b) if game.a_won else (b, a)
         loser_was_confirmed = loser.confirmed(params)
         # Each side is confirmed by an opponent settled before the game (one per player,
@@ -408,7 +438,7 @@ class RatingLedger:
             winner.best_win_opponent, winner.best_win_character = loser_key
             winner.best_win_value, winner.best_win_deviation = loser_value, loser_deviation
             winner.best_win_at = moment
-        return GameResult(
+        result = GameResult(
             game.match_id,
             value_a,
             deviation_a,
@@ -421,6 +451,44 @@ class RatingLedger:
             True,
             chance_a,
         )
+        if params.gives_back:
+            for key in flagged:
+                self._give_back(key)
+        for key, state in ((key_a, a), (key_b, b)):
+            if state.wins + state.losses >= params.surprise_window:
+                self.young_games.pop(key, None)
+        return result
+
+    def _follow_young(
+        self, key: RatingKey, state: RatingState, opponent: RatingKey, change: float
+    ) -> None:
+        """Keep a counted game of a rating still young and unflagged (before the game's
+        win or loss is added): its opponent and the opponent's change."""
+        if state.wins + state.losses < self.params.surprise_window and not (
+            state.surprise_flagged(self.params)
+        ):
+            opponent_state = self.ratings[opponent]
+            played = opponent_state.wins + opponent_state.losses + 1
+            self.young_games.setdefault(key, []).append((opponent, change, played))
+
+    def _give_back(self, key: RatingKey) -> None:
+        """At a rating's flag, its opponents get back what its games changed them by, as
+        much of it as is still in their ratings (`lasting_share`: their later games have
+        since pulled them back part of the way): their losses to an account rated far
+        below its play said nothing about them (docs/integrity.md#giving-points-back).
+        After the game's result is taken: the game's own change is given back too."""
+        games = self.young_games.pop(key, [])
+        if self.stored_young_games is not None:
+            games = self.stored_young_games(key) + games
+        returned = 0.0
+        for opponent, change, played in games:
+            state = self.rating(opponent)
+            since = int(state.wins + state.losses) - played
+            back = change * lasting_share(state.deviation, since)
+            state.value -= back
+            returned -= back
+            self.touched_ratings.add(opponent)
+        self.given_back[key] = returned
 
 
 @dataclass

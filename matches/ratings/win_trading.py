@@ -1,25 +1,33 @@
 """The ring test for win-trading and boosting (docs/integrity.md#win-trading-rings): pure
 math over pairs of accounts and their games against each other, no Django.
 
-A pair of accounts is suspect when all of these hold:
+A beneficiary and its partners are suspect when all of these hold:
 
 - they met at least `min_games` times, and one side won at least `min_share` of those
   games (one-sided results);
 - they meet far more often than their activity predicts: `frequency` times the meetings
   expected if each of a's games drew its opponent in proportion to the opponents' games
   (a's games x b's games / (2 x all games));
-- that side's record is improbable under the ratings once the pair's own games are taken
-  out of them: below `probability`. Ratings absorb thrown games, so the chances shown
+- the side that won most has a record, over all such pairs of its own (below), that is
+  improbable under the ratings once the pairs' own games are taken out of them: below
+  `probability`. Ratings absorb thrown games, so the chances shown
   before a ring's later games already expect the beneficiary to win; each game's chance
   is therefore moved back by what the pair's earlier games gave each side (the sum of
   their rating changes, fading with a half-life as other games pull the ratings back,
   as a shift of the chance's logit), and the record is read against those chances
   exactly (a sum of unequal Bernoulli trials).
 
-A strong player who beats a weak one as often as their ratings say is not suspect, and
-rivals who meet often with mixed results are not either. A beneficiary's suspect pairs
-make one suspicion (one ring): its losers are the partners, its probability the smallest
-of its pairs'.
+The record read is the ring's, not one pair's: a beneficiary's candidate pairs (those
+that pass the first two conditions, seen from the side that won most) are pooled, and
+the beneficiary's wins over their games are read against their chances. A ring is one
+hypothesis (these partners throw games to this account), and a partner who throws a few
+games adds its evidence to the others' instead of each pair having to be improbable
+alone. The pairs pooled are those, most improbable alone first, whose pooled record is
+most improbable (`ring_record`): as many records read per beneficiary as the pairwise
+test read, and a frequent partner who plays honestly stays out of the ring. A strong
+player who beats a weak one as often as their ratings say is not suspect, and rivals who
+meet often with mixed results are not either. A suspect beneficiary makes one suspicion
+(one ring): its pooled pairs' losers are the partners, its probability the ring's.
 """
 
 from __future__ import annotations
@@ -76,16 +84,19 @@ class RingTest:
 
 
 @dataclass(frozen=True, slots=True)
-class SuspectPair:
-    """A pair that failed the test, seen from its beneficiary (the side lifted)."""
+class PairSide:
+    """A candidate pair seen from its beneficiary (the side that won most): its record
+    and its chances in each game with the pair's lift taken out (`delifted_chances`)."""
 
     beneficiary: str
     partner: str
-    games: int
     wins: int
-    expected_wins: float
-    probability: float
+    chances: tuple[float, ...]
     match_ids: tuple[int, ...]
+
+    @property
+    def games(self) -> int:
+        return len(self.chances)
 
 
 def expected_meetings(record: PairRecord) -> float:
@@ -148,45 +159,58 @@ def record_probability(chances: Sequence[float], wins: int) -> float:
     return min(1.0, max(0.0, distribution[wins]))
 
 
-def judge_pair(record: PairRecord, games: Sequence[PairGame], test: RingTest) -> SuspectPair | None:
-    """The pair as a suspect, or None when it passes (see the module's docstring)."""
+def pair_side(record: PairRecord, games: Sequence[PairGame], test: RingTest) -> PairSide | None:
+    """The candidate pair from its beneficiary's side, or None when it is no candidate."""
     if not is_candidate(record, test) or not games:
         return None
     chances = delifted_chances(games, test.lift_half_life_days, test.settled_deviation)
     a_wins = sum(game.a_won for game in games)
     match_ids = tuple(game.match_id for game in games)
     if 2 * a_wins >= len(games):
-        side = (record.a, record.b, a_wins, chances)
-    else:
-        side = (record.b, record.a, len(games) - a_wins, [1 - chance for chance in chances])
-    beneficiary, partner, wins, side_chances = side
-    probability = record_probability(side_chances, wins)
-    if probability >= test.probability:
-        return None
-    expected = math.fsum(side_chances)
-    return SuspectPair(beneficiary, partner, len(games), wins, expected, probability, match_ids)
+        return PairSide(record.a, record.b, a_wins, tuple(chances), match_ids)
+    b_chances = tuple(1 - chance for chance in chances)
+    return PairSide(record.b, record.a, len(games) - a_wins, b_chances, match_ids)
 
 
-def ring_suspicions(pairs: Iterable[SuspectPair]) -> list[Suspicion]:
-    """One suspicion per beneficiary: its suspect pairs together (partners most
-    improbable first), their games as the evidence."""
-    by_beneficiary: dict[str, list[SuspectPair]] = defaultdict(list)
-    for pair in pairs:
-        by_beneficiary[pair.beneficiary].append(pair)
+def ring_record(sides: Sequence[PairSide]) -> tuple[float, list[PairSide]]:
+    """A beneficiary's ring among its candidate pairs: the pairs, taken most improbable
+    on their own first, whose pooled record is the most improbable, and that record's
+    probability. A frequent partner who plays it honestly dilutes the record (its games
+    won about as rated); it is left out, as a partner in no ring."""
+    ordered = sorted(sides, key=lambda side: record_probability(side.chances, side.wins))
+    best, size = 1.0, 0
+    for end in range(1, len(ordered) + 1):
+        chances = [chance for side in ordered[:end] for chance in side.chances]
+        probability = record_probability(chances, sum(side.wins for side in ordered[:end]))
+        if probability < best:
+            best, size = probability, end
+    return best, ordered[:size]
+
+
+def ring_suspicions(sides: Iterable[PairSide], test: RingTest) -> list[Suspicion]:
+    """One suspicion per beneficiary whose ring (`ring_record`) is below the test's
+    probability: partners most improbable on their own first, the ring's games as the
+    evidence."""
+    by_beneficiary: dict[str, list[PairSide]] = defaultdict(list)
+    for side in sides:
+        by_beneficiary[side.beneficiary].append(side)
     suspicions = []
-    for beneficiary, suspects in by_beneficiary.items():
-        suspects.sort(key=lambda pair: pair.probability)
+    for beneficiary, candidates in by_beneficiary.items():
+        probability, ring = ring_record(candidates)
+        if probability >= test.probability:
+            continue
+        chances = [chance for side in ring for chance in side.chances]
         suspicions.append(
             Suspicion(
                 kind=SuspicionKind.WIN_TRADING,
                 player=beneficiary,
                 character=None,
-                games=sum(pair.games for pair in suspects),
-                wins=sum(pair.wins for pair in suspects),
-                expected_wins=math.fsum(pair.expected_wins for pair in suspects),
-                probability=suspects[0].probability,
-                partners=tuple(pair.partner for pair in suspects),
-                match_ids=tuple(sorted(i for pair in suspects for i in pair.match_ids)),
+                games=len(chances),
+                wins=sum(side.wins for side in ring),
+                expected_wins=math.fsum(chances),
+                probability=probability,
+                partners=tuple(side.partner for side in ring),
+                match_ids=tuple(sorted(i for side in ring for i in side.match_ids)),
             )
         )
     return suspicions

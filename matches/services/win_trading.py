@@ -32,10 +32,10 @@ from matches.ratings.integrity import Suspicion
 from matches.ratings.win_trading import (
     PairGame,
     PairRecord,
+    PairSide,
     RingTest,
-    SuspectPair,
     is_candidate,
-    judge_pair,
+    pair_side,
     ring_suspicions,
 )
 from matches.services.integrity import record_suspicions
@@ -284,14 +284,14 @@ def named_candidates(
     return [r for row in rows if is_candidate(r := PairRecord(*row, all_games), test)]
 
 
-def _suspects(
+def _sides(
     candidates: list[PairRecord], since: datetime, until: datetime, test: RingTest
-) -> list[SuspectPair]:
+) -> list[PairSide]:
     games = pair_games(candidates, since, until)
     return [
-        suspect
+        side
         for record in candidates
-        if (suspect := judge_pair(record, games[record.a, record.b], test)) is not None
+        if (side := pair_side(record, games[record.a, record.b], test)) is not None
     ]
 
 
@@ -305,24 +305,24 @@ def find_rings(
 ) -> list[Suspicion]:
     """The ring test over the counted games of the `days` (by default
     INTEGRITY_RING_WINDOW_DAYS) before `now`: one suspicion per beneficiary. With
-    `rated_since`, only the beneficiaries with a suspect pair that has games rated after
-    it (up to `rated_through`, by default now), each with all of its suspect pairs."""
+    `rated_since`, only the beneficiaries of a candidate pair that has games rated after
+    it (up to `rated_through`, by default now), each judged on all of its pairs."""
     until = now or timezone.now()
     since = until - timedelta(days=days or settings.INTEGRITY_RING_WINDOW_DAYS)
     test = test or ring_test()
     if rated_since is None:
         candidates = [r for r in pair_records(since, until, test) if is_candidate(r, test)]
-        return ring_suspicions(_suspects(candidates, since, until, test))
+        return ring_suspicions(_sides(candidates, since, until, test), test)
     touched = touched_pairs(since, until, rated_since, rated_through or timezone.now())
-    suspects = _suspects(named_candidates(touched, since, until, test), since, until, test)
-    beneficiaries = {suspect.beneficiary for suspect in suspects}
+    sides = _sides(named_candidates(touched, since, until, test), since, until, test)
+    beneficiaries = {side.beneficiary for side in sides}
     if not beneficiaries:
         return []
-    # A beneficiary's pairs without new games belong to its suspicion too; the suspects
-    # of other beneficiaries found among them are left out (their other pairs unread).
+    # A beneficiary's pairs without new games belong to its ring too; the sides of other
+    # beneficiaries found among them are left out (their other pairs unread).
     around = pairs_of_players(beneficiaries, since, until)
-    suspects = _suspects(named_candidates(around, since, until, test), since, until, test)
-    return ring_suspicions(s for s in suspects if s.beneficiary in beneficiaries)
+    sides = _sides(named_candidates(around, since, until, test), since, until, test)
+    return ring_suspicions((side for side in sides if side.beneficiary in beneficiaries), test)
 
 
 def flag_rings(now: datetime | None = None) -> int:

@@ -10,7 +10,7 @@ import pytest
 from django.conf import settings
 from django.db import IntegrityError, transaction
 
-from matches.models import CharacterMatchup, Match, MatchRating, PendingMatch
+from matches.models import CharacterMatchup, IntegrityFlag, Match, MatchRating, PendingMatch
 from matches.params import glicko_params
 from matches.ratings import glicko
 from matches.ratings.matchup_offset import expected
@@ -279,6 +279,43 @@ def test_recompute_equals_incremental_rating_in_any_batch_size(batch_size):
     rate_pending_matches(batch_size=batch_size)
     # As a recompute does after the ratings: decay them up to its time, the matchups.
     assert 0 < decay_all_ratings(RECOMPUTED_AT) < Rating.objects.count()
+    rebuild_character_matchups()
+    incremental = state()
+    recompute_all_ratings(chunk_size=50, now=RECOMPUTED_AT)
+    assert_same_state(incremental, state())
+
+
+@pytest.mark.parametrize("batch_size", [1, 17])
+def test_recompute_equals_incremental_rating_when_flags_give_points_back(settings, batch_size):
+    """The same, with the early-surprise test flagging coin-flip records (a low bar) and
+    the fast track giving the flagged ratings' opponents their points back: incremental
+    rating reads the young games already stored, the recompute kept them in memory."""
+    settings.RATING_LOW_DEVIATION = 250.0
+    settings.INTEGRITY_ALT_WINDOW = 8
+    settings.INTEGRITY_ALT_MIN_GAMES = 2
+    settings.INTEGRITY_ALT_THRESHOLD = settings.INTEGRITY_FAST_TRACK_THRESHOLD = 0.5
+    settings.INTEGRITY_FAST_TRACK = settings.INTEGRITY_GIVE_BACK = True
+    store(random_league(120))
+    rate_pending_matches(batch_size=batch_size)
+    assert IntegrityFlag.objects.filter(kind="alt").count() >= 3
+    # A rating moves by its games' changes and by what it is given back: some were.
+    moved = {key: 0.0 for key in Rating.objects.values_list("player_id", "character_id")}
+    for pa, ca, pb, cb, change_a, change_b in Match.objects.filter(
+        rating__counted=True
+    ).values_list(
+        "player_a_id", "character_a_id", "player_b_id", "character_b_id",
+        "rating__change_a", "rating__change_b",
+    ):  # fmt: skip
+        moved[pa, ca] += change_a
+        moved[pb, cb] += change_b
+    start = glicko_params().initial_rating
+    assert any(
+        abs(value - start - moved[player, character]) > 1e-6
+        for player, character, value in Rating.objects.values_list(
+            "player_id", "character_id", "value"
+        )
+    )
+    decay_all_ratings(RECOMPUTED_AT)
     rebuild_character_matchups()
     incremental = state()
     recompute_all_ratings(chunk_size=50, now=RECOMPUTED_AT)

@@ -42,6 +42,18 @@ PARAMS = [
         fast_track_margin=0.0,
         fast_track_threshold=0.2,
     ),
+    # The same with the give-back: flagged ratings' opponents get their points back.
+    GlickoParams(
+        one_chance=True,
+        low_deviation=250.0,
+        surprise_min_games=2,
+        surprise_threshold=0.5,
+        surprise_window=8,
+        fast_track_deviation=200.0,
+        fast_track_margin=0.0,
+        fast_track_threshold=0.2,
+        give_back=True,
+    ),
 ]
 # What character x is worth against y (characters 1 to 3; 2 against 3 has no estimate).
 OFFSETS = {(1, 2): 35.0, (2, 1): -35.0, (1, 3): -80.0, (3, 1): 80.0}

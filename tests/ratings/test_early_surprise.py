@@ -14,6 +14,7 @@ from matches.ratings.ledger import Game, RatingLedger, RatingState
 
 PARAMS = GlickoParams(one_chance=True, update_damping=0.3)
 FAST = replace(PARAMS, fast_track_deviation=200.0)
+GIVING = replace(FAST, give_back=True)
 OPPONENTS = [f"opponent{n:02d}" for n in range(30)]
 
 
@@ -96,3 +97,31 @@ def test_the_fast_track_leaves_an_ordinary_newcomer_alone():
     wins = [outcomes.random() < 0.5 for _ in range(60)]
     slow, fast = _ledger(PARAMS), _ledger(FAST)
     assert _play(slow, "honest", wins) == _play(fast, "honest", wins)
+
+
+def test_at_the_flag_the_opponents_get_back_what_its_games_took():
+    giving = _ledger(GIVING)
+    results = _play(giving, "alt", [True] * 30)  # each opponent met once
+    [suspicion] = giving.take_suspicions()
+    flagged_at = suspicion.games - 1  # every game so far was read (settled, even start)
+    young = results[: flagged_at + 1]
+    # Each opponent of the games up to the flag is back where it started.
+    for number, result in enumerate(young):
+        assert giving.ratings[(OPPONENTS[number], 1)].value == pytest.approx(1500.0)
+        assert result.change_b < 0  # the game itself took points, the flag returned them
+    assert giving.given_back[("alt", 1)] == pytest.approx(-sum(r.change_b for r in young))
+    assert ("alt", 1) not in giving.young_games  # nothing kept once flagged
+    # With the fast track alone nothing is given back, nor kept.
+    fast = _ledger(FAST)
+    _play(fast, "alt", [True] * 30)
+    assert fast.given_back == {} and fast.young_games == {}
+    assert fast.ratings[(OPPONENTS[0], 1)].value < 1500.0
+
+
+def test_an_ordinary_newcomers_games_are_dropped_after_the_window():
+    giving = _ledger(GIVING)
+    outcomes = random.Random(5)
+    _play(giving, "honest", [outcomes.random() < 0.5 for _ in range(29)])
+    assert len(giving.young_games[("honest", 1)]) == 29
+    _play(giving, "honest", [True])  # the thirtieth counted game
+    assert ("honest", 1) not in giving.young_games and giving.given_back == {}

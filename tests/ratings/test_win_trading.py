@@ -10,12 +10,12 @@ import pytest
 from matches.ratings.win_trading import (
     PairGame,
     PairRecord,
+    PairSide,
     RingTest,
-    SuspectPair,
     delifted_chances,
     expected_meetings,
     is_candidate,
-    judge_pair,
+    pair_side,
     record_probability,
     ring_suspicions,
 )
@@ -87,16 +87,22 @@ HONEST_PAIR = [
 ]  # fmt: skip
 
 
+def suspects(record: PairRecord, games: list[PairGame], test: RingTest) -> list:
+    """The ring test of one pair, as find_rings runs it."""
+    side = pair_side(record, games, test)
+    return ring_suspicions([side] if side else [], test)
+
+
 def test_an_honest_pair_that_met_first_as_new_accounts_is_not_suspect():
     games = [
         PairGame(n, hours * 3600, True, chance, change_a, change_b)
         for n, (hours, chance, change_a, change_b) in enumerate(HONEST_PAIR)
     ]
     test = RingTest(min_games=15, min_share=0.7, frequency=60, probability=1e-6)
-    assert judge_pair(record(29, 29), games, test) is None
+    assert suspects(record(29, 29), games, test) == []
     # Its first games' changes taken out whole (hundreds of points of lift) flagged it.
     whole = RingTest(min_games=15, min_share=0.7, frequency=60, settled_deviation=1e9)
-    assert judge_pair(record(29, 29), games, whole) is not None
+    assert len(suspects(record(29, 29), games, whole)) == 1
 
 
 def record(games: int, a_wins: int, activity: int = 100, everyone: int = 100_000) -> PairRecord:
@@ -116,15 +122,38 @@ def test_a_candidate_meets_often_for_its_activity_with_one_sided_results():
 def test_the_beneficiary_is_the_side_lifted_and_a_ring_gathers_its_pairs():
     test = RingTest(min_games=15, min_share=0.7, frequency=60, probability=1e-6)
     thrown = [PairGame(n, n * 3600.0, False, 0.5, -8.0, 8.0) for n in range(30)]
-    suspect = judge_pair(record(30, 0), thrown, test)
-    assert suspect is not None and (suspect.beneficiary, suspect.partner) == ("2", "1")
-    assert suspect.wins == 30 and suspect.expected_wins < 15
+    side = pair_side(record(30, 0), thrown, test)
+    assert side is not None and (side.beneficiary, side.partner) == ("2", "1")
+    assert side.wins == 30 and sum(side.chances) < 15
     honest = [PairGame(n, n * 3600.0, n % 10 < 8, 0.8, 3.0, -3.0) for n in range(30)]
-    assert judge_pair(record(30, 24), honest, test) is None  # won as often as rated
+    assert suspects(record(30, 24), honest, test) == []  # won as often as rated
+    assert pair_side(record(14, 14), thrown[:14], test) is None  # no candidate
 
-    other = SuspectPair("2", "3", 20, 19, 9.0, 1e-9, (100, 101))
-    (ring,) = ring_suspicions([suspect, other])
+    other = PairSide("2", "3", 2, (0.5, 0.5), (100, 101))
+    (ring,) = ring_suspicions([side, other], test)
     assert (ring.player, ring.partners) == ("2", ("1", "3"))
-    assert (ring.games, ring.wins) == (50, 49)
-    assert ring.probability == min(suspect.probability, 1e-9)
+    assert (ring.games, ring.wins) == (32, 32)
+    assert ring.expected_wins == pytest.approx(sum(side.chances) + 1.0)
+    assert ring.probability == pytest.approx(math.prod(side.chances) * 0.25)
     assert ring.match_ids == tuple(sorted([*range(30), 100, 101]))
+
+
+def test_a_ring_is_read_as_one_record_over_its_pairs():
+    # Two partners each throw 16 of 20 games at even chances: neither pair is improbable
+    # enough alone (about 6e-3), the ring's 32 of 40 is (about 9e-5, under this threshold).
+    test = RingTest(min_games=15, min_share=0.7, frequency=60, probability=1e-4)
+    sides = [
+        PairSide("1", partner, 16, (0.5,) * 20, tuple(range(n * 20, n * 20 + 20)))
+        for n, partner in enumerate(("2", "3"))
+    ]
+    binomial_tail = sum(math.comb(20, k) for k in range(16, 21)) / 2**20
+    assert binomial_tail > test.probability
+    assert all(ring_suspicions([side], test) == [] for side in sides)
+    (ring,) = ring_suspicions(sides, test)
+    pooled = sum(math.comb(40, k) for k in range(32, 41)) / 2**40
+    assert ring.probability == pytest.approx(pooled) and pooled < test.probability
+    assert (ring.player, set(ring.partners), ring.wins, ring.games) == ("1", {"2", "3"}, 32, 40)
+    # A frequent partner beaten as often as rated would dilute the record: it stays out.
+    honest = PairSide("1", "4", 12, (0.6,) * 20, tuple(range(40, 60)))
+    (same,) = ring_suspicions([honest, *sides], test)
+    assert (set(same.partners), same.games, same.probability) == ({"2", "3"}, 40, ring.probability)

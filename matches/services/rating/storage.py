@@ -26,6 +26,7 @@ from matches.ratings.ledger import (
     RatingKey,
     RatingLedger,
     RatingState,
+    YoungGame,
 )
 from matches.selectors.chances import chance_model
 from matches.services import binary_copy, bulk
@@ -152,6 +153,8 @@ def load_ledgers(games: list[Game]) -> tuple[RatingLedger, MatchupLedger]:
         params=model.params, excluded_players=frozenset(excluded), offsets=model.offsets
     )
     ledger.ratings = ratings
+    if model.params.gives_back:
+        ledger.stored_young_games = StoredYoungGames(ledger)
     matchups = MatchupLedger()
     by_id = {state.rating_id: key for key, state in ratings.items()}
     for chunk in chunks(list(by_id)):
@@ -160,6 +163,60 @@ def load_ledgers(games: list[Game]) -> tuple[RatingLedger, MatchupLedger]:
         ).values_list(*PLAYER_MATCHUP_COLUMNS):
             matchups.player_matchups[(by_id[rating_id], opponent)] = MatchupSums(*sums)
     return ledger, matchups
+
+
+def _counted_games_of(key: RatingKey) -> QuerySet[Match]:
+    player, character = key
+    return Match.objects.filter(
+        Q(player_a_id=player, character_a_id=character)
+        | Q(player_b_id=player, character_b_id=character),
+        rating__counted=True,
+    )
+
+
+@dataclass(frozen=True)
+class StoredYoungGames:
+    """`RatingLedger.stored_young_games` for incremental rating: at a rating's flag (a
+    handful a day), its counted games already stored, in the order rated, each with its
+    opponent, the opponent's change and the opponent's counted games up to it; the
+    opponents the batch did not load are loaded into the ledger. A flagged rating is
+    young: at most the test's window of games, a count query each."""
+
+    ledger: RatingLedger
+
+    def __call__(self, key: RatingKey) -> list[YoungGame]:
+        rows = (
+            _counted_games_of(key)
+            .order_by("played_at", "id")
+            .values_list(
+                "id",
+                "played_at",
+                "player_a_id",
+                "character_a_id",
+                "player_b_id",
+                "character_b_id",
+                "rating__change_a",
+                "rating__change_b",
+            )
+        )
+        games = []
+        for match_id, played_at, pa, ca, pb, cb, change_a, change_b in rows:
+            opponent, change = ((pb, cb), change_b) if (pa, ca) == key else ((pa, ca), change_a)
+            played = (
+                _counted_games_of(opponent)
+                .filter(Q(played_at__lt=played_at) | Q(played_at=played_at, id__lte=match_id))
+                .count()
+            )
+            games.append((opponent, change, played))
+        missing = {opponent for opponent, _, _ in games} - self.ledger.ratings.keys()
+        for opponent_player, opponent_character in missing:
+            row = Rating.objects.values_list("id", *RATING_STATE_COLUMNS).get(
+                player_id=opponent_player, character_id=opponent_character
+            )
+            self.ledger.ratings[opponent_player, opponent_character] = _rating_state(
+                row[0], row[1:]
+            )
+        return games
 
 
 def _rating_state(rating_id: int, values: tuple) -> RatingState:
