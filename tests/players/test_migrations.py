@@ -261,9 +261,10 @@ TRICKY_NAMES = ["Trap Daisy", "trap\u200bdaisy", "\u202eniaM yK", "Кирилл 
 
 
 def _name_key_indexes() -> dict[str, object]:
+    """The search indexes of player and past names: keys, shown-as keys."""
     return _by_name(
-        "SELECT indexname, indexdef FROM pg_indexes WHERE indexname LIKE '%name_key%' "
-        "OR indexname LIKE '%shown_key%'"
+        "SELECT indexname, indexdef FROM pg_indexes WHERE tablename IN "
+        "('players_player', 'players_playername') AND indexname ~ '_(name|shown)_key_'"
     )
 
 
@@ -272,6 +273,7 @@ def test_names_get_their_stored_key_and_back(back_to_latest):
     leaves every name and 0019's indexes of the function as they were."""
     _migrate(NAME_KEY_BEFORE)
     before = _name_key_indexes()
+    assert len(before) == 6
     assert "(players_name_key((name)::text) text_pattern_ops)" in before["player_name_key_idx"]
     _execute(
         "INSERT INTO players_player (id, name, platform, first_seen, last_seen, hidden, "
