@@ -95,7 +95,7 @@ bench-web: install
 	$(BIN)/python -m bench.web $(ARGS)
 
 bench-api: install
-	$(BIN)/python -m bench.api
+	$(BIN)/python -m bench.api $(ARGS)
 
 # Ten million games among a million players against issue 16's targets (scale down with
 # ARGS="--games 1000000 --players 100000").

@@ -13,7 +13,11 @@ and again (warm: answered from the generation-keyed response cache). A trivial A
 floor. Every response must be a 200. The run is appended to docs/benchmarks-history.md
 and its row of BENCHMARKS.md rewritten.
 
-    python -m bench.api [--games 1000000] [--requests 3000] [--concurrency 4]
+    python -m bench.api [--games 1000000] [--requests 3000] [--concurrency 4] [--database NAME]
+
+`--database` measures another database holding the league, such as a copy with a
+migration applied (`createdb -T bench_api_1000000 NAME`, then `manage.py migrate` on it),
+leaving the shared one as it is.
 """
 
 from __future__ import annotations
@@ -126,9 +130,10 @@ def _build(games: int) -> None:
         _timed("vacuum analyze", lambda: cursor.execute("VACUUM ANALYZE"))
 
 
-def prepare_database(games: int) -> str:
-    """Point Django at `bench_api_<games>`, building it unless it already holds the league."""
-    name = f"bench_api_{games}"
+def prepare_database(games: int, name: str | None = None) -> str:
+    """Point Django at `name` (`bench_api_<games>` by default), building it unless it
+    already holds the league."""
+    name = name or f"bench_api_{games}"
     os.environ["DATABASE_URL"] = postgres.url(name)
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "ratingsite.settings")
     import django
@@ -343,9 +348,9 @@ def _show(label: str, result: Result) -> None:
 
 
 def run(
-    games: int, requests: int, concurrency: int
+    games: int, requests: int, concurrency: int, database: str | None = None
 ) -> tuple[str, Result, dict[str, EndpointResults]]:
-    database_url = prepare_database(games)
+    database_url = prepare_database(games, database)
     urls = workload(random.Random(SEED))
     results: dict[str, EndpointResults] = {}
     with private_cache() as (cache_url, cache_name), serve(database_url, cache_url) as port:
@@ -439,11 +444,16 @@ def main() -> None:
     parser.add_argument(
         "--no-report", action="store_true", help="record nothing (history, BENCHMARKS.md)"
     )
+    parser.add_argument("--database", help="the league's database (default bench_api_<games>)")
     options = parser.parse_args()
-    cache_name, trivial, results = run(options.games, options.requests, options.concurrency)
+    cache_name, trivial, results = run(
+        options.games, options.requests, options.concurrency, options.database
+    )
     lines = report(
         options.games, options.requests, options.concurrency, cache_name, trivial, results
     )
+    if options.database:
+        lines.insert(2, f"Database: `{options.database}`, a copy of the league's.")
     print("\n".join(lines))
     if not options.no_report:
         append_section(

@@ -130,6 +130,15 @@ _INVISIBLE = re.compile(f"[{INVISIBLE_FORMATTING}]")
 
 
 _UNSEARCHED = re.compile(rf"[\s{INVISIBLE_FORMATTING}]")
+# What a name's search key leaves out (players.models.NAME_KEY, as players_name_key of
+# players/migrations/0019): whitespace (every character str.isspace takes, U+3000 the
+# last), then the invisible formatting characters, spelt out.
+NAME_KEY_DROPPED = (
+    "\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005"
+    "\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
+    "\u061c\u200b\u200c\u200d\u200e\u200f\u202a\u202b\u202c\u202d\u202e"
+    "\u2060\u2061\u2062\u2063\u2064\u2066\u2067\u2068\u2069\ufeff"
+)
 
 
 def search_text(query: str) -> str:

@@ -117,7 +117,9 @@ class PlayerSearch:
 
 class NameKey(Func):
     """`players_name_key(name)` (players/migrations/0019): a name in upper case without
-    whitespace or invisible formatting characters, what search compares."""
+    whitespace or invisible formatting characters, what search compares. Names have it
+    stored (their `name_key`, players.models.NAME_KEY); a query's is computed once, by
+    the planner (the function is immutable)."""
 
     function = "players_name_key"
     output_field = CharField()
@@ -200,7 +202,7 @@ def _names_sql(short: bool, rows: int) -> tuple[str, tuple, tuple[int, ...]]:
         .values_list("player_id", *(f"player__{column}" for column in columns))
     )
     kinds = [
-        names.alias(key=NameKey("name"), shown_key=NameKey(ShownAs("name"))).annotate(
+        names.alias(key=F("name_key"), shown_key=NameKey(ShownAs("name"))).annotate(
             current=Value(is_current), matched=F("name")
         )
         for is_current, names in ((True, current), (False, past))
@@ -249,9 +251,9 @@ def find_players(
 
     One query reads the names tier by tier and stops after `limit` + 1 of them (see
     PlayerSearch), another the hits' ratings. The first has SEARCH_TIMEOUT_MS to answer
-    (web.timeouts: a 503 after it). On PostgreSQL exact names and prefixes walk
-    the UPPER(name) indexes (players/migrations/0013), names containing the query the
-    trigram indexes (0003), or the table when most names contain it, each as far as the
+    (web.timeouts: a 503 after it). On PostgreSQL exact names and prefixes walk the
+    btree indexes of the stored name keys (players/migrations/0024), names containing the
+    query their trigram indexes, or the table when most names contain it, each as far as the
     page needs: a fragment in a hundred thousand names reads a few dozen. A tier cut short
     shows the shortest of the names it read.
 

@@ -36,9 +36,9 @@ def _rows(table: str, columns: str) -> list[tuple]:
         return cursor.fetchall()
 
 
-def _execute(statement: str) -> None:
+def _execute(statement: str, params: list | None = None) -> None:
     with connection.cursor() as cursor:
-        cursor.execute(statement)
+        cursor.execute(statement, params)
 
 
 def test_snapshots_and_matchups_keyed_by_rating_keep_their_rows_both_ways(back_to_latest):
@@ -251,3 +251,57 @@ def test_confirmations_are_filled_from_the_stored_results_as_the_ledger_counts(
     _migrate(("matches", "0016_ratings_confirmed_backfill"))
 
     assert sorted(Rating.objects.values_list(*columns)) == rated
+
+
+NAME_KEY_BEFORE = ("players", "0023_ratings_confirmed_by_settled_opponents")
+NAME_KEY_STORED = ("players", "0024_name_key_stored")
+# Spaces of every kind, zero-width and bidirectional characters, case, an override, scripts.
+TRICKY_NAMES = ["Trap Daisy", "trap\u200bdaisy", "\u202eniaM yK", "Кирилл Петров",
+                "日本\u3000語", "a\tb\u00a0c", "\ufeffBom", "Straße"]  # fmt: skip
+
+
+def _name_key_indexes() -> dict[str, object]:
+    """The search indexes of player and past names: keys, shown-as keys."""
+    return _by_name(
+        "SELECT indexname, indexdef FROM pg_indexes WHERE tablename IN "
+        "('players_player', 'players_playername') AND indexname ~ '_(name|shown)_key_'"
+    )
+
+
+def test_names_get_their_stored_key_and_back(back_to_latest):
+    """Names stored before 0024 get the key players_name_key gives them; going back
+    leaves every name and 0019's indexes of the function as they were."""
+    _migrate(NAME_KEY_BEFORE)
+    before = _name_key_indexes()
+    assert len(before) == 6
+    assert "(players_name_key((name)::text) text_pattern_ops)" in before["player_name_key_idx"]
+    _execute(
+        "INSERT INTO players_player (id, name, platform, first_seen, last_seen, hidden, "
+        "cheater, supporter) VALUES "
+        + ", ".join("(%s, %s, 'pc', now(), now(), false, false, false)" for _ in TRICKY_NAMES),
+        [value for n, name in enumerate(TRICKY_NAMES) for value in (str(n + 1), name)],
+    )
+    _execute(
+        "INSERT INTO players_playername (player_id, name, first_seen, last_seen) "
+        "SELECT id, 'old ' || name, now(), now() FROM players_player"
+    )
+    names = _rows("players_player", "id, name"), _rows("players_playername", "player_id, name")
+    wanted = _rows("players_player", "id, players_name_key(name)")
+
+    _migrate(NAME_KEY_STORED)
+    assert _rows("players_player", "id, name_key") == wanted
+    assert ("1", "TRAPDAISY") in wanted and ("2", "TRAPDAISY") in wanted
+    for table in ("players_player", "players_playername"):
+        assert _rows(table, "name_key = players_name_key(name)") == [(True,)] * len(TRICKY_NAMES)
+    stored = _name_key_indexes()
+    assert stored["player_name_key_trgm"].endswith("USING gin (name_key gin_trgm_ops)")
+    assert stored["playername_name_key_idx"].endswith("(name_key text_pattern_ops)")
+    assert stored["player_shown_key_idx"] == before["player_shown_key_idx"]
+
+    _migrate(NAME_KEY_BEFORE)
+    assert _name_key_indexes() == before
+    assert (
+        _rows("players_player", "id, name"),
+        _rows("players_playername", "player_id, name"),
+    ) == names
+    _execute("DELETE FROM players_playername; DELETE FROM players_player")
