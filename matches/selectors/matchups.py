@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from functools import cached_property
 
 from django.conf import settings
 from django.db.models import F, Sum
+from django.utils.functional import cached_property
 
 from matches.models import CharacterMatchup, Match, Patch
 from matches.ratings.matchup_offset import (
@@ -48,6 +48,7 @@ class MatchupEstimate:
     def probability(self) -> float | None:
         # Kept: a matrix page reads each cell's a dozen times (its row's average and
         # order, the heat scale, the cell's texts), and a full matrix has 702 of them.
+        # Django's cached_property, which unlike functools' (Python 3.11) takes no lock.
         return None if self.offset is None else self.offset.probability
 
     @property
@@ -120,13 +121,15 @@ class MatchupRow:
     character: Character
     cells: list[MatchupCell]
 
-    @property
+    # Kept, as the chance is: the matrix reads each row's average and its sureness to
+    # order the rows and again to show them, each time over every cell.
+    @cached_property
     def average(self) -> float | None:
         """The mean win probability over the opponents with games (mirror excluded)."""
         known = [c.probability for c in self._known()]
         return sum(known) / len(known) if known else None
 
-    @property
+    @cached_property
     def average_uncertain(self) -> bool:
         """Whether the average is as unsure as an uncertain cell: the half-width of its
         95% interval (the cells' errors taken as independent, averaged in rating points)
