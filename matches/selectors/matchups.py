@@ -65,7 +65,13 @@ class MatchupEstimate:
     @property
     def uncertain(self) -> bool:
         """Too few games to say much: the interval is wider than MATCHUP_WIDE_INTERVAL."""
-        return self.offset is not None and self.offset.half_width() > settings.MATCHUP_WIDE_INTERVAL
+        return self.wider_than(settings.MATCHUP_WIDE_INTERVAL)
+
+    def wider_than(self, half_width: float) -> bool:
+        """Whether half the 95% interval is wider than `half_width` rating points: `uncertain`
+        for a page that reads the setting once for all its cells (a read of Django's
+        settings costs a microsecond, more than the rest of this)."""
+        return self.offset is not None and self.offset.half_width() > half_width
 
 
 def uncertain_half_width() -> float:

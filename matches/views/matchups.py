@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+from django.conf import settings
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
@@ -111,15 +112,16 @@ class MatrixLines(NamedTuple):
 
 def shown_chances(matrix: MatchupMatrix) -> list[list[ShownChance | None]]:
     """Each cell's shown chance, row by row; None for a mirror and a pair without games."""
-    return [[_shown_chance(cell) for cell in row.cells] for row in matrix.rows]
+    wide = settings.MATCHUP_WIDE_INTERVAL
+    return [[_shown_chance(cell, wide) for cell in row.cells] for row in matrix.rows]
 
 
-def _shown_chance(cell: MatchupCell) -> ShownChance | None:
+def _shown_chance(cell: MatchupCell, wide: float) -> ShownChance | None:
     estimate = cell.estimate
     if cell.mirror or estimate.offset is None:
         return None
     label = percent_number(estimate.probability, 0)
-    return ShownChance(label, shown_points(label), estimate.uncertain)
+    return ShownChance(label, shown_points(label), estimate.wider_than(wide))
 
 
 def matrix_lines(matrix: MatchupMatrix, scale: HeatScale) -> MatrixLines:
