@@ -88,7 +88,12 @@ HEAT_STEPS = 10
 
 def _shown_points(probability: float) -> int:
     """Percentage points from 50 of a chance as pages show it (percent_number, no decimals)."""
-    return int(percent_number(probability, 0)) - 50
+    return shown_points(percent_number(probability, 0))
+
+
+def shown_points(shown: str) -> int:
+    """Percentage points from 50 of a chance shown as `shown` ('54': 4), the whole percent."""
+    return int(shown) - 50
 
 
 @dataclass(frozen=True)
@@ -103,11 +108,19 @@ class HeatScale:
     @classmethod
     def spanning(cls, probabilities: Iterable[float]) -> HeatScale:
         """The scale whose strongest colours are the farthest chances from 50% shown."""
-        return cls(max((abs(_shown_points(p)) for p in probabilities), default=0) or 1)
+        return cls.spanning_points(_shown_points(p) for p in probabilities)
+
+    @classmethod
+    def spanning_points(cls, points: Iterable[int]) -> HeatScale:
+        """`spanning`, from the chances' shown whole percentage points from 50."""
+        return cls(max((abs(p) for p in points), default=0) or 1)
 
     def css(self, probability: float) -> str:
         """The colour class of a chance, by the whole percentage a page shows for it."""
-        points = _shown_points(probability)
+        return self.css_of_points(_shown_points(probability))
+
+    def css_of_points(self, points: int) -> str:
+        """The colour class of a chance shown `points` whole percentage points from 50."""
         step = min(HEAT_STEPS, math.ceil(abs(points) * HEAT_STEPS / self.reach))
         if step == 0:
             return "heat-even"

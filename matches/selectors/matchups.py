@@ -4,11 +4,11 @@ and a rating's matchups against each opposing character (the profile)."""
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
-from functools import cached_property
+from dataclasses import dataclass, field
 
 from django.conf import settings
 from django.db.models import F, Sum
+from django.utils.functional import cached_property
 
 from matches.models import CharacterMatchup, Match, Patch
 from matches.ratings.matchup_offset import (
@@ -32,6 +32,15 @@ class MatchupEstimate:
     wins: int
     losses: int
     expected_wins: float  # from the pre-game ratings alone, the offset left out
+    # P(win at equal skill), or None: worked out once, as a matrix page reads each cell's a
+    # dozen times (its row's average and order, the heat scale, the cell's texts) and a
+    # full matrix has 702; a field, not a cached property, which would give each estimate
+    # a dict of its own for the garbage collector to walk.
+    probability: float | None = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        probability = None if self.offset is None else self.offset.probability
+        object.__setattr__(self, "probability", probability)  # frozen
 
     @classmethod
     def of(
@@ -43,12 +52,6 @@ class MatchupEstimate:
     @property
     def games(self) -> int:
         return self.wins + self.losses
-
-    @cached_property
-    def probability(self) -> float | None:
-        # Kept: a matrix page reads each cell's a dozen times (its row's average and
-        # order, the heat scale, the cell's texts), and a full matrix has 702 of them.
-        return None if self.offset is None else self.offset.probability
 
     @property
     def interval(self) -> tuple[float, float] | None:
@@ -62,7 +65,13 @@ class MatchupEstimate:
     @property
     def uncertain(self) -> bool:
         """Too few games to say much: the interval is wider than MATCHUP_WIDE_INTERVAL."""
-        return self.offset is not None and self.offset.half_width() > settings.MATCHUP_WIDE_INTERVAL
+        return self.wider_than(settings.MATCHUP_WIDE_INTERVAL)
+
+    def wider_than(self, half_width: float) -> bool:
+        """Whether half the 95% interval is wider than `half_width` rating points: `uncertain`
+        for a page that reads the setting once for all its cells (a read of Django's
+        settings costs a microsecond, more than the rest of this)."""
+        return self.offset is not None and self.offset.half_width() > half_width
 
 
 def uncertain_half_width() -> float:
@@ -120,13 +129,15 @@ class MatchupRow:
     character: Character
     cells: list[MatchupCell]
 
-    @property
+    # Kept, as the chance is: the matrix reads each row's average and its sureness to
+    # order the rows and again to show them, each time over every cell.
+    @cached_property
     def average(self) -> float | None:
         """The mean win probability over the opponents with games (mirror excluded)."""
         known = [c.probability for c in self._known()]
         return sum(known) / len(known) if known else None
 
-    @property
+    @cached_property
     def average_uncertain(self) -> bool:
         """Whether the average is as unsure as an uncertain cell: the half-width of its
         95% interval (the cells' errors taken as independent, averaged in rating points)
@@ -157,23 +168,24 @@ _NO_GAMES = MatchupEstimate(None, 0, 0, 0.0)
 _MIRROR = MatchupEstimate(Offset(0.0, 0.0), 0, 0, 0.0)
 
 
-def _estimates(bracket: str, patch: Patch | None) -> dict[tuple[int, int], MatchupEstimate]:
-    """A bracket's stored estimates, of a patch or (None) of all time."""
+def _estimates(bracket: str, patch: Patch | None) -> dict[int, dict[int, MatchupEstimate]]:
+    """A bracket's stored estimates, of a patch or (None) of all time, by character id
+    and opponent id."""
     # Up to 27 x 26 rows, as plain tuples: as model objects they cost more than the page.
-    return {
-        (character, opponent): MatchupEstimate.of(Offset(offset, error), wins, losses, expected)
-        for character, opponent, wins, losses, expected, offset, error in (
-            CharacterMatchup.objects.filter(bracket=bracket, patch=patch).values_list(
-                "character_id",
-                "opponent_id",
-                "wins",
-                "losses",
-                "expected_wins",
-                "offset",
-                "standard_error",
-            )
-        )
-    }
+    rows = CharacterMatchup.objects.filter(bracket=bracket, patch=patch).values_list(
+        "character_id",
+        "opponent_id",
+        "wins",
+        "losses",
+        "expected_wins",
+        "offset",
+        "standard_error",
+    )
+    estimates: dict[int, dict[int, MatchupEstimate]] = {}
+    for character, opponent, wins, losses, expected_wins, offset, error in rows:
+        estimate = MatchupEstimate.of(Offset(offset, error), wins, losses, expected_wins)
+        estimates.setdefault(character, {})[opponent] = estimate
+    return estimates
 
 
 def _change(before: MatchupEstimate | None, after: MatchupEstimate) -> MatchupChange | None:
@@ -194,17 +206,20 @@ def matchup_matrix(
     estimates = _estimates(bracket, choice.patch)
     before = {} if choice.previous is None else _estimates(bracket, choice.previous)
 
-    def cell(character: Character, opponent: Character) -> MatchupCell:
-        if opponent.id == character.id:
-            return MatchupCell(opponent, _MIRROR, mirror=True)
-        pair = (character.id, opponent.id)
-        estimate = estimates.get(pair, _NO_GAMES)
-        return MatchupCell(opponent, estimate, change=_change(before.get(pair), estimate))
+    def cells(character: Character) -> list[MatchupCell]:
+        mine, earlier = estimates.get(character.id, {}), before.get(character.id, {})
 
-    rows = [
-        MatchupRow(character, [cell(character, opponent) for opponent in roster])
-        for character in roster
-    ]
+        def cell(opponent: Character) -> MatchupCell:
+            if opponent.id == character.id:
+                return MatchupCell(opponent, _MIRROR, mirror=True)
+            estimate = mine.get(opponent.id, _NO_GAMES)
+            return MatchupCell(
+                opponent, estimate, change=_change(earlier.get(opponent.id), estimate)
+            )
+
+        return [cell(opponent) for opponent in roster]
+
+    rows = [MatchupRow(character, cells(character)) for character in roster]
     # Sure averages first: a character with a handful of games does not head the table.
     averages = [row.average for row in rows]
     order = sorted(

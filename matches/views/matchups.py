@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+from django.conf import settings
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
@@ -27,6 +28,7 @@ from players.formatting import (
     percent,
     percent_number,
     record_text,
+    shown_points,
     signed_text,
 )
 from web.errors import InvalidQuery, one_of
@@ -91,36 +93,76 @@ def _clear_move(change: MatchupChange | None) -> tuple[str, str]:
     return ("\u25b2", "up") if change.change > 0 else ("\u25bc", "down")
 
 
+class ShownChance(NamedTuple):
+    """A matrix cell's chance as the page shows it, worked out once a cell for its label,
+    its colour and the heat scale (a full matrix has 702 cells with games)."""
+
+    label: str  # the whole percent, '54'
+    points: int  # from 50, 4
+    uncertain: bool
+
+
+class MatrixLines(NamedTuple):
+    """What the cells of one matrix share, made once a page."""
+
+    colours: dict[int, str]  # the heat class of a chance shown so many points from 50
+    uncertain: str  # the line ending an uncertain cell's details
+    since: str  # how the line of a cell's change since the previous patch starts
+
+
+def shown_chances(matrix: MatchupMatrix) -> list[list[ShownChance | None]]:
+    """Each cell's shown chance, row by row; None for a mirror and a pair without games."""
+    wide = settings.MATCHUP_WIDE_INTERVAL
+    return [[_shown_chance(cell, wide) for cell in row.cells] for row in matrix.rows]
+
+
+def _shown_chance(cell: MatchupCell, wide: float) -> ShownChance | None:
+    estimate = cell.estimate
+    if cell.mirror or estimate.offset is None:
+        return None
+    label = percent_number(estimate.probability, 0)
+    return ShownChance(label, shown_points(label), estimate.wider_than(wide))
+
+
+def matrix_lines(matrix: MatchupMatrix, scale: HeatScale) -> MatrixLines:
+    """What every cell of the matrix shares: the colour of each whole percentage (there
+    are 101), the line on uncertainty and how the line on a change starts."""
+    return MatrixLines(
+        {points: scale.css_of_points(points) for points in range(-50, 51)},
+        f"Uncertain: the interval is wider than {_wide_interval_text()}",
+        f"Since patch {matrix.previous_patch}: ",
+    )
+
+
 def cell_text(
-    row: MatchupRow, cell: MatchupCell, scale: HeatScale, previous: str | None = None
+    row: MatchupRow, cell: MatchupCell, chance: ShownChance | None, lines: MatrixLines
 ) -> CellText:
-    """A matrix cell's texts; `previous` names the patch its change is measured from."""
+    """A matrix cell's texts, from its shown chance (`shown_chances`)."""
     pair = f"{row.character.name} vs {cell.opponent.name}"
     if cell.mirror:
         return CellText("heat-even", "0.5", f"{pair}\n50% (a mirror)", "50", "", "")
-    estimate = cell.estimate
-    if estimate.offset is None:
+    if chance is None:
         return CellText("heat-none", "-1", f"{pair}\nno games", "·", "", "")
+    estimate = cell.estimate
     low, high = estimate.interval
-    lines = [
-        pair,
-        f"{percent(estimate.probability)} at equal skill",
-        f"95% interval {percent(low)}\u2013{percent(high)}",
-        f"{count_text(estimate.games, 'game')}, {record_text(estimate.wins, estimate.losses)}",
-        f"{estimate.expected_wins:.1f} wins expected from ratings alone",
-    ]
-    if estimate.uncertain:
-        lines.append(f"Uncertain: the interval is wider than {_wide_interval_text()}")
+    title = (
+        f"{pair}\n{percent(estimate.probability)} at equal skill\n"
+        f"95% interval {percent(low)}\u2013{percent(high)}\n"
+        f"{count_text(estimate.games, 'game')}, {record_text(estimate.wins, estimate.losses)}\n"
+        f"{estimate.expected_wins:.1f} wins expected from ratings alone"
+    )
+    if chance.uncertain:
+        title += f"\n{lines.uncertain}"
     if cell.change is not None:
-        lines.append(f"Since patch {previous}: {change_text(cell.change)} percentage points")
+        title += f"\n{lines.since}{change_text(cell.change)} percentage points"
     moved, moved_css = _clear_move(cell.change)
     return CellText(
-        css=_cell_css(cell, scale),
-        sort=str(estimate.probability),
-        title="\n".join(lines),
-        label=percent_number(estimate.probability, 0),
-        moved=moved,
-        moved_css=moved_css,
+        "heat-none uncertain" if chance.uncertain else lines.colours[chance.points],
+        str(estimate.probability),
+        title,
+        chance.label,
+        moved,
+        moved_css,
     )
 
 
@@ -165,13 +207,13 @@ def _wide_interval_text() -> str:
     return f"±{percent_number(uncertain_half_width(), 0)} percentage points"
 
 
-def heat_scale(matrix: MatchupMatrix) -> HeatScale:
+def heat_scale(shown: list[list[ShownChance | None]]) -> HeatScale:
     """Colours spanning the chances of the bracket's certain cells (the grey ones need none)."""
-    return HeatScale.spanning(
-        cell.probability
-        for row in matrix.rows
-        for cell in row.cells
-        if not cell.mirror and cell.probability is not None and not cell.estimate.uncertain
+    return HeatScale.spanning_points(
+        chance.points
+        for row in shown
+        for chance in row
+        if chance is not None and not chance.uncertain
     )
 
 
@@ -207,7 +249,8 @@ def matchups(request: HttpRequest) -> HttpResponse:
     choice = chosen_patch(request)
     matrix = matchup_matrix(bracket, choice)
     games = bracket_games(choice.patch)
-    scale = heat_scale(matrix)
+    shown = shown_chances(matrix)
+    scale = heat_scale(shown)
     context = {
         "matrix": matrix,
         "patch": choice,
@@ -230,6 +273,7 @@ def matchups(request: HttpRequest) -> HttpResponse:
     }
     code = request.GET.get("character")
     if code is None:
+        lines = matrix_lines(matrix, scale)
         context["rows"] = [
             (
                 row,
@@ -237,12 +281,13 @@ def matchups(request: HttpRequest) -> HttpResponse:
                     "matches/matchup_cells.html",
                     {
                         "cells": [
-                            cell_text(row, cell, scale, matrix.previous_patch) for cell in row.cells
+                            cell_text(row, cell, chance, lines)
+                            for cell, chance in zip(row.cells, row_shown, strict=True)
                         ]
                     },
                 ),
             )
-            for row in matrix.rows
+            for row, row_shown in zip(matrix.rows, shown, strict=True)
         ]
         return render(request, "matches/matchups.html", context)
     focus = next((row for row in matrix.rows if row.character.code == code), None)
