@@ -24,7 +24,7 @@ makes the ratios an upper bound. `--multiprocess` runs it with PROMETHEUS_MULTIP
 set, as gunicorn and Celery run in production (every sample written to a mapped file).
 
     python -m bench.web [--games 10000 1000000] [--requests 200]
-    python -m bench.web --metrics-only [--multiprocess] [--games 10000] [--rounds 40] [--pairs 6]
+    python -m bench.web --metrics-only [--multiprocess] [--games 10000] [--rounds 60] [--pairs 6]
 """
 
 from __future__ import annotations
@@ -281,7 +281,10 @@ def measure(requests: int) -> dict[str, dict]:
     return results
 
 
-CACHED_PAIRS_FACTOR = 5  # cached pages cost 1/20 of the others and metrics 20x their share
+# Each side of a round takes at least this much CPU: a round of a few cheap requests (the
+# trivial view, a cached page: 0.3-1 ms each) is mostly scheduler and cache noise, which
+# widens its interval far beyond what the metrics cost.
+ROUND_CPU_SECONDS = 0.06
 
 
 def _timed_get(client: object, url: str) -> tuple[float, float]:
@@ -320,11 +323,21 @@ def _pairs(
     return totals
 
 
+def _requests_a_round(client: object, client_without_metrics: object, url: str, pairs: int) -> int:
+    """How many requests each side of a round gets: at least `pairs`, and enough that the
+    side takes ROUND_CPU_SECONDS of CPU by the warm-up's cost of a request without
+    metrics, so that every page's ratio rests on as much measured time as the dearest."""
+    warm_up = _pairs(client, client_without_metrics, url, WARMUP, without_first=False)
+    cpu_a_request = warm_up[3] / WARMUP
+    return max(pairs, math.ceil(ROUND_CPU_SECONDS / max(cpu_a_request, 1e-6)))
+
+
 def measure_metrics(rounds: int, pairs: int) -> dict[str, dict]:
-    """Per page and page cache mode, each round's (wall, CPU) seconds with the request
-    metrics and without (`_pairs`, which side first alternating by round; cached pages get
-    CACHED_PAIRS_FACTOR times as many); every page has its round before any page has the
-    next, so that a slow minute of the machine falls on every page alike."""
+    """Per page and page cache mode, how many requests a round's side gets
+    (`_requests_a_round`) and each round's (wall, CPU) seconds with the request metrics
+    and without (`_pairs`, which side first alternating by round); every page has its
+    round before any page has the next, so that a slow minute of the machine falls on
+    every page alike."""
     _setup()
     from django.test import override_settings
 
@@ -333,16 +346,22 @@ def measure_metrics(rounds: int, pairs: int) -> dict[str, dict]:
         pages = _pages()
         client, client_without_metrics = _clients_with_and_without_metrics()
         for mode, cache in PAGE_CACHES.items():
-            count = pairs * (CACHED_PAIRS_FACTOR if mode == "on" else 1)
             with override_settings(CACHES=cache):
-                for url in pages.values():
-                    _pairs(client, client_without_metrics, url, WARMUP, without_first=False)
+                counts = {
+                    label: _requests_a_round(client, client_without_metrics, url, pairs)
+                    for label, url in pages.items()
+                }
+                for label, url in pages.items():
+                    results.setdefault(label, {"url": url})[mode] = {
+                        "requests": counts[label],
+                        "rounds": [],
+                    }
                 for number in range(rounds):
                     for label, url in pages.items():
-                        entry = results.setdefault(label, {"url": url})
+                        cell = results[label][mode]
                         first = bool(number % 2)
-                        timed = _pairs(client, client_without_metrics, url, count, first)
-                        entry.setdefault(mode, []).append(timed)
+                        timed = _pairs(client, client_without_metrics, url, cell["requests"], first)
+                        cell["rounds"].append(timed)
     return results
 
 
@@ -487,6 +506,7 @@ def metrics_summary(rounds: list[list[float]], requests: int) -> dict[str, objec
     metrics and without: the ratios' medians and intervals, the CPU a request takes
     without them and what they add to it (medians over the rounds)."""
     return {
+        "requests": requests,
         "wall": median_interval([wall / wall_without for wall, _, wall_without, _ in rounds]),
         "cpu": median_interval([cpu / cpu_without for _, cpu, _, cpu_without in rounds]),
         "cpu ms": statistics.median(cpu_without for *_, cpu_without in rounds) / requests * 1e3,
@@ -543,11 +563,12 @@ def metrics_report(
         "Command: `make bench-web ARGS=--metrics-only"
         + (" --multiprocess" if multiprocess else "")
         + f"` (`python -m bench.web --metrics-only`). {rounds} rounds; in each, every page "
-        f"gets {pairs} requests ({pairs * CACHED_PAIRS_FACTOR} when cached) through the site's "
-        "middleware and as many without the request metrics (web.metrics.count_requests "
-        "out, the cache lookups not noted), one of each in turn (with, without, without, "
-        "with, ...; the other way round every other round), after one untimed request (the "
-        "cost of coming from another page), in one process through Django's test client. "
+        f"gets n requests (at least {pairs}, and enough for {ROUND_CPU_SECONDS * 1e3:.0f} ms of "
+        "CPU by its warm-up's cost) through the site's middleware and as many without the "
+        "request metrics (web.metrics.count_requests out, the cache lookups not noted), one "
+        "of each in turn (with, without, without, with, ...; the other way round every "
+        "other round), after one untimed request (the cost of coming from another page), "
+        "in one process through Django's test client. "
         + (
             "PROMETHEUS_MULTIPROC_DIR set: every sample written to a memory-mapped file. "
             if multiprocess
@@ -558,16 +579,16 @@ def metrics_report(
         "clock; median of the rounds [95% confidence interval of the median]. "
         "'CPU ms': a request's CPU without metrics; 'added': what they add, in µs.",
         "",
-        "| page | no cache: CPU ms | CPU ratio | wall ratio | added µs "
-        "| cached: CPU ms | CPU ratio | wall ratio | added µs |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+        "| page | no cache: n | CPU ms | CPU ratio | wall ratio | added µs "
+        "| cached: n | CPU ms | CPU ratio | wall ratio | added µs |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for label, modes in summaries.items():
         row = f"| {label} |"
         for mode in ("off", "on"):
             entry = modes[mode]
             row += (
-                f" {entry['cpu ms']:.2f} | {_ratio_cell(entry['cpu'])} | "
+                f" {entry['requests']} | {entry['cpu ms']:.2f} | {_ratio_cell(entry['cpu'])} | "
                 f"{_ratio_cell(entry['wall'])} | {entry['added µs']:.1f} |"
             )
         lines.append(row)
@@ -593,7 +614,7 @@ def run_metrics_only(games: int, rounds: int, pairs: int, multiprocess: bool) ->
     samples = json.loads(child.stdout.strip().splitlines()[-1])
     summaries = {
         label: {
-            mode: metrics_summary(entry[mode], pairs * (CACHED_PAIRS_FACTOR if mode == "on" else 1))
+            mode: metrics_summary(entry[mode]["rounds"], entry[mode]["requests"])
             for mode in PAGE_CACHES
         }
         for label, entry in samples.items()
@@ -621,7 +642,7 @@ def main() -> None:
     parser.add_argument(
         "--multiprocess", action="store_true", help="with --metrics-only: in multiprocess mode"
     )
-    parser.add_argument("--rounds", type=int, default=40, help="with --metrics-only")
+    parser.add_argument("--rounds", type=int, default=60, help="with --metrics-only")
     parser.add_argument("--pairs", type=int, default=6, help="with --metrics-only")
     parser.add_argument("--measure", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--measure-metrics", action="store_true", help=argparse.SUPPRESS)

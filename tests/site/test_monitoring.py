@@ -6,6 +6,7 @@ import io
 import json
 import logging
 import logging.config
+import time
 from datetime import timedelta
 
 import pytest
@@ -22,7 +23,12 @@ from matches.sources.pulling import add_source
 from ratingsite.celery import app as celery_app
 from tests.factories import replay, store_calibration
 from web.logs import logging_config
-from web.metrics import TASKS, empty_multiprocess_folder
+from web.metrics import (
+    REQUEST_SECONDS,
+    TASKS,
+    empty_multiprocess_folder,
+    flush_request_observations,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -143,6 +149,27 @@ def test_requests_are_observed_by_view_status_and_cache_lookup(client, league):
     assert added("metrics", "200", "none") == 1
     assert not any(name.startswith("ratings_http_requests") for name, _ in after)
     assert not any(name.startswith("ratings_response_cache") for name, _ in after)
+
+
+def test_a_request_is_written_to_the_metrics_within_a_second_without_a_scrape(client):
+    """Observations wait in the process and are written in batches; a process that gets no
+    further request (nor a scrape) still writes what waits within FLUSH_SECONDS."""
+
+    def answered() -> float:
+        return sum(
+            sample.value
+            for metric in REQUEST_SECONDS.collect()
+            for sample in metric.samples
+            if sample.name.endswith("_count") and sample.labels["view"] == "about"
+        )
+
+    flush_request_observations()  # what earlier tests left waiting (and the writer started)
+    before = answered()
+    assert client.get("/about").status_code == 200
+    deadline = time.monotonic() + 3
+    while answered() == before and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert answered() == before + 1
 
 
 def test_pipeline_gauges_are_read_from_the_database_at_scrape_time(client):
