@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import numba
 import numpy as np
@@ -16,6 +17,16 @@ from matches.ratings.glicko import GlickoParams, decay
 from matches.ratings.ledger import RATING_FIELDS, Game, MatchupLedger, RatingLedger
 
 PLAYERS = [f"1000000000000000{n:02d}" for n in range(6)]
+FAST_TRACK = GlickoParams(
+    one_chance=True,
+    low_deviation=250.0,
+    surprise_min_games=2,
+    surprise_threshold=0.5,
+    surprise_window=8,
+    fast_track_deviation=200.0,
+    fast_track_margin=0.0,
+    fast_track_threshold=0.2,
+)
 # Deviations fall below the low mark within a few games, and some lopsided games do not
 # count: every rule gets exercised in short leagues.
 PARAMS = [
@@ -32,28 +43,9 @@ PARAMS = [
     GlickoParams(ranked_min_opponents=0),
     # The early-surprise test flagging after two games and the fast track holding the
     # deviation up: settled opponents after a few games, every rule reached.
-    GlickoParams(
-        one_chance=True,
-        low_deviation=250.0,
-        surprise_min_games=2,
-        surprise_threshold=0.5,
-        surprise_window=8,
-        fast_track_deviation=200.0,
-        fast_track_margin=0.0,
-        fast_track_threshold=0.2,
-    ),
+    FAST_TRACK,
     # The same with the give-back: flagged ratings' opponents get their points back.
-    GlickoParams(
-        one_chance=True,
-        low_deviation=250.0,
-        surprise_min_games=2,
-        surprise_threshold=0.5,
-        surprise_window=8,
-        fast_track_deviation=200.0,
-        fast_track_margin=0.0,
-        fast_track_threshold=0.2,
-        give_back=True,
-    ),
+    replace(FAST_TRACK, give_back=True),
 ]
 # What character x is worth against y (characters 1 to 3; 2 against 3 has no estimate).
 OFFSETS = {(1, 2): 35.0, (2, 1): -35.0, (1, 3): -80.0, (3, 1): 80.0}
