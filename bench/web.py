@@ -272,8 +272,9 @@ def measure(requests: int) -> dict[str, dict]:
                     entry = results.setdefault(label, {"url": url})
                     if mode == "off":
                         with CaptureQueriesContext(connection) as queries:
-                            client.get(url)
+                            response = client.get(url)
                         entry["queries"] = len(queries)
+                        entry["bytes"] = len(response.content)
                     entry[mode] = _summary(_timings(client, url, requests))
                     with _metrics_off():
                         times = _timings(client_without_metrics, url, requests)
@@ -464,13 +465,17 @@ def report(runs: dict[int, dict[str, dict]], requests: int) -> list[str]:
         lines += [
             "",
             f"Ratios of medians, {sizes[-1]:,} against {sizes[0]:,} games (target ≤ 1.5) "
-            "and against the trivial view at the larger size (target ≤ 3), without the cache:",
+            "and against the trivial view at the larger size (target ≤ 3), without the cache; "
+            "the page's size at each (a small league fills fewer rows: the ratio then "
+            "includes rendering the rows it lacks):",
             "",
-            "| page | large / small | large / trivial |",
-            "|---|---:|---:|",
+            "| page | large / small | large / trivial | kB small → large |",
+            "|---|---:|---:|---:|",
         ]
+        small, large = runs[sizes[0]], runs[sizes[-1]]
         for label, (ratio, trivial_ratio) in page_ratios(runs).items():
-            lines.append(f"| {label} | {ratio:.2f} | {trivial_ratio:.1f} |")
+            size = f"{small[label]['bytes'] / 1e3:.1f} → {large[label]['bytes'] / 1e3:.1f}"
+            lines.append(f"| {label} | {ratio:.2f} | {trivial_ratio:.1f} | {size} |")
     lines += [
         "",
         "Medians with the request metrics (web.metrics.count_requests) over the same page's "
