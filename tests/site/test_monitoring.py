@@ -241,6 +241,15 @@ def test_json_log_lines_carry_the_request_id_the_response_returns(client, json_l
     assert {"time", "source", "task_id"} <= set(line)
 
 
+def test_an_invalid_parameter_is_one_log_line_without_its_traceback(client, json_log):
+    response = client.get("/?active=31")
+    lines = [json.loads(line) for line in json_log.getvalue().splitlines()]
+    assert response.status_code == 400
+    [line] = [line for line in lines if line["logger"] == "django.request"]
+    assert line["level"] == "WARNING" and "takes 30 (days)" in line["message"]
+    assert "exc_info" not in line and "Traceback" not in json_log.getvalue()
+
+
 def test_a_proxys_request_id_is_kept_only_when_proxies_are_trusted(client, settings):
     given = {"HTTP_X_REQUEST_ID": "edge-1234.abc"}
     assert client.get("/healthz", **given)["X-Request-ID"] != "edge-1234.abc"
