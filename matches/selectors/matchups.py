@@ -4,7 +4,8 @@ and a rating's matchups against each opposing character (the profile)."""
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from typing import NamedTuple
 
 from django.conf import settings
 from django.db.models import F, Sum
@@ -23,44 +24,50 @@ from players.models import Character, PlayerMatchup
 from players.selectors.ratings import characters
 
 
-@dataclass(frozen=True)
-class MatchupEstimate:
-    """An offset in rating points with what it was estimated from; `offset` is None
-    without games. P(win at equal skill) and its 95% interval follow from the offset."""
+class MatchupEstimate(NamedTuple):
+    """An offset in rating points with what it was estimated from (made by `of`); `offset`
+    is None without games. P(win at equal skill) and its 95% interval follow from the
+    offset. A tuple, as cells are: a full matrix makes 702 of each, and a frozen
+    dataclass costs several times as much to make (issue 35's flat-cost ratio)."""
 
     offset: Offset | None
     wins: int
     losses: int
     expected_wins: float  # from the pre-game ratings alone, the offset left out
-    # P(win at equal skill), or None: worked out once, as a matrix page reads each cell's a
-    # dozen times (its row's average and order, the heat scale, the cell's texts) and a
-    # full matrix has 702; a field, not a cached property, which would give each estimate
-    # a dict of its own for the garbage collector to walk.
-    probability: float | None = field(init=False, repr=False, compare=False)
-
-    def __post_init__(self) -> None:
-        probability = None if self.offset is None else self.offset.probability
-        object.__setattr__(self, "probability", probability)  # frozen
+    # Worked out once by `of` (None without games), as a matrix page reads each cell's a
+    # dozen times (its row's average and order, the heat scale, the cell's texts):
+    # P(win at equal skill), its 95% interval and half that interval in rating points.
+    probability: float | None = None
+    interval: tuple[float, float] | None = None
+    half_width: float | None = None
 
     @classmethod
     def of(
         cls, offset: Offset | None, wins: int, losses: int, expected_wins: float
     ) -> MatchupEstimate:
         """The estimate, or one without an offset when there were no games."""
-        return cls(offset if wins + losses else None, wins, losses, expected_wins)
+        if offset is None or not wins + losses:
+            return cls(None, wins, losses, expected_wins)
+        return cls.from_offset(offset, wins, losses, expected_wins)
+
+    @classmethod
+    def from_offset(
+        cls, offset: Offset, wins: int, losses: int, expected_wins: float
+    ) -> MatchupEstimate:
+        """The estimate of `offset`, games or not (a mirror has none)."""
+        return cls(
+            offset,
+            wins,
+            losses,
+            expected_wins,
+            offset.probability,
+            offset.interval(),
+            offset.half_width(),
+        )
 
     @property
     def games(self) -> int:
         return self.wins + self.losses
-
-    @property
-    def interval(self) -> tuple[float, float] | None:
-        return None if self.offset is None else self.offset.interval()
-
-    @property
-    def half_width(self) -> float | None:
-        """Half the 95% interval, in rating points."""
-        return None if self.offset is None else self.offset.half_width()
 
     @property
     def uncertain(self) -> bool:
@@ -71,7 +78,7 @@ class MatchupEstimate:
         """Whether half the 95% interval is wider than `half_width` rating points: `uncertain`
         for a page that reads the setting once for all its cells (a read of Django's
         settings costs a microsecond, more than the rest of this)."""
-        return self.offset is not None and self.offset.half_width() > half_width
+        return self.half_width is not None and self.half_width > half_width
 
 
 def uncertain_half_width() -> float:
@@ -111,8 +118,7 @@ class MatchupChange:
         return cls(change, change - half, change + half)
 
 
-@dataclass(frozen=True)
-class MatchupCell:
+class MatchupCell(NamedTuple):
     opponent: Character
     estimate: MatchupEstimate
     mirror: bool = False  # X vs X: 50% by definition, from no games
@@ -165,7 +171,7 @@ class MatchupMatrix:
 
 BRACKETS = tuple(CharacterMatchup.Bracket)
 _NO_GAMES = MatchupEstimate(None, 0, 0, 0.0)
-_MIRROR = MatchupEstimate(Offset(0.0, 0.0), 0, 0, 0.0)
+_MIRROR = MatchupEstimate.from_offset(Offset(0.0, 0.0), 0, 0, 0.0)
 
 
 def _estimates(bracket: str, patch: Patch | None) -> dict[int, dict[int, MatchupEstimate]]:
@@ -211,10 +217,10 @@ def matchup_matrix(
 
         def cell(opponent: Character) -> MatchupCell:
             if opponent.id == character.id:
-                return MatchupCell(opponent, _MIRROR, mirror=True)
+                return MatchupCell(opponent, _MIRROR, True)
             estimate = mine.get(opponent.id, _NO_GAMES)
             return MatchupCell(
-                opponent, estimate, change=_change(earlier.get(opponent.id), estimate)
+                opponent, estimate, False, _change(earlier.get(opponent.id), estimate)
             )
 
         return [cell(opponent) for opponent in roster]

@@ -154,9 +154,16 @@ OVERRIDDEN = Q(name__regex=r"\u202e")
 # costs seconds (issue 35); its exact names and prefixes walk a btree, and cost little.
 EXACT, SHOWED_AS, PREFIX, CONTAINS, SIMILAR = range(5)
 FRAGMENT_MIN_LENGTH = 3
+# Names like the query are for a misspelt name: read only when fewer names than this match
+# it otherwise. Past that they are noise, and reading them costs the most of any tier and
+# grows with the names stored (every name sharing a trigram is rechecked: 600 on 20,000
+# players, for 2 of a search's 5 ms in the database).
+SIMILAR_BELOW = 10
+SHORT_TIERS = (EXACT, SHOWED_AS, PREFIX)
+PRECISE_TIERS = (EXACT, SHOWED_AS, PREFIX, CONTAINS)
 
 
-def _tier_conditions(query: str, short: bool) -> list[Q]:
+def _tier_conditions(query: str) -> list[Q]:
     """One condition per tier on names annotated with `key` and `shown_key`, each
     excluding the tiers before it: exact keys, names that showed as the query (behind a
     right-to-left override: `shown_key`), keys starting with the query's key, keys
@@ -177,8 +184,7 @@ def _tier_conditions(query: str, short: bool) -> list[Q]:
         key_or_shown("contains"),
     )
     similar = Q(Similar(F("key"), wanted)) & ~Q(key__contains=wanted)
-    tiers = [exact, showed_as & ~exact, prefix & ~showed_as, contains & ~prefix, similar]
-    return tiers[:CONTAINS] if short else tiers
+    return [exact, showed_as & ~exact, prefix & ~showed_as, contains & ~prefix, similar]
 
 
 # Where the query goes in a search's compiled SQL (`_names_sql`): a parameter value no
@@ -187,12 +193,12 @@ _QUERY = "\x00search query\x00"
 
 
 @cache
-def _names_sql(short: bool, rows: int) -> tuple[str, tuple, tuple[int, ...]]:
-    """The SQL of `_matching_names` for a query of that shortness and `rows`, compiled
-    once per process: its parameters, and the positions among them that are the query
-    (the rest are constants). A search's SQL differs from another's only there, and the
-    ten querysets of its union cost more to build and compile than the database takes to
-    read them (issue 35: 150-280 ms under load on 1.5M players, every search)."""
+def _names_sql(tiers: tuple[int, ...], rows: int) -> tuple[str, tuple, tuple[int, ...]]:
+    """The SQL reading `tiers` for `_matching_names`, `rows` at most, compiled once per
+    process: its parameters, and the positions among them that are the query (the rest
+    are constants). A search's SQL differs from another's only there, and the querysets
+    of its union cost more to build and compile than the database takes to read them
+    (issue 35: 150-280 ms under load on 1.5M players, every search)."""
     columns = ("name", "platform", "last_seen", "supporter", "cheater")
     current = Player.objects.visible().values_list("id", *columns)
     past = (
@@ -208,7 +214,9 @@ def _names_sql(short: bool, rows: int) -> tuple[str, tuple, tuple[int, ...]]:
         for is_current, names in ((True, current), (False, past))
     ]
     parts = []
-    for tier, matching in enumerate(_tier_conditions(_QUERY, short)):
+    conditions = _tier_conditions(_QUERY)
+    for tier in tiers:
+        matching = conditions[tier]
         for names in kinds:
             part = names.filter(matching).annotate(tier=Value(tier))
             if tier == SIMILAR:
@@ -229,9 +237,18 @@ def _matching_names(query: str, rows: int) -> list[tuple]:
     """(player id, current name, platform, last seen, supporter, cheater, current,
     matched name, tier, closeness) rows of visible players' names that match `query`, best
     tier first (_tier_conditions; in each, current names then past ones; the similar tier
-    most similar first), read in one query that stops after `rows` of them."""
+    most similar first), `rows` at most. One query reads the tiers up to names containing
+    the query and stops after `rows` of them; a second reads names like it, when the first
+    found fewer than SIMILAR_BELOW."""
     short = len(query) < FRAGMENT_MIN_LENGTH
-    sql, constants, at = _names_sql(short, rows)
+    found = _read_tiers(SHORT_TIERS if short else PRECISE_TIERS, query, rows)
+    if not short and len(found) < SIMILAR_BELOW:
+        found += _read_tiers((SIMILAR,), query, rows)[: rows - len(found)]
+    return found
+
+
+def _read_tiers(tiers: tuple[int, ...], query: str, rows: int) -> list[tuple]:
+    sql, constants, at = _names_sql(tiers, rows)
     params = list(constants)
     for position in at:
         params[position] = query
@@ -246,11 +263,13 @@ def find_players(
     """Visible players whose current or any past name contains `query` (ignoring case),
     best match first: exact names, then names starting with it, then names containing it
     further on (from three characters: FRAGMENT_MIN_LENGTH); within each, current names
-    before past ones, then the shortest. Hidden
-    players are never found, by any of their names.
+    before past ones, then the shortest; then, when fewer than SIMILAR_BELOW names match
+    so far, names like it (pg_trgm similarity, most similar first). Hidden players are
+    never found, by any of their names.
 
     One query reads the names tier by tier and stops after `limit` + 1 of them (see
-    PlayerSearch), another the hits' ratings. The first has SEARCH_TIMEOUT_MS to answer
+    PlayerSearch), a second names like the query when it must, another the hits'
+    ratings. The names' queries have SEARCH_TIMEOUT_MS to answer
     (web.timeouts: a 503 after it). On PostgreSQL exact names and prefixes walk the
     btree indexes of the stored name keys (players/migrations/0024), names containing the
     query their trigram indexes, or the table when most names contain it, each as far as the

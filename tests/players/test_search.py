@@ -266,6 +266,24 @@ def test_exact_and_prefix_matches_rank_before_containing_and_similar_ones(db):
     assert found == [made[name] for name in expected]
 
 
+def test_names_like_the_query_are_read_only_when_few_names_match_it(db):
+    """A misspelling finds the name it misses; a fragment in many names shows those names
+    alone, without reading the similar tier (its trigram recheck costs the most and grows
+    with the names stored)."""
+    similar = RatingFactory(player__name="Solitarie").player.id
+    containing = [
+        RatingFactory(player__name=f"Solitare{n:02}").player.id
+        for n in range(search_selector.SIMILAR_BELOW - 1)
+    ]
+    found = [hit.player_id for hit in search_players("solitare")]
+    assert found[:-1] == containing and found[-1] == similar
+    containing.append(RatingFactory(player__name="Solitare99").player.id)
+    with CaptureQueriesContext(connection) as queries:
+        found = [hit.player_id for hit in search_players("solitare")]
+    assert found == containing
+    assert not any("similarity" in query["sql"] for query in queries.captured_queries)
+
+
 def test_similar_names_are_read_through_their_index(db):
     """Every tier reads an index once walking the names would cost more. The stored keys
     (players/migrations/0024) cost the planner no more to read than a name: it walks a
@@ -307,7 +325,7 @@ def test_a_search_builds_no_query_once_its_shape_is_compiled(named, monkeypatch)
     impostor = RatingFactory(player__name="\u202eniaM yK").player
     search_players("zz"), search_players("zzz")  # one of each shape, compiled
 
-    def unbuilt(query: str, short: bool) -> None:
+    def unbuilt(query: str) -> None:
         raise AssertionError("a search built its query again")
 
     monkeypatch.setattr(search_selector, "_tier_conditions", unbuilt)
