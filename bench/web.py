@@ -5,13 +5,11 @@ import_replays → recompute_ratings → refresh_derived_tables) and reused whil
 that many games. A child process per size then requests each page 200 times through
 Django's test client, in-process (no network), twice: with the page cache off (every
 request renders from the database) and on (the generation-keyed page cache, in local
-memory). Each of those is timed again with the request metrics off (web.metrics'
-middleware taken out and the cache lookups not noted), page by page right after the run
-with them. A trivial view in the same run gives the floor. The run is appended to
+memory). A trivial view in the same run gives the floor. The run is appended to
 docs/benchmarks-history.md and its row of BENCHMARKS.md rewritten.
 
-`--metrics-only` measures only what /metrics costs every page (issue 34: at most 5%),
-which the run above cannot resolve: a few percent is less than the wall-clock noise
+`--metrics-only` measures what /metrics costs every page (issue 34: at most 5%), which
+a run like the one above cannot resolve: a few percent is less than the wall-clock noise
 between two runs of a page on a shared machine. The same child process, database and
 pages, with two clients side by side, one through the site's middleware and one without
 the request metrics; in each of many rounds every page gets requests from both in turn
@@ -38,10 +36,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
-from unittest import mock
 
 from django.http import HttpRequest, HttpResponse
 from django.urls import include, path
@@ -54,7 +49,6 @@ OUT = ROOT / "bench" / "out"
 SEED = 2026
 WARMUP = 5
 METRICS_MIDDLEWARE = "web.metrics.count_requests"
-NO_METRICS = "without metrics"
 METRICS_TARGET = 1.05  # issue 34: /metrics costs no page more than 5%
 CONFIDENCE = 0.95
 
@@ -231,16 +225,6 @@ def _unnoted(request: HttpRequest, hit: bool) -> None:
     pass
 
 
-@contextmanager
-def _metrics_off() -> Iterator[None]:
-    """The whole-response cache lookups not noted (with the client from
-    `_clients_with_and_without_metrics`, the site as it would be without /metrics)."""
-    import web.caching
-
-    with mock.patch.object(web.caching, "note_cache_lookup", _unnoted):
-        yield
-
-
 def _clients_with_and_without_metrics() -> tuple[object, object]:
     """A test client through the site's middleware and one without the request metrics.
     A client builds its middleware chain once, at its first request, from the settings
@@ -259,13 +243,13 @@ def _clients_with_and_without_metrics() -> tuple[object, object]:
 def measure(requests: int) -> dict[str, dict]:
     _setup()
     from django.db import connection
-    from django.test import override_settings
+    from django.test import Client, override_settings
     from django.test.utils import CaptureQueriesContext
 
     results: dict[str, dict] = {}
     with override_settings(ROOT_URLCONF="bench.web", STORAGES=PLAIN_STATIC):
         pages = _pages()
-        client, client_without_metrics = _clients_with_and_without_metrics()
+        client = Client()
         for mode, cache in PAGE_CACHES.items():
             with override_settings(CACHES=cache):
                 for label, url in pages.items():
@@ -276,9 +260,6 @@ def measure(requests: int) -> dict[str, dict]:
                         entry["queries"] = len(queries)
                         entry["bytes"] = len(response.content)
                     entry[mode] = _summary(_timings(client, url, requests))
-                    with _metrics_off():
-                        times = _timings(client_without_metrics, url, requests)
-                    entry[f"{mode} {NO_METRICS}"] = _summary(times)
     return results
 
 
@@ -388,16 +369,6 @@ def page_ratios(runs: dict[int, dict[str, dict]]) -> dict[str, tuple[float, floa
     }
 
 
-def metrics_costs(run: dict[str, dict]) -> dict[tuple[str, str], float]:
-    """Each page's median with the request metrics over its median without, uncached
-    ("off") and cached ("on")."""
-    return {
-        (label, mode): entry[mode]["median"] / entry[f"{mode} {NO_METRICS}"]["median"]
-        for label, entry in run.items()
-        for mode in ("off", "on")
-    }
-
-
 def figure(runs: dict[int, dict[str, dict]]) -> Figure:
     """The run in a row: the worst growth with the database, and the cached pages."""
     sizes = " and ".join(f"{games:,}" for games in sorted(runs))
@@ -418,22 +389,12 @@ def figure(runs: dict[int, dict[str, dict]]) -> Figure:
             f"{max(runs):,} games ({worst}); {text}; uncached pages take "
             f"{min(over_trivial):.1f}x to {max(over_trivial):.0f}x the trivial view"
         )
-    costs = {
-        (games, *key): ratio
-        for games, run in runs.items()
-        for key, ratio in metrics_costs(run).items()
-    }
-    games, label, mode = max(costs, key=costs.get)
-    text += (
-        f"; request metrics cost at most {100 * (costs[games, label, mode] - 1):+.1f}% of a "
-        f"median ({label}, {'cached' if mode == 'on' else 'uncached'}, {games:,} games)"
-    )
     return Figure(
         "make bench-web",
         f"server time of every page at {sizes} games",
         text,
-        "median at the larger size ≤ 1.5x at the smaller; ≤ 3x the trivial view; "
-        "request metrics ≤ 5% of every page (issue 34)",
+        "median at the larger size ≤ 1.5x at the smaller; ≤ 3x the trivial view "
+        "(what the request metrics cost: `--metrics-only`)",
     )
 
 
@@ -476,18 +437,6 @@ def report(runs: dict[int, dict[str, dict]], requests: int) -> list[str]:
         for label, (ratio, trivial_ratio) in page_ratios(runs).items():
             size = f"{small[label]['bytes'] / 1e3:.1f} → {large[label]['bytes'] / 1e3:.1f}"
             lines.append(f"| {label} | {ratio:.2f} | {trivial_ratio:.1f} | {size} |")
-    lines += [
-        "",
-        "Medians with the request metrics (web.metrics.count_requests) over the same page's "
-        "without them, timed right after (target ≤ 1.05):",
-        "",
-        "| page |" + "".join(f" {games:,}: no cache | {games:,}: cached |" for games in sizes),
-        "|---|" + "---:|---:|" * len(sizes),
-    ]
-    costs = {games: metrics_costs(runs[games]) for games in sizes}
-    for label in runs[sizes[0]]:
-        cells = (f" {costs[g][label, 'off']:.3f} | {costs[g][label, 'on']:.3f} |" for g in sizes)
-        lines.append(f"| {label} |" + "".join(cells))
     return lines
 
 
