@@ -96,12 +96,12 @@ class Moved:
 
     @classmethod
     def from_json(cls, data: Mapping[str, list]) -> Moved:
-        def moment(text: str | None) -> datetime | None:
-            return None if text is None else datetime.fromisoformat(text)
-
         return cls(
             versions=tuple(data["versions"]),
-            spans=tuple((moment(start), moment(end)) for start, end in data["spans"]),
+            spans=tuple(
+                (datetime.fromisoformat(start), end and datetime.fromisoformat(end))
+                for start, end in data["spans"]
+            ),
         )
 
     def games_sql(self) -> tuple[str, dict[str, object]]:
