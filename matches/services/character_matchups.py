@@ -450,12 +450,8 @@ def _fit_from_sql(
         cursor.execute(_tiered_sql(), parameters)
         tiered = by_patch(cursor.fetchall(), key_width=5)
         # A deleted patch's games keep its id until their re-placement: all time only.
-        patches = (
-            {None, *Patch.objects.values_list("id", flat=True)}
-            if all_time
-            else set(Patch.objects.values_list("id", flat=True))
-        )
-        for patch in everyone.keys() & patches:
+        tables = {*Patch.objects.values_list("id", flat=True), *([None] if all_time else [])}
+        for patch in everyone.keys() & tables:
             for bracket, groups in bracket_groups(everyone[patch], tiered.get(patch, [])).items():
                 rows += matchup_rows(bracket, groups, prior_deviation, patch)
         # A failure before this rolls the creation back with the rest.

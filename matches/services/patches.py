@@ -65,11 +65,7 @@ _ASSIGN_SQL = f"""
     WHERE m.id = t.id AND m.patch_id IS DISTINCT FROM t.patch_id
 """
 # The same for the games a change can move, returning what move_counted_games reads.
-_MOVE_SQL = f"""
-    {_TARGET_SQL}
-    UPDATE {Match._meta.db_table} m SET patch_id = t.patch_id
-    FROM target t
-    WHERE m.id = t.id AND m.patch_id IS DISTINCT FROM t.patch_id
+_MOVE_SQL = f"""{_ASSIGN_SQL}
     RETURNING m.played_at, t.was, m.patch_id, m.character_a_id, m.character_b_id,
               m.player_a_id, m.player_b_id
 """

@@ -279,3 +279,13 @@ def test_a_patch_added_in_the_admin_places_the_games_it_moves_in_a_task(
         == CharacterMatchup.objects.filter(patch=None).count()
         > 0
     )
+    # Deleted in the admin: its games keep its id until the task moves them (no write
+    # through every game in the request); its tables go with it.
+    with django_capture_on_commit_callbacks(execute=True):
+        response = admin_client.post(f"/admin/matches/patch/{patch.pk}/delete/", {"post": "yes"})
+    assert response.status_code == 302, response.content.decode()[:2000]
+    assert queued[-1] == queued[0]
+    assert not Match.objects.exclude(patch_id=patch.pk).exists()
+    assert not CharacterMatchup.objects.filter(patch__isnull=False).exists()
+    reassign_patches(queued[-1])
+    assert not Match.objects.filter(patch_id__isnull=False).exists()
