@@ -23,7 +23,7 @@ from matches.models import (
 from matches.operations import operations_overview
 from matches.services.flags import set_player_flags
 from matches.services.integrity_review import review_flag
-from matches.services.patches import patches_changed
+from matches.services.patches import changing_patches
 from matches.services.roster import save_character
 from matches.sources.pulling import KINDS, validate_settings
 from players.admin import ReadOnlyAdmin
@@ -99,24 +99,24 @@ class PatchForm(forms.ModelForm):
 
 @admin.register(Patch)
 class PatchAdmin(admin.ModelAdmin):
-    """Patches: every change gives every game its patch again, and rebuilds what groups
-    by it, in a task queued at commit (matches.services.patches)."""
+    """Patches: a change places again the games it can move, and rebuilds what groups by
+    their patch, in a task queued at commit (matches.services.patches)."""
 
     form = PatchForm
     list_display = ("name", "live_at", "versions")
     search_fields = ("name",)
 
     def save_model(self, request: HttpRequest, obj: Patch, form: forms.ModelForm, change: bool):
-        super().save_model(request, obj, form, change)
-        patches_changed()
+        with changing_patches():
+            super().save_model(request, obj, form, change)
 
     def delete_model(self, request: HttpRequest, obj: Patch) -> None:
-        super().delete_model(request, obj)
-        patches_changed()
+        with changing_patches():
+            super().delete_model(request, obj)
 
     def delete_queryset(self, request: HttpRequest, queryset) -> None:
-        super().delete_queryset(request, queryset)
-        patches_changed()
+        with changing_patches():
+            super().delete_queryset(request, queryset)
 
 
 @admin.register(Character)

@@ -140,11 +140,13 @@ class Match(models.Model):
         max_length=64, blank=True, default="", help_text="The game's version the replay reported"
     )
     # Derived from the version and the time by matches.services.patches (set after the
-    # game is stored, and again for every game when the patches change): the aggregates
-    # group by it. No index: every read of it is a whole-table aggregate.
+    # game is stored, and again for the games a change to the patches can move): the
+    # aggregates group by it. No index: every read of it is a whole-table aggregate. A
+    # deleted patch's games keep its id until that re-placement moves them (and their
+    # counts), rather than a null written in the admin's request through every game.
     patch = models.ForeignKey(
         Patch,
-        on_delete=models.SET_NULL,
+        on_delete=models.DO_NOTHING,
         null=True,
         blank=True,
         related_name="+",
@@ -175,10 +177,13 @@ class Match(models.Model):
         # A rating's games newest first (played_at, then id) along one index, which a page
         # or the chart's last 1,000 games leave as soon as they have enough: with played_at
         # alone, the planner read and sorted every game of the range of a busy rating.
+        # The version's (partial: a feed reporting none pays nothing) finds the games a
+        # change to a patch's versions can move (matches.services.patches).
         indexes = [
             models.Index(
                 fields=["player_a", "character_a", "played_at", "id"], name="match_side_a_idx"
             ),
+            models.Index(fields=["version"], condition=~Q(version=""), name="match_version_idx"),
             models.Index(
                 fields=["player_b", "character_b", "played_at", "id"], name="match_side_b_idx"
             ),

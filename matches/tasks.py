@@ -23,7 +23,7 @@ from django.conf import settings
 from matches.services.evaluation import refresh_lab as refresh_lab_service
 from matches.services.flags import recompute_after_flag_changes as recompute_after_flags
 from matches.services.kept_replays import ingest_kept_replays
-from matches.services.patches import assign_patches
+from matches.services.patches import reassign_after_change
 from matches.services.rating.incremental import ClaimLost, rate_pending_matches
 from matches.services.refresh import refresh_derived_tables
 from matches.services.refresh import refresh_site as refresh_site_service
@@ -89,8 +89,9 @@ def recompute_after_flag_changes() -> int:
 
 
 @shared_task(autoretry_for=DATABASE_UNAVAILABLE, **_RETRY)
-def reassign_patches() -> None:
-    """After an operator changed the patches: every game's patch again, then the tables
-    that group by it (matches.services.patches)."""
-    assign_patches(every_game=True)
+def reassign_patches(change: dict[str, list] | None = None) -> None:
+    """After an operator changed the patches: the patch again of the games the `change`
+    can move (every game's without it: a message queued before it was sent), then the
+    tables that group by it (matches.services.patches)."""
+    reassign_after_change(change)
     refresh_derived_tables()

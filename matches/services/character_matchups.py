@@ -127,8 +127,8 @@ def _tiered_sql() -> str:
 
 def _sums_basis() -> dict[str, object]:
     """What the kept sums were added up under: a change to any of it (a player unrated or
-    rated again, the settled deviation, the bins, the patches or every game's patch placed
-    again) counts them afresh."""
+    rated again, the settled deviation, the bins, the patches or games placed in another
+    patch than when they were summed) counts them afresh."""
     placed = SiteStatistic.objects.filter(key=ASSIGNED_THROUGH).values_list("data", flat=True)
     return json.loads(
         json.dumps(
@@ -139,7 +139,7 @@ def _sums_basis() -> dict[str, object]:
                 "patches": list(
                     Patch.objects.order_by("id").values_list("id", "live_at", "versions")
                 ),
-                "placed_anew": (placed.first() or {}).get("every_game_at"),
+                "moved": (placed.first() or {}).get("moved_at"),
             },
             cls=DjangoJSONEncoder,
         )
@@ -449,9 +449,9 @@ def _fit_from_sql(
         everyone = by_patch(_kept_sums(), key_width=3)
         cursor.execute(_tiered_sql(), parameters)
         tiered = by_patch(cursor.fetchall(), key_width=5)
-        for patch in everyone:
-            if patch is None and not all_time:
-                continue
+        # A deleted patch's games keep its id until their re-placement: all time only.
+        tables = {*Patch.objects.values_list("id", flat=True), *([None] if all_time else [])}
+        for patch in everyone.keys() & tables:
             for bracket, groups in bracket_groups(everyone[patch], tiered.get(patch, [])).items():
                 rows += matchup_rows(bracket, groups, prior_deviation, patch)
         # A failure before this rolls the creation back with the rest.

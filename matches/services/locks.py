@@ -17,6 +17,7 @@ FLAG_CHANGE_LOCK = 4_711_003
 # The key space of the session locks a running IngestRun holds (the run's id is the other
 # key): a process that dies lets go of its lock with its connection.
 INGEST_RUN_LOCKS = 4_711_004
+PATCH_CHANGE_LOCK = 4_711_005
 
 
 def acquire_transaction_lock(key: int, *, wait: bool) -> bool:

@@ -20,8 +20,9 @@ not judged again: it was judged at its last game (after a recompute every game i
 from __future__ import annotations
 
 from collections import defaultdict
-from dataclasses import asdict
+from dataclasses import asdict, dataclass
 from datetime import datetime, timedelta
+from functools import cached_property
 
 from django.conf import settings
 from django.db import connection
@@ -249,21 +250,40 @@ def pairs_of_players(players: set[str], since: datetime, until: datetime) -> lis
         return cursor.fetchall()
 
 
+@dataclass
+class WindowCount:
+    """The counted games of the window from `since` to `until`, a pass over all its games:
+    read when first needed, then kept, so that a check reads it at most once however many
+    times it names candidates."""
+
+    since: datetime
+    until: datetime
+
+    @cached_property
+    def games(self) -> int:
+        window = {"since": self.since, "until": self.until}
+        with connection.cursor() as cursor:
+            cursor.execute(_WINDOW_IDS_SQL, window)
+            _, first_id, last_id = cursor.fetchone()
+            cursor.execute(_WINDOW_GAMES_SQL, {**window, "first_id": first_id, "last_id": last_id})
+            return cursor.fetchone()[0]
+
+
 def named_candidates(
-    pairs: list[tuple[str, str]], since: datetime, until: datetime, test: RingTest
+    pairs: list[tuple[str, str]], window: WindowCount, test: RingTest
 ) -> list[PairRecord]:
     """The candidates (is_candidate) among `pairs`, with the records pair_records gives
-    them. The window's count, a pass over all its games, is read only when a pair passes
-    with the highest match id in its place: no more games than that can be in the window,
-    and a larger count only makes a pair likelier to pass."""
+    them. The window's count is read only when a pair passes with the highest match id in
+    its place: no more games than that can be in the window, and a larger count only
+    makes a pair likelier to pass."""
     if not pairs:
         return []
-    window = {"since": since, "until": until}
     with connection.cursor() as cursor:
         cursor.execute(
             _NAMED_PAIRS_SQL,
             {
-                **window,
+                "since": window.since,
+                "until": window.until,
                 "a": [a for a, _ in pairs],
                 "b": [b for _, b in pairs],
                 "min_games": test.min_games,
@@ -275,13 +295,9 @@ def named_candidates(
             return []
         cursor.execute("SELECT coalesce(max(id), 0) FROM matches_match")
         most = cursor.fetchone()[0]
-        if not any(is_candidate(PairRecord(*row, most), test) for row in rows):
-            return []
-        cursor.execute(_WINDOW_IDS_SQL, window)
-        _, first_id, last_id = cursor.fetchone()
-        cursor.execute(_WINDOW_GAMES_SQL, {**window, "first_id": first_id, "last_id": last_id})
-        all_games = cursor.fetchone()[0]
-    return [r for row in rows if is_candidate(r := PairRecord(*row, all_games), test)]
+    if not any(is_candidate(PairRecord(*row, most), test) for row in rows):
+        return []
+    return [r for row in rows if is_candidate(r := PairRecord(*row, window.games), test)]
 
 
 def _sides(
@@ -314,14 +330,15 @@ def find_rings(
         candidates = [r for r in pair_records(since, until, test) if is_candidate(r, test)]
         return ring_suspicions(_sides(candidates, since, until, test), test)
     touched = touched_pairs(since, until, rated_since, rated_through or timezone.now())
-    sides = _sides(named_candidates(touched, since, until, test), since, until, test)
+    window = WindowCount(since, until)
+    sides = _sides(named_candidates(touched, window, test), since, until, test)
     beneficiaries = {side.beneficiary for side in sides}
     if not beneficiaries:
         return []
     # A beneficiary's pairs without new games belong to its ring too; the sides of other
     # beneficiaries found among them are left out (their other pairs unread).
     around = pairs_of_players(beneficiaries, since, until)
-    sides = _sides(named_candidates(around, since, until, test), since, until, test)
+    sides = _sides(named_candidates(around, window, test), since, until, test)
     return ring_suspicions((side for side in sides if side.beneficiary in beneficiaries), test)
 
 

@@ -4,6 +4,7 @@ ledger, character matchups rebuilt from the matches table, both order-independen
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from datetime import timedelta
 
 import pytest
@@ -18,8 +19,9 @@ from matches.services.character_matchups import (
     forget_matchup_sums,
     rebuild_character_matchups,
 )
-from matches.services.patches import assign_patches
+from matches.services.patches import assign_patches, changing_patches, reassign_after_change
 from matches.services.rating.recompute import recompute_all_ratings
+from matches.tasks import reassign_patches
 from players.models import Character, Player
 from players.selectors.rankings import top_rated_keys
 from tests.factories import BASE_TIME, MatchFactory, PlayerFactory, RatingFactory, rate_match
@@ -271,10 +273,13 @@ def patch_matchup_rows() -> list[tuple]:
     )
 
 
-def test_the_kept_sums_give_what_summing_every_game_afresh_gives():
+def test_the_kept_sums_give_what_summing_every_game_afresh_gives(
+    monkeypatch, django_capture_on_commit_callbacks
+):
     """Each rebuild adds the games rated since its mark to the kept sums: after batches,
     games stored late into an earlier patch, games rated before their patch was placed,
-    a player unrated and a recompute, its tables against a rebuild from scratch."""
+    a player unrated, a recompute and changes to the patches (with a rebuild between the
+    change and its games' re-placement), its tables against a rebuild from scratch."""
     rng = random.Random(12)
     players = [PlayerFactory() for _ in range(8)]
     Patch.objects.create(name="1.0", versions=[], live_at=BASE_TIME)
@@ -341,6 +346,26 @@ def test_the_kept_sums_give_what_summing_every_game_afresh_gives():
     assign_patches()
     rebuilt_as_afresh()
     assert CharacterMatchupSum.objects.filter(patch__gt=0).exists()
+
+    queued: list[dict] = []
+    monkeypatch.setattr(reassign_patches, "delay", queued.append)
+
+    def changed(edit: Callable[[], object]) -> None:
+        with django_capture_on_commit_callbacks(execute=True), changing_patches():
+            edit()
+        rebuilt_as_afresh()  # a refresh before the task: the games not moved yet
+        # No table of a deleted patch (its key is checked at commit, which a test never
+        # reaches).
+        tables = set(CharacterMatchup.objects.values_list("patch_id", flat=True))
+        assert tables <= {None, *Patch.objects.values_list("id", flat=True)}
+        assert reassign_after_change(queued.pop()) > 0
+        rebuilt_as_afresh()
+
+    later = Patch.objects.get(name="1.1")
+    later.live_at = BASE_TIME + timedelta(days=4)
+    changed(later.save)
+    changed(later.delete)  # its games keep its id until moved: all time only meanwhile
+    assert set(CharacterMatchup.objects.values_list("patch__name", flat=True)) == {None, "1.0"}
 
 
 def assert_same_rows_in_patches(left: list[tuple], right: list[tuple]) -> None:

@@ -253,13 +253,13 @@ def test_the_statistics_give_each_patch_s_popularity(client):
     assert client.get("/api/v1/stats/?patch=9.9").status_code == 404
 
 
-def test_a_patch_added_in_the_admin_places_every_game_in_a_task(
+def test_a_patch_added_in_the_admin_places_the_games_it_moves_in_a_task(
     admin_client, monkeypatch, django_capture_on_commit_callbacks, settings
 ):
     # Matchup tables take games between settled ratings only: here every game counts.
     settings.RATING_LOW_DEVIATION = settings.RATING_INITIAL_DEVIATION + 1
-    queued: list[None] = []
-    monkeypatch.setattr(reassign_patches, "delay", lambda: queued.append(None))
+    queued: list[dict] = []
+    monkeypatch.setattr(reassign_patches, "delay", queued.append)
     store(*random_league(60))
     rate_pending_matches()
     assign_patches()
@@ -268,9 +268,10 @@ def test_a_patch_added_in_the_admin_places_every_game_in_a_task(
     with django_capture_on_commit_callbacks(execute=True):
         response = admin_client.post("/admin/matches/patch/add/", form)
     assert response.status_code == 302, response.content.decode()[:2000]
-    assert queued == [None]  # queued at commit, not run in the request
+    # Queued at commit, not run in the request: the games from its time on can move.
+    assert queued == [{"versions": [], "spans": [["2026-10-01T00:00:00+00:00", None]]}]
     assert not Match.objects.filter(patch__isnull=False).exists()
-    reassign_patches()
+    reassign_patches(*queued)
     assert not Match.objects.filter(patch__isnull=True).exists()
     patch = Patch.objects.get()
     assert (
@@ -278,3 +279,13 @@ def test_a_patch_added_in_the_admin_places_every_game_in_a_task(
         == CharacterMatchup.objects.filter(patch=None).count()
         > 0
     )
+    # Deleted in the admin: its games keep its id until the task moves them (no write
+    # through every game in the request); its tables go with it.
+    with django_capture_on_commit_callbacks(execute=True):
+        response = admin_client.post(f"/admin/matches/patch/{patch.pk}/delete/", {"post": "yes"})
+    assert response.status_code == 302, response.content.decode()[:2000]
+    assert queued[-1] == queued[0]
+    assert not Match.objects.exclude(patch_id=patch.pk).exists()
+    assert not CharacterMatchup.objects.filter(patch__isnull=False).exists()
+    reassign_patches(queued[-1])
+    assert not Match.objects.filter(patch_id__isnull=False).exists()

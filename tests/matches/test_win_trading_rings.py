@@ -12,11 +12,18 @@ import random
 from datetime import timedelta
 
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from matches.models import IntegrityFlag, Match, MatchRating
 from matches.ratings.win_trading import PairRecord, RingTest
-from matches.services.win_trading import find_rings, flag_rings, pair_records
+from matches.services.win_trading import (
+    _WINDOW_GAMES_SQL,
+    find_rings,
+    flag_rings,
+    pair_records,
+)
 from players.models import Character
 from tests.factories import BASE_TIME, PlayerFactory, ReplaySourceFactory
 
@@ -190,6 +197,12 @@ def _full_check(now) -> dict[str, tuple[list[str], list[int], int]]:
     return {s.player: (sorted(s.partners), sorted(s.match_ids), s.games) for s in find_rings(now)}
 
 
+def _window_counts(queries: CaptureQueriesContext) -> int:
+    """How many of `queries` counted the window's games (WindowCount)."""
+    count = " ".join(_WINDOW_GAMES_SQL.split("WHERE")[0].split())
+    return sum(" ".join(query["sql"].split()).startswith(count) for query in queries)
+
+
 def test_the_refresh_checks_the_new_games_and_flags_what_a_full_check_flags(settings):
     """flag_rings after each batch (only the pairs with games rated since the last check)
     against a full check of the window: a booster's older feeder, with no new game, stays
@@ -233,14 +246,20 @@ def test_the_refresh_checks_the_new_games_and_flags_what_a_full_check_flags(sett
     batch(30, [(booster, second_feeder)])
     batch(0, [(late_booster, late_feeder)])
     end = BASE_TIME + timedelta(days=61)
-    assert flag_rings(end) == 1  # the late ring; the booster's flag is refreshed
+    with CaptureQueriesContext(connection) as queries:
+        assert flag_rings(end) == 1  # the late ring; the booster's flag is refreshed
+    # The window's count, a pass over its games, once for the new pairs and the
+    # beneficiaries' other pairs both.
+    assert _window_counts(queries) == 1
     assert _flags() == _full_check(end)
     assert _flags()[booster.pk][0] == sorted([first_feeder.pk, second_feeder.pk])
     assert _flags()[late_booster.pk][0] == [late_feeder.pk]
 
     batch(60, [])
     before = dict(IntegrityFlag.objects.values_list("player_id", "updated_at"))
-    assert flag_rings(BASE_TIME + timedelta(days=91)) == 0
+    with CaptureQueriesContext(connection) as queries:
+        assert flag_rings(BASE_TIME + timedelta(days=91)) == 0
+    assert _window_counts(queries) == 0  # no pair near a candidate: not counted at all
     # No ring had a new game: none was judged again, so no flag's evidence was rewritten.
     assert dict(IntegrityFlag.objects.values_list("player_id", "updated_at")) == before
 
