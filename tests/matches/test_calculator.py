@@ -169,11 +169,12 @@ def test_a_profile_links_to_the_calculator_with_its_side_filled(client, named):
 
 
 def test_players_by_name_take_a_few_queries_each(client, named, django_assert_max_num_queries):
-    # Per side: the matching names (one query over every tier), their ratings, the
-    # chosen rating's player; the chance model (matchup offsets) and the calibration. Each
-    # search sets its time limit in a transaction of its own (web.timeouts): one query, and
-    # inside a test's transaction the savepoint's two.
-    with django_assert_max_num_queries(7 + 2 * 3):
+    # Per side: the matching names (one query over the tiers up to names containing the
+    # query, one for names like it when fewer than SIMILAR_BELOW matched), their ratings,
+    # the chosen rating's player; the chance model (matchup offsets) and the calibration.
+    # Each search sets its time limit in a transaction of its own (web.timeouts): one
+    # query, and inside a test's transaction the savepoint's two.
+    with django_assert_max_num_queries(7 + 2 * 4):
         html = client.get("/calculator?a-name=guardian&b-name=mayfly").content.decode()
     assert "data-result hidden" not in html
 
