@@ -38,7 +38,7 @@ def character_or_404(key: str) -> Character:
 def rating_or_404(player_id: str, character_key: str) -> Rating:
     """A visible player's rating on a character; 404 for unknown or hidden players alike."""
     character = character_or_404(character_key)
-    rating = rating_of(player_id, character.code)
+    rating = rating_of(player_id, character)
     if rating is None:
         raise NotFound(f"No rating of player {player_id} on {character.name}.")
     return rating

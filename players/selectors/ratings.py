@@ -40,15 +40,19 @@ def best_character_code(player_id: str, *, as_owner: bool = False) -> str | None
     )
 
 
-def rating_of(player_id: str, character_code: str) -> Rating | None:
-    """A visible player's rating on a character, with player, character and best win."""
-    return (
-        Rating.objects.filter(
-            ~rules.hidden("player__"), player_id=player_id, character__code__iexact=character_code
-        )
-        .select_related("player", "character", "best_win_opponent", "best_win_character")
+def rating_of(player_id: str, character: Character) -> Rating | None:
+    """A visible player's rating on a character, with player and best win; characters
+    from the roster (a join of each costs the query's compiling more than its reading)."""
+    rating = (
+        Rating.objects.filter(~rules.hidden("player__"), player_id=player_id, character=character)
+        .select_related("player", "best_win_opponent")
         .first()
     )
+    if rating is not None:
+        rating.character = character
+        if rating.best_win_character_id is not None:
+            rating.best_win_character = roster_characters()[rating.best_win_character_id]
+    return rating
 
 
 @dataclass(frozen=True)
