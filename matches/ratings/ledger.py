@@ -186,7 +186,7 @@ class RatingState:
             newly = flagged = self.surprise_flagged(params)
         # The floor is for a young account climbing to its level. Past the test's window
         # a rating's recent surprise still crosses the margin by chance at its level, and
-        # the floor put back each time threw its value about (some 150 points a result).
+        # the floor put back each time threw its value about (140 to 190 points a result).
         if young and self.fast_tracked(params):
             self.deviation = max(self.deviation, params.fast_track_deviation)
         return newly
