@@ -59,7 +59,7 @@ class GlickoParams:
     # their ratings. 0 turns it off.
     surprise_memory: float = 0.8
     fast_track_deviation: float = 0.0
-    fast_track_margin: float = 0.3
+    fast_track_margin: float = 0.15
     fast_track_threshold: float = 3.75
     # With the fast track on, a rating's flag gives its opponents back what its games
     # changed them by (RatingLedger.young_games).
