@@ -285,14 +285,15 @@ RATING_BATCH_SIZE = env_int("RATING_BATCH_SIZE", 5000)
 # rating's games among its first INTEGRITY_ALT_WINDOW and flags it at
 # INTEGRITY_ALT_THRESHOLD standard deviations after INTEGRITY_ALT_MIN_GAMES games; the
 # fast track (a switch) holds a rating whose test stands at INTEGRITY_FAST_TRACK_THRESHOLD
-# (its deviation at least INTEGRITY_FAST_TRACK_DEVIATION, its opponents' ratings kept)
-# while its recent surprise is at least the margin.
+# (its opponents' ratings kept; its deviation at least INTEGRITY_FAST_TRACK_DEVIATION
+# within its first INTEGRITY_ALT_WINDOW games) while its recent surprise is at least the
+# margin.
 INTEGRITY_ALT_WINDOW = max(1, env_int("INTEGRITY_ALT_WINDOW", 30))
 INTEGRITY_ALT_MIN_GAMES = max(1, env_int("INTEGRITY_ALT_MIN_GAMES", 5))
 INTEGRITY_ALT_THRESHOLD = env_float("INTEGRITY_ALT_THRESHOLD", 3.75)
 INTEGRITY_FAST_TRACK = env_bool("INTEGRITY_FAST_TRACK", True)
-INTEGRITY_FAST_TRACK_DEVIATION = env_float("INTEGRITY_FAST_TRACK_DEVIATION", 250.0)
-INTEGRITY_FAST_TRACK_MARGIN = env_float("INTEGRITY_FAST_TRACK_MARGIN", 0.3)
+INTEGRITY_FAST_TRACK_DEVIATION = env_float("INTEGRITY_FAST_TRACK_DEVIATION", 350.0)
+INTEGRITY_FAST_TRACK_MARGIN = env_float("INTEGRITY_FAST_TRACK_MARGIN", 0.15)
 INTEGRITY_FAST_TRACK_THRESHOLD = env_float("INTEGRITY_FAST_TRACK_THRESHOLD", 3.75)
 INTEGRITY_SURPRISE_MEMORY = env_float("INTEGRITY_SURPRISE_MEMORY", 0.8)
 # With the fast track on, give a flagged rating's opponents back what its games took, as

@@ -236,8 +236,8 @@ def _observe_surprise(
             p,
             p[_SURPRISE_THRESHOLD],
         )
-    if _fast_tracked(r, s, p) and s[_DEVIATION, r] < p[_FAST_TRACK_DEVIATION]:
-        s[_DEVIATION, r] = p[_FAST_TRACK_DEVIATION]
+    if young and _fast_tracked(r, s, p):
+        s[_DEVIATION, r] = max(s[_DEVIATION, r], p[_FAST_TRACK_DEVIATION])
     return newly
 
 

@@ -55,10 +55,11 @@ class GlickoParams:
     # deviations (by default the flag's) and whose recent surprise (each game's result
     # minus its chance, older games weighted down by `surprise_memory` a game) is at least
     # `fast_track_margin` keeps its deviation at or above `fast_track_deviation` after
-    # each game, and its opponents keep their ratings. 0 turns it off.
+    # each game within its first `surprise_window` counted games, and its opponents keep
+    # their ratings. 0 turns it off.
     surprise_memory: float = 0.8
     fast_track_deviation: float = 0.0
-    fast_track_margin: float = 0.3
+    fast_track_margin: float = 0.15
     fast_track_threshold: float = 3.75
     # With the fast track on, a rating's flag gives its opponents back what its games
     # changed them by (RatingLedger.young_games).

@@ -92,6 +92,22 @@ def test_the_fast_track_takes_the_account_up_sooner_and_spares_its_opponents():
     assert fast_results[0] == slow_results[0]
 
 
+def test_the_floor_holds_only_within_the_tests_window():
+    # Past the window a rating's recent surprise crosses the margin by chance at its
+    # level; a floor put back each time threw the value about. Its opponents are still
+    # spared while it keeps surprising.
+    ledger = _ledger(replace(FAST, surprise_window=20))
+    results = _play(ledger, "alt", [True] * 30)
+    state = ledger.ratings[("alt", 1)]
+
+    assert state.fast_tracked(ledger.params)
+    assert results[19].new_deviation_a == pytest.approx(200.0)
+    deviations = [result.new_deviation_a for result in results[20:]]
+    assert deviations == sorted(deviations, reverse=True)
+    assert deviations[-1] < 150.0
+    assert all(result.change_b == 0.0 for result in results[20:])
+
+
 def test_the_fast_track_leaves_an_ordinary_newcomer_alone():
     outcomes = random.Random(5)
     wins = [outcomes.random() < 0.5 for _ in range(60)]
