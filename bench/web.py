@@ -1,11 +1,14 @@
-"""`make bench-web`: server time of every page with 10,000 and 1,000,000 games in PostgreSQL.
+"""`make bench-web`: server time of every page with 10,000, 100,000 and 1,000,000 games in
+PostgreSQL.
 
 For each size, a database `bench_web_<games>` is built once (simulated league →
 import_replays → recompute_ratings → refresh_derived_tables) and reused while it holds
 that many games. A child process per size then requests each page 200 times through
 Django's test client, in-process (no network), twice: with the page cache off (every
 request renders from the database) and on (the generation-keyed page cache, in local
-memory). A trivial view in the same run gives the floor. The run is appended to
+memory), in 20 rounds that time each page at every size in turn (`_measure_sizes`); a
+page's growth with the database is the median of its rounds' ratios, with a 95%
+interval. A trivial view in the same run gives the floor. The run is appended to
 docs/benchmarks-history.md and its row of BENCHMARKS.md rewritten.
 
 `--metrics-only` measures what /metrics costs every page (issue 34: at most 5%), which
@@ -21,7 +24,7 @@ statistics, distribution-free). The database's own CPU is left out of both sides
 makes the ratios an upper bound. `--multiprocess` runs it with PROMETHEUS_MULTIPROC_DIR
 set, as gunicorn and Celery run in production (every sample written to a mapped file).
 
-    python -m bench.web [--games 10000 1000000] [--requests 200]
+    python -m bench.web [--games 10000 100000 1000000] [--requests 200] [--rounds 20]
     python -m bench.web --metrics-only [--multiprocess] [--games 10000] [--rounds 60] [--pairs 6]
 """
 
@@ -191,6 +194,9 @@ def _second_page_cursor(rating: object) -> str:
 
 
 def _timings(client: object, url: str, requests: int) -> list[float]:
+    """Each request's ms, after WARMUP untimed ones (they take the cost of coming from
+    another page, or from the other size's process: colder processor caches, a cold page
+    cache entry)."""
     for _ in range(WARMUP):
         client.get(url)
     times = []
@@ -240,27 +246,36 @@ def _clients_with_and_without_metrics() -> tuple[object, object]:
     return with_metrics, without_metrics
 
 
-def measure(requests: int) -> dict[str, dict]:
+def serve() -> None:
+    """Time pages on command, for the orchestrator's interleaved rounds (`_measure_sizes`).
+    First line out: each page's URL, queries and bytes (uncached). Then per line in: a
+    JSON command, {"mode": "off" | "on"} switching the page cache, or {"label": ...,
+    "requests": n} timing that page; per timing, a line out: each request's ms."""
     _setup()
+    from contextlib import ExitStack
+
     from django.db import connection
     from django.test import Client, override_settings
     from django.test.utils import CaptureQueriesContext
 
-    results: dict[str, dict] = {}
-    with override_settings(ROOT_URLCONF="bench.web", STORAGES=PLAIN_STATIC):
+    with override_settings(ROOT_URLCONF="bench.web", STORAGES=PLAIN_STATIC), ExitStack() as mode:
         pages = _pages()
         client = Client()
-        for mode, cache in PAGE_CACHES.items():
-            with override_settings(CACHES=cache):
-                for label, url in pages.items():
-                    entry = results.setdefault(label, {"url": url})
-                    if mode == "off":
-                        with CaptureQueriesContext(connection) as queries:
-                            response = client.get(url)
-                        entry["queries"] = len(queries)
-                        entry["bytes"] = len(response.content)
-                    entry[mode] = _summary(_timings(client, url, requests))
-    return results
+        described = {}
+        mode.enter_context(override_settings(CACHES=PAGE_CACHES["off"]))
+        for label, url in pages.items():
+            with CaptureQueriesContext(connection) as queries:
+                response = client.get(url)
+            described[label] = {"url": url, "queries": len(queries), "bytes": len(response.content)}
+        print(json.dumps(described), flush=True)
+        for line in sys.stdin:
+            command = json.loads(line)
+            if "mode" in command:
+                mode.close()
+                mode.enter_context(override_settings(CACHES=PAGE_CACHES[command["mode"]]))
+                continue
+            times = _timings(client, pages[command["label"]], command["requests"])
+            print(json.dumps(times), flush=True)
 
 
 # Each side of a round takes at least this much CPU: a round of a few cheap requests (the
@@ -354,25 +369,85 @@ def _cell(entry: dict, mode: str) -> str:
     return f"{entry[mode]['median']:.2f} / {entry[mode]['p95']:.2f}"
 
 
-def page_ratios(runs: dict[int, dict[str, dict]]) -> dict[str, tuple[float, float]]:
-    """Each page's uncached median at the largest size over its median at the smallest
-    and over the trivial view's at the largest size."""
-    small, large = runs[min(runs)], runs[max(runs)]
-    trivial_median = large["trivial view"]["off"]["median"]
-    return {
-        label: (
-            large[label]["off"]["median"] / small[label]["off"]["median"],
-            large[label]["off"]["median"] / trivial_median,
+def _measure_sizes(urls: dict[int, str], requests: int, rounds: int) -> dict[int, dict]:
+    """Every page at every size in interleaved rounds: a child process per size (`serve`),
+    and in each round each page is timed at one size right after (or before: the order
+    alternates by round) the other, `requests / rounds` requests a side. A slow minute of
+    a shared machine then falls on both sizes of a page alike, where timing one size
+    after the other had the whole run of one size in another minute (ratios from one run
+    to the next moved by 0.4). Per size and page: the queries and bytes, and per cache
+    mode the median and p95 of all its requests and each round's median."""
+    children = {
+        games: subprocess.Popen(
+            [sys.executable, "-m", "bench.web", "--serve"],
+            env=_env(url),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
         )
-        for label in large
-        if label != "trivial view"
+        for games, url in urls.items()
     }
+    try:
+        runs = {games: json.loads(child.stdout.readline()) for games, child in children.items()}
+        each = max(1, math.ceil(requests / rounds))
+        order = sorted(children)
+        for mode in PAGE_CACHES:
+            for child in children.values():
+                child.stdin.write(json.dumps({"mode": mode}) + "\n")
+            times = {games: {label: [] for label in runs[games]} for games in children}
+            for number in range(rounds):
+                for label in runs[order[0]]:
+                    for games in order if number % 2 == 0 else reversed(order):
+                        child = children[games]
+                        child.stdin.write(json.dumps({"label": label, "requests": each}) + "\n")
+                        child.stdin.flush()
+                        times[games][label].append(json.loads(child.stdout.readline()))
+            for games, pages in times.items():
+                for label, per_round in pages.items():
+                    runs[games][label][mode] = {
+                        **_summary([ms for timed in per_round for ms in timed]),
+                        "rounds": [statistics.median(timed) for timed in per_round],
+                    }
+    finally:
+        for child in children.values():
+            child.stdin.close()
+            child.wait()
+    return runs
+
+
+FLAT_COST_RATIO = 1.5
+# A page is compared like for like when its size at the two sizes of league differs by no
+# more than this share: it then shows the same rows, and the ratio is what the data's size
+# costs (the smallest league cannot fill rankings page 10 or the matchup brackets).
+SAME_ROWS_SHARE = 0.1
+
+
+def same_rows(small: dict[str, dict], large: dict[str, dict], label: str) -> bool:
+    """Whether a page holds about as much at both sizes (SAME_ROWS_SHARE)."""
+    little, big = small[label]["bytes"], large[label]["bytes"]
+    return abs(big - little) <= SAME_ROWS_SHARE * max(big, little)
+
+
+def page_ratios(runs: dict[int, dict[str, dict]], small: int) -> dict[str, tuple[float, ...]]:
+    """Each page's uncached time at the largest size over the `small` size's (the median
+    of the rounds' ratios and its 95% interval, `median_interval`) and its median over the
+    trivial view's at the largest size."""
+    little, large = runs[small], runs[max(runs)]
+    trivial_median = large["trivial view"]["off"]["median"]
+    ratios = {}
+    for label in large:
+        if label != "trivial view":
+            rounds = zip(large[label]["off"]["rounds"], little[label]["off"]["rounds"], strict=True)
+            growth = median_interval([big / before for big, before in rounds])
+            ratios[label] = (*growth, large[label]["off"]["median"] / trivial_median)
+    return ratios
 
 
 def figure(runs: dict[int, dict[str, dict]]) -> Figure:
-    """The run in a row: the worst growth with the database, and the cached pages."""
-    sizes = " and ".join(f"{games:,}" for games in sorted(runs))
-    large = runs[max(runs)]
+    """The run in a row: the worst growth with the database from each smaller size, and
+    the cached pages."""
+    sizes = sorted(runs)
+    large = runs[sizes[-1]]
     trivial = large["trivial view"]["on"]["median"]
     slowest_cached = max(large, key=lambda label: large[label]["on"]["median"])
     cached = large[slowest_cached]["on"]["median"]
@@ -380,25 +455,39 @@ def figure(runs: dict[int, dict[str, dict]]) -> Figure:
         f"cached: every page within {cached / trivial:.2f}x the trivial view "
         f"({cached:.2f} ms, {slowest_cached})"
     )
-    if len(runs) > 1:
-        ratios = page_ratios(runs)
-        worst = max(ratios, key=lambda label: ratios[label][0])
-        over_trivial = [ratio for _, ratio in ratios.values()]
+    verdict = ""
+    if len(sizes) > 1:
+        growths, met = [], True
+        for small in sizes[:-1]:
+            ratios = page_ratios(runs, small)
+            alike = [label for label in ratios if same_rows(runs[small], large, label)]
+            worst = max(ratios, key=lambda label: ratios[label][0])
+            worst_alike = max(alike, key=lambda label: ratios[label][0])
+            growth, low, high, _ = ratios[worst]
+            growths.append(
+                f"{growth:.2f}x (95% interval {low:.2f} to {high:.2f}) from {small:,} "
+                f"({worst}), {ratios[worst_alike][0]:.2f}x over the {len(alike)} pages of "
+                f"the same size at both ({worst_alike})"
+            )
+            met &= ratios[worst_alike][0] <= FLAT_COST_RATIO
+        over_trivial = [ratio[-1] for ratio in page_ratios(runs, sizes[0]).values()]
         text = (
-            f"uncached: worst median {ratios[worst][0]:.2f}x from {min(runs):,} to "
-            f"{max(runs):,} games ({worst}); {text}; uncached pages take "
-            f"{min(over_trivial):.1f}x to {max(over_trivial):.0f}x the trivial view"
+            f"uncached, worst median to {sizes[-1]:,} games: {'; '.join(growths)}; {text}; "
+            f"uncached pages take {min(over_trivial):.1f}x to {max(over_trivial):.0f}x the "
+            "trivial view"
         )
+        verdict = ": met" if met else ": not met"
     return Figure(
         "make bench-web",
-        f"server time of every page at {sizes} games",
+        f"server time of every page at {' and '.join(f'{games:,}' for games in sizes)} games",
         text,
-        "median at the larger size ≤ 1.5x at the smaller; ≤ 3x the trivial view "
-        "(what the request metrics cost: `--metrics-only`)",
+        "median at the largest size ≤ 1.5x at each smaller, for a page of the same size "
+        f"at both (the same rows){verdict}; ≤ 3x the trivial view (what the request metrics "
+        "cost: `--metrics-only`)",
     )
 
 
-def report(runs: dict[int, dict[str, dict]], requests: int) -> list[str]:
+def report(runs: dict[int, dict[str, dict]], requests: int, rounds: int) -> list[str]:
     sizes = sorted(runs)
     header = "| page | queries |" + "".join(
         f" {games:,} games: no cache | {games:,}: cached |" for games in sizes
@@ -407,8 +496,10 @@ def report(runs: dict[int, dict[str, dict]], requests: int) -> list[str]:
         machine_description(),
         "",
         f"Command: `make bench-web` (`python -m bench.web`). Median / p95 server time in ms "
-        f"over {requests} requests per page, through Django's test client in one process "
-        f"(middleware, view, queries, template; no network), after {WARMUP} warm-up requests. "
+        f"over {requests} requests per page, through Django's test client in one process per "
+        "size (middleware, view, queries, template; no network), in "
+        f"{rounds} rounds that time each page at every size in turn, after one untimed "
+        "request each. "
         "'No cache': the page cache is off, every request renders from PostgreSQL. "
         "'Cached': the generation-keyed page cache in local memory (Redis in production). "
         "Each database is vacuumed and analyzed first, as autovacuum would have done.",
@@ -425,18 +516,27 @@ def report(runs: dict[int, dict[str, dict]], requests: int) -> list[str]:
     if len(sizes) > 1:
         lines += [
             "",
-            f"Ratios of medians, {sizes[-1]:,} against {sizes[0]:,} games (target ≤ 1.5) "
-            "and against the trivial view at the larger size (target ≤ 3), without the cache; "
-            "the page's size at each (a small league fills fewer rows: the ratio then "
-            "includes rendering the rows it lacks):",
+            f"Without the cache, {sizes[-1]:,} games against each smaller size: the median "
+            "of the rounds' ratios with its 95% interval (target ≤ 1.5), and the median "
+            "against the trivial view's at the largest size (target ≤ 3); the page's size at "
+            "each. The smallest league fills fewer rows (its rankings hold the few ratings "
+            "confirmed by 10 settled opponents, its matchup brackets few games): against it "
+            "the ratio includes rendering the rows it lacks. The middle one fills the same "
+            "rows as the largest, so against it the ratio is what the data's size costs.",
             "",
-            "| page | large / small | large / trivial | kB small → large |",
-            "|---|---:|---:|---:|",
+            "| page |"
+            + "".join(f" from {small:,} | 95% interval |" for small in sizes[:-1])
+            + " large / trivial | kB |",
+            "|---|" + "---:|---:|" * (len(sizes) - 1) + "---:|---:|",
         ]
-        small, large = runs[sizes[0]], runs[sizes[-1]]
-        for label, (ratio, trivial_ratio) in page_ratios(runs).items():
-            size = f"{small[label]['bytes'] / 1e3:.1f} → {large[label]['bytes'] / 1e3:.1f}"
-            lines.append(f"| {label} | {ratio:.2f} | {trivial_ratio:.1f} | {size} |")
+        ratios = {small: page_ratios(runs, small) for small in sizes[:-1]}
+        for label, (*_, trivial_ratio) in ratios[sizes[0]].items():
+            row = f"| {label} |"
+            for small in sizes[:-1]:
+                growth, low, high, _ = ratios[small][label]
+                row += f" {growth:.2f} | {low:.2f} to {high:.2f} |"
+            kilobytes = " → ".join(f"{runs[g][label]['bytes'] / 1e3:.1f}" for g in sizes)
+            lines.append(f"{row} {trivial_ratio:.1f} | {kilobytes} |")
     return lines
 
 
@@ -596,17 +696,19 @@ def main() -> None:
     parser.add_argument(
         "--multiprocess", action="store_true", help="with --metrics-only: in multiprocess mode"
     )
-    parser.add_argument("--rounds", type=int, default=60, help="with --metrics-only")
+    parser.add_argument("--rounds", type=int, help="20, or with --metrics-only 60")
     parser.add_argument("--pairs", type=int, default=6, help="with --metrics-only")
-    parser.add_argument("--measure", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--measure-metrics", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--rate", action="store_true", help=argparse.SUPPRESS)
     options = parser.parse_args()
+    if options.rounds is None:
+        options.rounds = 60 if options.metrics_only or options.measure_metrics else 20
     if options.rate:
         rate()
         return
-    if options.measure:
-        print(json.dumps(measure(options.requests)))
+    if options.serve:
+        serve()
         return
     if options.measure_metrics:
         print(json.dumps(measure_metrics(options.rounds, options.pairs)))
@@ -615,21 +717,16 @@ def main() -> None:
         for games in options.games or [10_000]:
             run_metrics_only(games, options.rounds, options.pairs, options.multiprocess)
         return
-    runs = {}
-    for games in options.games or [10_000, 1_000_000]:
-        url = ensure_database(games)
-        print(f"[{games:,} games] timing {options.requests} requests per page", flush=True)
-        child = subprocess.run(
-            [sys.executable, "-m", "bench.web", "--measure", "--requests", str(options.requests)],
-            env=_env(url),
-            capture_output=True,
-            text=True,
-            check=True,
-        )
-        runs[games] = json.loads(child.stdout.strip().splitlines()[-1])
-        for label, entry in runs[games].items():
+    urls = {
+        games: ensure_database(games) for games in options.games or [10_000, 100_000, 1_000_000]
+    }
+    print(f"timing {options.requests} requests per page and size, in {options.rounds} rounds")
+    runs = _measure_sizes(urls, options.requests, options.rounds)
+    for games, run in runs.items():
+        print(f"[{games:,} games]")
+        for label, entry in run.items():
             print(f"  {label:28} {_cell(entry, 'off'):>16} ms  cached {_cell(entry, 'on'):>14} ms")
-    lines = report(runs, options.requests)
+    lines = report(runs, options.requests, options.rounds)
     print("\n".join(lines))
     append_section(
         "Web pages: " + ", ".join(f"{games:,}" for games in sorted(runs)) + " games",
