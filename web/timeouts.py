@@ -8,10 +8,9 @@ which no cache stores.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import Sequence
 
-from django.db import OperationalError, connection, transaction
+from django.db import OperationalError, connection
 from django.http import HttpRequest, HttpResponse, JsonResponse
 
 from web.api import error_body
@@ -20,14 +19,17 @@ RETRY_AFTER_SECONDS = 30
 TOO_SLOW = "This search took too long to answer; a longer name finds the player sooner."
 
 
-@contextmanager
-def statement_timeout(milliseconds: int) -> Iterator[None]:
-    """Queries inside run in a transaction of their own, each cancelled after `milliseconds`
-    (0: no limit); a cancelled one raises OperationalError (QueryCanceled)."""
-    with transaction.atomic():
-        with connection.cursor() as cursor:
-            cursor.execute("SELECT set_config('statement_timeout', %s, true)", [str(milliseconds)])
-        yield
+def fetch_within(milliseconds: int, sql: str, params: Sequence[object]) -> list[tuple]:
+    """The rows of `sql`, cancelled after `milliseconds` (0: no limit; a cancelled query
+    raises OperationalError, QueryCanceled). The limit is set in the same message as the
+    query: several statements in one message run in one implicit transaction, to which
+    `SET LOCAL` applies (inside an open transaction, until it ends). One round trip where a
+    transaction of its own took four, each a wake-up of another process on a busy server
+    (issue 35's cold searches)."""
+    with connection.cursor() as cursor:
+        cursor.execute(f"SET LOCAL statement_timeout = {int(milliseconds)}; {sql}", params)
+        cursor.nextset()
+        return cursor.fetchall()
 
 
 def _cancelled(exception: BaseException) -> bool:

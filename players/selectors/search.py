@@ -8,7 +8,6 @@ from functools import cache
 from typing import NamedTuple
 
 from django.conf import settings
-from django.db import connection
 from django.db.models import (
     BooleanField,
     CharField,
@@ -25,7 +24,7 @@ from players import rules
 from players.formatting import player_summary, rating_text, search_text
 from players.models import Character, Player, PlayerName, Rating
 from players.selectors.ratings import roster_characters
-from web.timeouts import statement_timeout
+from web.timeouts import fetch_within
 
 SEARCH_LIMIT = 50
 PLATFORMS = dict(Player.Platform.choices) | {"": ""}
@@ -248,13 +247,13 @@ def _matching_names(query: str, rows: int) -> list[tuple]:
 
 
 def _read_tiers(tiers: tuple[int, ...], query: str, rows: int) -> list[tuple]:
+    """`_names_sql`'s rows for `query`, within SEARCH_TIMEOUT_MS (web.timeouts: a 503
+    after it)."""
     sql, constants, at = _names_sql(tiers, rows)
     params = list(constants)
     for position in at:
         params[position] = query
-    with connection.cursor() as cursor:
-        cursor.execute(sql, params)
-        return cursor.fetchall()
+    return fetch_within(settings.SEARCH_TIMEOUT_MS, sql, params)
 
 
 def find_players(
@@ -269,7 +268,7 @@ def find_players(
 
     One query reads the names tier by tier and stops after `limit` + 1 of them (see
     PlayerSearch), a second names like the query when it must, another the hits'
-    ratings. The names' queries have SEARCH_TIMEOUT_MS to answer
+    ratings. The names' queries have SEARCH_TIMEOUT_MS each to answer
     (web.timeouts: a 503 after it). On PostgreSQL exact names and prefixes walk the
     btree indexes of the stored name keys (players/migrations/0024), names containing the
     query their trigram indexes, or the table when most names contain it, each as far as the
@@ -282,8 +281,7 @@ def find_players(
     query = search_text(query)
     if not query:
         return PlayerSearch([], more_match=False)
-    with statement_timeout(settings.SEARCH_TIMEOUT_MS):
-        rows = _matching_names(query, limit + 1)
+    rows = _matching_names(query, limit + 1)
     # Best first, so that each player is shown by their best matching name.
     rows.sort(key=lambda row: (row[8], -row[9], not row[6], len(row[7]), row[7].casefold(), row[0]))
     hits: dict[str, PlayerHit] = {}

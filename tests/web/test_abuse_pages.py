@@ -9,7 +9,6 @@ import threading
 
 import pytest
 from django.core.cache import cache, caches
-from django.db import connection
 from django.http import HttpResponse
 from django.test import RequestFactory
 
@@ -156,16 +155,14 @@ def test_options_is_answered_without_rendering(client, db, monkeypatch):
     assert renders == []
 
 
-def sleeping_search(query: str, rows: int) -> list[tuple]:
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT pg_sleep(2)")
-    return []
+def sleeping_names_sql(tiers: tuple[int, ...], rows: int) -> tuple[str, tuple, tuple]:
+    return "SELECT pg_sleep(2)", (), ()
 
 
 @pytest.mark.parametrize("url", ["/search?name=qjx", "/api/v1/players/?name=qjx"])
 def test_a_search_past_its_time_is_a_503_never_stored(client, db, settings, monkeypatch, url):
     settings.SEARCH_TIMEOUT_MS = 50
-    monkeypatch.setattr(search_selector, "_matching_names", sleeping_search)
+    monkeypatch.setattr(search_selector, "_names_sql", sleeping_names_sql)
 
     response = client.get(url)
 
