@@ -112,6 +112,8 @@ class PlayerSearch:
 
     hits: list[PlayerHit]
     more_match: bool
+    # Every hit only like the query (pg_trgm): no name contains it.
+    like_only: bool = False
 
 
 class NameKey(Func):
@@ -313,7 +315,11 @@ def find_players(
         hits[player_id].ratings.append(
             HitRating(rating_id, player_id, roster[character_id], *numbers)
         )
-    return PlayerSearch(list(hits.values()), more_match=len(rows) > limit)
+    return PlayerSearch(
+        list(hits.values()),
+        more_match=len(rows) > limit,
+        like_only=bool(rows) and all(row[8] == SIMILAR for row in rows),
+    )
 
 
 def search_players(query: str, *, limit: int = SEARCH_LIMIT) -> list[PlayerHit]:

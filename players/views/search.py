@@ -85,5 +85,6 @@ def search(request: HttpRequest) -> HttpResponse:
         "hits": found.hits,
         "results": render_partial("players/search_results.html", {"hits": hits}),
         "more_match": found.more_match,
+        "like_only": found.like_only,
     }
     return render(request, "players/search.html", context)

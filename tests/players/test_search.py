@@ -247,6 +247,9 @@ def test_a_misspelt_or_spaced_name_finds_the_player_through_page_and_api(client,
     spaced = RatingFactory(player__name="Kara Ok").player
     html = client.get("/search?name=TrapDasy").content.decode()
     assert result_ids(html) == [daisy.id]
+    # Found as like the query, not as containing it: the page says which.
+    assert "a name containing “<bdi>trapdasy</bdi>”. These are the names most like it." in html
+    assert "with names most like it" not in client.get("/search?name=trapd").content.decode()
     api = client.get("/api/v1/players/?name=TrapDasy").json()
     assert [hit["id"] for hit in api["results"]] == [daisy.id]
     # Spaces and case ignored, both ways: each is that player's very name.
