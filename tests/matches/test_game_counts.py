@@ -23,6 +23,19 @@ pytestmark = pytest.mark.django_db
 NOW = BASE_TIME + timedelta(days=100)
 
 
+def random_game(rng: random.Random, players: list, characters: list, **fields: object) -> None:
+    """A game between two of `players` on any of `characters`, with `fields` (a time, a
+    version)."""
+    a, b = rng.sample(players, 2)
+    MatchFactory(
+        player_a=a,
+        player_b=b,
+        character_a=rng.choice(characters),
+        character_b=rng.choice(characters),
+        **fields,
+    )
+
+
 def counted_afresh() -> tuple[dict, dict]:
     """What _games_by_day and _patch_popularity give, from every visible game."""
     first_day = (NOW - GAMES_PER_DAY_WINDOW).astimezone(UTC).date()
@@ -74,14 +87,8 @@ def test_the_kept_counts_are_a_count_over_every_visible_game():
 
     def batch(first_day: float, games: int = 80) -> None:
         for n in range(games):
-            a, b = rng.sample(players, 2)
-            MatchFactory(
-                player_a=a,
-                player_b=b,
-                character_a=rng.choice(characters),
-                character_b=rng.choice(characters),
-                played_at=BASE_TIME + timedelta(days=first_day, minutes=517 * n + rng.random()),
-            )
+            at = BASE_TIME + timedelta(days=first_day, minutes=517 * n + rng.random())
+            random_game(rng, players, characters, played_at=at)
 
     def placed_and_counted() -> list[tuple]:
         assign_patches()

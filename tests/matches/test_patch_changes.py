@@ -21,7 +21,7 @@ from matches.services.patches import (
 from matches.tasks import reassign_patches
 from players.models import Character, Player
 from tests.factories import BASE_TIME, MatchFactory, PlayerFactory
-from tests.matches.test_game_counts import counted_afresh, kept
+from tests.matches.test_game_counts import counted_afresh, kept, random_game
 
 pytestmark = pytest.mark.django_db
 
@@ -75,12 +75,10 @@ def league():
     Player.objects.filter(pk=players[0].pk).update(hidden=True)
     characters = list(Character.objects.filter(code__in=["SO", "KY", "MA"]))
     for _ in range(300):
-        a, b = rng.sample(players, 2)
-        MatchFactory(
-            player_a=a,
-            player_b=b,
-            character_a=rng.choice(characters),
-            character_b=rng.choice(characters),
+        random_game(
+            rng,
+            players,
+            characters,
             played_at=at(-5 + 45 * rng.random()),
             version=rng.choice(["", "", "", "1.0", "1.1", "1.2", "9.9"]),
         )
