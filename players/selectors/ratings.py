@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from django.db.models import F, Q
+from django.db.models import F, Q, QuerySet
 
 from players import rules
 from players.models import Character, Player, PlayerMatchup, PlayerName, Rating
@@ -41,18 +41,10 @@ def best_character_code(player_id: str, *, as_owner: bool = False) -> str | None
 
 
 def rating_of(player_id: str, character: Character) -> Rating | None:
-    """A visible player's rating on a character, with player and best win; characters
-    from the roster (a join of each costs the query's compiling more than its reading)."""
-    rating = (
-        Rating.objects.filter(~rules.hidden("player__"), player_id=player_id, character=character)
-        .select_related("player", "best_win_opponent")
-        .first()
-    )
-    if rating is not None:
-        rating.character = character
-        if rating.best_win_character_id is not None:
-            rating.best_win_character = roster_characters()[rating.best_win_character_id]
-    return rating
+    """A visible player's rating on a character, with player, best win and characters
+    (`_with_roster_characters`)."""
+    shown = Rating.objects.filter(_shown(False), player_id=player_id, character=character)
+    return next(iter(_with_roster_characters(shown[:1])), None)
 
 
 @dataclass(frozen=True)
@@ -95,17 +87,23 @@ def rating_overview(
 def player_ratings(player_id: str, *, as_owner: bool = False) -> list[Rating]:
     """A visible player's ratings, most played first ([] for another player), with the
     player, the best win's opponent (or none) and both characters, from the roster."""
-    ratings = list(
-        Rating.objects.filter(_shown(as_owner), player_id=player_id)
-        .select_related("player", "best_win_opponent")
-        .order_by(-(F("wins") + F("losses")), "character_id")
+    return _with_roster_characters(
+        Rating.objects.filter(_shown(as_owner), player_id=player_id).order_by(
+            -(F("wins") + F("losses")), "character_id"
+        )
     )
+
+
+def _with_roster_characters(ratings: QuerySet[Rating]) -> list[Rating]:
+    """The ratings with their player and best win's opponent, both characters from the
+    roster: a join of each costs the query's compiling more than its reading."""
+    found = list(ratings.select_related("player", "best_win_opponent"))
     roster = roster_characters()
-    for rating in ratings:
+    for rating in found:
         rating.character = roster[rating.character_id]
         if rating.best_win_character_id is not None:
             rating.best_win_character = roster[rating.best_win_character_id]
-    return ratings
+    return found
 
 
 def character_by_key(key: str) -> Character | None:

@@ -57,19 +57,20 @@ def counted_game(
     return match
 
 
+# What a stored matchup holds past its bracket and patch.
+ESTIMATE_FIELDS = (
+    "character_id",
+    "opponent_id",
+    "wins",
+    "losses",
+    "expected_wins",
+    "offset",
+    "standard_error",
+)
+
+
 def character_matchup_rows() -> list[tuple]:
-    return sorted(
-        CharacterMatchup.objects.values_list(
-            "bracket",
-            "character_id",
-            "opponent_id",
-            "wins",
-            "losses",
-            "expected_wins",
-            "offset",
-            "standard_error",
-        )
-    )
+    return sorted(CharacterMatchup.objects.values_list("bracket", *ESTIMATE_FIELDS))
 
 
 def assert_same_rows(left: list[tuple], right: list[tuple]) -> None:
@@ -258,17 +259,7 @@ def test_each_bracket_takes_the_games_of_the_tiers_it_holds_merged_per_bin():
 
 def patch_matchup_rows() -> list[tuple]:
     return sorted(
-        CharacterMatchup.objects.values_list(
-            "bracket",
-            "patch_id",
-            "character_id",
-            "opponent_id",
-            "wins",
-            "losses",
-            "expected_wins",
-            "offset",
-            "standard_error",
-        ),
+        CharacterMatchup.objects.values_list("bracket", "patch_id", *ESTIMATE_FIELDS),
         key=lambda row: (row[0], row[1] or 0, *row[2:4]),
     )
 
