@@ -1,10 +1,11 @@
 """`python -m bench.integrity` (`make bench-integrity`): suspected alternate accounts and the
 fast track (issue 31, docs/integrity.md) on simulated leagues with planted accounts.
 
-Per seed, a league (default 200,000 games among 2,000 players over a 90-day season, with
-40 planted alternate accounts: `LeagueSimulator(alternates=...)`) is rated in memory by
-the site's ledger (`RatingLedger` with the site's settings, `matches.params`), once with
-the fast track and once without; the planted truth is read only to score:
+Per seed (1 to 10 by default), a league (by default 200,000 games among 2,000 players
+over a 90-day season, with 40 planted alternate accounts:
+`LeagueSimulator(alternates=...)`) is rated in memory by the site's ledger
+(`RatingLedger` with the site's settings, `matches.params`), with the fast track and
+without; the planted truth is read only to score:
 
 - detection (fast track on, as the site runs): recall over the planted accounts that
   played at least 30 games, and precision over every flagged player; the test reads only
@@ -15,11 +16,14 @@ the fast track and once without; the planted truth is read only to score:
   in its games);
 - the log loss of the shown chances over the later half's games without a planted
   account, with the fast track and without (held out: every chance is shown before its
-  game is rated);
+  game is rated), and the paired standard error of the difference (the same games
+  rated both ways); over all seeds, the pooled difference and its standard error;
+- the same figures with the fast track's flagged stage alone (its early stage off), to
+  show what the early stage adds;
 - the same figures with the give-back at the flag (INTEGRITY_GIVE_BACK) added to the
   fast track, when the site's settings do not already give back.
 
-    python -m bench.integrity [--games N] [--players N] [--alternates N] [--seeds 1 2]
+    python -m bench.integrity [--games N] [--players N] [--alternates N] [--seeds 1 2 ...]
         [--print-only]
 """
 
@@ -49,6 +53,7 @@ class LeagueRun:
     points_lost: float  # by honest opponents, net, over all planted accounts' games
     log_loss: float  # the later half's games without a planted account
     held_out_games: int
+    game_losses: list[float]  # each of those games' log loss, in order
 
 
 def _league(players: int, games: int, seed: int, alternates: int):
@@ -74,7 +79,7 @@ def _rate(league, games, params, played: dict[str, int]) -> LeagueRun:
     main_games = dict.fromkeys(planted, 0)
     close_at: dict[str, int] = {}
     points_lost = 0.0
-    loss, held_out = 0.0, 0
+    losses: list[float] = []
     half = len(games) // 2
     for number, game in enumerate(games):
         result = ledger.apply(game)
@@ -82,8 +87,7 @@ def _rate(league, games, params, played: dict[str, int]) -> LeagueRun:
         if not (a_planted or b_planted):
             if number >= half:
                 p = min(max(result.chance_a, 1e-12), 1 - 1e-12)
-                loss -= math.log(p if game.a_won else 1.0 - p)
-                held_out += 1
+                losses.append(-math.log(p if game.a_won else 1.0 - p))
             continue
         if a_planted != b_planted:
             # The honest side's change: what the planted account took from (or gave) it.
@@ -114,9 +118,20 @@ def _rate(league, games, params, played: dict[str, int]) -> LeagueRun:
         to_close,
         len(planted) - len(close_at),
         points_lost,
-        loss / max(held_out, 1),
-        held_out,
+        math.fsum(losses) / max(len(losses), 1),
+        len(losses),
+        losses,
     )
+
+
+def paired_difference(losses: list[float], baseline: list[float]) -> tuple[float, float]:
+    """The mean of the per-game differences of two ratings of the same games and its
+    standard error: a paired comparison, far tighter than the two log losses' own."""
+    differences = [loss - base for loss, base in zip(losses, baseline, strict=True)]
+    if len(differences) < 2:
+        return (differences[0] if differences else 0.0), math.inf
+    mean = math.fsum(differences) / len(differences)
+    return mean, statistics.stdev(differences) / math.sqrt(len(differences))
 
 
 def _seed_lines(players: int, games: int, seed: int, alternates: int, params) -> tuple:
@@ -126,10 +141,17 @@ def _seed_lines(players: int, games: int, seed: int, alternates: int, params) ->
     played: dict[str, int] = {}
     on = _rate(league, league_games, params, played)
     off = _rate(league, league_games, replace(params, fast_track_deviation=0.0), {})
-    # The give-back (INTEGRITY_GIVE_BACK, off by default) beside the site's settings.
+    # The give-back (INTEGRITY_GIVE_BACK) beside the site's settings, when they do not.
     giving = (
         on if params.give_back else _rate(league, league_games, replace(params, give_back=True), {})
     )
+    # The flagged stage alone: what the early stage adds.
+    flag_only = (
+        _rate(league, league_games, replace(params, early_fast_track_games=0), {})
+        if params.early_fast_track_games > 0
+        else on
+    )
+    difference, error = paired_difference(on.game_losses, off.game_losses)
     eligible = {player for player in planted if played.get(player, 0) >= WINDOW_GAMES}
     true_flags = on.flagged_players & planted
     recall = len(true_flags & eligible) / max(len(eligible), 1)
@@ -152,12 +174,16 @@ def _seed_lines(players: int, games: int, seed: int, alternates: int, params) ->
         f"{on.points_lost / off.points_lost:.2f} (target ≤ 0.5).",
         f"- Log loss of the later half's {on.held_out_games:,} games without a planted "
         f"account: {on.log_loss:.5f} with the fast track, {off.log_loss:.5f} without "
-        f"(difference {on.log_loss - off.log_loss:+.6f}; target ≤ 0).",
+        f"(difference {difference:+.6f}, paired standard error {error:.6f}; target ≤ 0).",
         f"- With the give-back at the flag: points lost {giving.points_lost:,.0f} (ratio "
         f"{giving.points_lost / off.points_lost:.2f}), games to within {CLOSE_POINTS:.0f} "
         f"points {statistics.median(giving.games_to_close[p] for p in eligible):g}, log loss "
         f"{giving.log_loss:.5f} (difference {giving.log_loss - off.log_loss:+.6f}).",
-        f"- {time.perf_counter() - started:.0f} s for the seed (simulation and both ratings).",
+        f"- The flagged stage alone (early stage off): games to within {CLOSE_POINTS:.0f} "
+        f"points {statistics.median(flag_only.games_to_close[p] for p in eligible):g}, points "
+        f"lost {flag_only.points_lost:,.0f} (ratio {flag_only.points_lost / off.points_lost:.2f}"
+        f"), log loss difference {flag_only.log_loss - off.log_loss:+.6f}.",
+        f"- {time.perf_counter() - started:.0f} s for the seed (simulation and the ratings).",
         "",
     ]
     met = (
@@ -165,16 +191,16 @@ def _seed_lines(players: int, games: int, seed: int, alternates: int, params) ->
         and precision >= 0.9
         and median_on <= 0.5 * median_off
         and on.points_lost <= 0.5 * off.points_lost
-        and on.log_loss <= off.log_loss
+        and difference <= 0.0
     )
     summary = (
         f"seed {seed}: recall {recall:.2f}, precision {precision:.2f}, games to within 100 "
         f"{median_on:g} vs {median_off:g}, points lost {on.points_lost:,.0f} vs "
-        f"{off.points_lost:,.0f}, log loss {on.log_loss - off.log_loss:+.6f}; with the "
+        f"{off.points_lost:,.0f}, log loss {difference:+.6f} (±{error:.6f}); with the "
         f"give-back points lost {giving.points_lost:,.0f}, log loss "
         f"{giving.log_loss - off.log_loss:+.6f}"
     )
-    return lines, met, summary
+    return lines, met, summary, (on.game_losses, off.game_losses)
 
 
 def main() -> None:
@@ -182,7 +208,7 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=200_000)
     parser.add_argument("--players", type=int, default=2_000)
     parser.add_argument("--alternates", type=int, default=40)
-    parser.add_argument("--seeds", type=int, nargs="+", default=[1, 2])
+    parser.add_argument("--seeds", type=int, nargs="+", default=list(range(1, 11)))
     parser.add_argument("--print-only", action="store_true")
     options = parser.parse_args()
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "ratingsite.settings")
@@ -200,23 +226,36 @@ def main() -> None:
         f"Settings: window {params.surprise_window} games, threshold "
         f"{params.surprise_threshold} standard deviations after {params.surprise_min_games} "
         f"games, fast track floor {params.fast_track_deviation} while the recent surprise "
-        f"(memory {params.surprise_memory}) is at least {params.fast_track_margin}.",
+        f"(memory {params.surprise_memory}) is at least {params.fast_track_margin}; early "
+        f"stage floor {params.early_fast_track_deviation} within the first "
+        f"{params.early_fast_track_games} counted games while the test stands at "
+        f"{params.early_fast_track_threshold} standard deviations.",
         "",
     ]
     summaries, all_met = [], True
+    pooled_on: list[float] = []
+    pooled_off: list[float] = []
     for seed in options.seeds:
-        seed_lines, met, summary = _seed_lines(
+        seed_lines, met, summary, (losses_on, losses_off) = _seed_lines(
             options.players, options.games, seed, options.alternates, params
         )
         lines += seed_lines
         summaries.append(summary)
         all_met &= met
-    lines.append(load_line(load_before))
+        pooled_on += losses_on
+        pooled_off += losses_off
+    pooled, pooled_error = paired_difference(pooled_on, pooled_off)
+    lines += [
+        f"Log loss over all {len(options.seeds)} seeds' {len(pooled_on):,} held-out games: "
+        f"difference {pooled:+.6f} with the fast track (standard error {pooled_error:.6f}).",
+        "",
+        load_line(load_before),
+    ]
     verdict = "met" if all_met else "not all met"
     figure = Figure(
         "make bench-integrity",
         f"planted alternate accounts, {options.games:,}-game leagues, {len(options.seeds)} seeds",
-        "; ".join(summaries),
+        "; ".join(summaries) + f"; pooled log loss {pooled:+.6f} (±{pooled_error:.6f})",
         "issue 31: recall ≥ 0.8, precision ≥ 0.9 within 30 games; fast track halves games "
         f"to within 100 points and points lost; log loss not worse: {verdict}",
     )

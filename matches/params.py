@@ -34,5 +34,8 @@ def glicko_params() -> GlickoParams:
         ),
         fast_track_margin=settings.INTEGRITY_FAST_TRACK_MARGIN,
         fast_track_threshold=settings.INTEGRITY_FAST_TRACK_THRESHOLD,
+        early_fast_track_games=settings.INTEGRITY_FAST_TRACK_EARLY_GAMES,
+        early_fast_track_threshold=settings.INTEGRITY_FAST_TRACK_EARLY_THRESHOLD,
+        early_fast_track_deviation=settings.INTEGRITY_FAST_TRACK_EARLY_DEVIATION,
         give_back=settings.INTEGRITY_GIVE_BACK,
     )

@@ -146,7 +146,10 @@ def decayed(
     _FAST_TRACK_THRESHOLD,
     _MIN_OPPONENTS,
     _GIVE_BACK,
-) = range(20)
+    _EARLY_GAMES,
+    _EARLY_THRESHOLD,
+    _EARLY_DEVIATION,
+) = range(23)
 
 
 def _param_array(params: GlickoParams) -> np.ndarray:
@@ -172,17 +175,24 @@ def _param_array(params: GlickoParams) -> np.ndarray:
             params.fast_track_threshold,
             float(params.ranked_min_opponents),
             float(params.gives_back),
+            float(params.early_fast_track_games),
+            params.early_fast_track_threshold,
+            params.early_fast_track_deviation,
         ]
     )
 
 
 @njit(cache=True, nogil=True)
+def _surprise_beats(wins, expected, information, threshold) -> bool:
+    # integrity.surprise_beats
+    return information > 0.0 and wins - expected >= threshold * math.sqrt(information)
+
+
+@njit(cache=True, nogil=True)
 def _surprise_flagged(games, wins, expected, information, p, threshold) -> bool:
     # integrity.surprise_flagged
-    return (
-        games >= p[_SURPRISE_MIN_GAMES]
-        and information > 0.0
-        and wins - expected >= threshold * math.sqrt(information)
+    return games >= p[_SURPRISE_MIN_GAMES] and _surprise_beats(
+        wins, expected, information, threshold
     )
 
 
@@ -204,12 +214,36 @@ def _fast_tracked(r: int, s, p) -> bool:
 
 
 @njit(cache=True, nogil=True)
+def _early_fast_tracked(r: int, s, p) -> bool:
+    # RatingState.early_fast_tracked
+    return (
+        p[_FAST_TRACK_DEVIATION] > 0.0
+        and s[_WINS, r] + s[_LOSSES, r] < p[_EARLY_GAMES]
+        and _surprise_beats(
+            s[_SURPRISE_WINS, r],
+            s[_SURPRISE_EXPECTED, r],
+            s[_SURPRISE_INFORMATION, r],
+            p[_EARLY_THRESHOLD],
+        )
+    )
+
+
+@njit(cache=True, nogil=True)
 def _observe_surprise(
     r: int, chance: float, start_chance: float, won: bool, opponent_deviation: float, s, p
 ) -> bool:
     # RatingState.observe_surprise, on rating r's columns
-    if opponent_deviation >= TESTED_OPPONENT_DEVIATION * p[_LOW_DEVIATION]:
-        return False
+    newly = False
+    if opponent_deviation < TESTED_OPPONENT_DEVIATION * p[_LOW_DEVIATION]:
+        newly = _read_surprise(r, chance, start_chance, won, s, p)
+    if _early_fast_tracked(r, s, p):
+        s[_DEVIATION, r] = max(s[_DEVIATION, r], p[_EARLY_DEVIATION])
+    return newly
+
+
+@njit(cache=True, nogil=True)
+def _read_surprise(r: int, chance: float, start_chance: float, won: bool, s, p) -> bool:
+    # RatingState._read_surprise
     s[_RECENT_SURPRISE, r] = p[_SURPRISE_MEMORY] * s[_RECENT_SURPRISE, r] + (
         (1.0 if won else 0.0) - chance
     )

@@ -61,6 +61,14 @@ class GlickoParams:
     fast_track_deviation: float = 0.0
     fast_track_margin: float = 0.15
     fast_track_threshold: float = 3.75
+    # The fast track's early stage: within a rating's first `early_fast_track_games`
+    # counted games, while its test stands at `early_fast_track_threshold` standard
+    # deviations (one game read is enough), its deviation is kept at least
+    # `early_fast_track_deviation` after each game. It runs only with the fast track on;
+    # 0 games turns it off.
+    early_fast_track_games: int = 0
+    early_fast_track_threshold: float = 1.0
+    early_fast_track_deviation: float = 250.0
     # With the fast track on, a rating's flag gives its opponents back what its games
     # changed them by (RatingLedger.young_games).
     give_back: bool = False

@@ -64,11 +64,15 @@ def surprise_flagged(
     the wins under the model)."""
     if threshold is None:
         threshold = params.surprise_threshold
-    return (
-        games >= params.surprise_min_games
-        and information > 0.0
-        and wins - expected_wins >= threshold * math.sqrt(information)
+    return games >= params.surprise_min_games and surprise_beats(
+        wins, expected_wins, information, threshold
     )
+
+
+def surprise_beats(wins: float, expected_wins: float, information: float, threshold: float) -> bool:
+    """Whether the test's sums put the wins `threshold` standard deviations or more above
+    their expectation, however few games were read (at least one)."""
+    return information > 0.0 and wins - expected_wins >= threshold * math.sqrt(information)
 
 
 def record_probability(wins: float, expected_wins: float, information: float) -> float:

@@ -26,6 +26,7 @@ from matches.ratings.integrity import (
     TESTED_START_CHANCE,
     Suspicion,
     alternate_account,
+    surprise_beats,
     surprise_flagged,
 )
 from matches.ratings.matchup_offset import expected
@@ -167,8 +168,35 @@ class RatingState:
         deviation) would have had against the same opponent. Returns whether the test
         flags the rating with this game. Only games against settled opponents tell
         anything: an unsettled opponent's rating may be as wrong as this one's."""
-        if opponent_deviation >= TESTED_OPPONENT_DEVIATION * params.low_deviation:
-            return False
+        newly = False
+        if opponent_deviation < TESTED_OPPONENT_DEVIATION * params.low_deviation:
+            newly = self._read_surprise(chance, start_chance, won, params)
+        # The early stage: a new rating whose first results beat what its start would have
+        # done keeps a wide deviation for a few games, whatever the opponent.
+        if self.early_fast_tracked(params):
+            self.deviation = max(self.deviation, params.early_fast_track_deviation)
+        return newly
+
+    def early_fast_tracked(self, params: GlickoParams) -> bool:
+        """Whether the fast track's early stage holds this rating
+        (docs/integrity.md#the-early-stage): among its first games, its test's wins at
+        least the early threshold's standard deviations above expectation."""
+        return (
+            params.fast_track_deviation > 0.0
+            and self.wins + self.losses < params.early_fast_track_games
+            and surprise_beats(
+                self.surprise_wins,
+                self.surprise_expected,
+                self.surprise_information,
+                params.early_fast_track_threshold,
+            )
+        )
+
+    def _read_surprise(
+        self, chance: float, start_chance: float, won: bool, params: GlickoParams
+    ) -> bool:
+        """A game against a (nearly) settled opponent: the recent surprise, the test's
+        sums and the floor; whether the test flags the rating with it."""
         surprise = (1.0 if won else 0.0) - chance
         self.recent_surprise = params.surprise_memory * self.recent_surprise + surprise
         flagged = self.surprise_flagged(params)

@@ -46,6 +46,14 @@ PARAMS = [
     FAST_TRACK,
     # The same with the give-back: flagged ratings' opponents get their points back.
     replace(FAST_TRACK, give_back=True),
+    # The early stage: a winning start held wide for its first games.
+    replace(
+        FAST_TRACK,
+        early_fast_track_games=5,
+        early_fast_track_threshold=0.3,
+        early_fast_track_deviation=230.0,
+        give_back=True,
+    ),
 ]
 # What character x is worth against y (characters 1 to 3; 2 against 3 has no estimate).
 OFFSETS = {(1, 2): 35.0, (2, 1): -35.0, (1, 3): -80.0, (3, 1): 80.0}

@@ -15,6 +15,7 @@ from matches.ratings.ledger import Game, RatingLedger, RatingState
 PARAMS = GlickoParams(one_chance=True, update_damping=0.3)
 FAST = replace(PARAMS, fast_track_deviation=200.0)
 GIVING = replace(FAST, give_back=True)
+EARLY = replace(FAST, early_fast_track_games=9, early_fast_track_deviation=250.0)
 OPPONENTS = [f"opponent{n:02d}" for n in range(30)]
 
 
@@ -113,6 +114,42 @@ def test_the_fast_track_leaves_an_ordinary_newcomer_alone():
     wins = [outcomes.random() < 0.5 for _ in range(60)]
     slow, fast = _ledger(PARAMS), _ledger(FAST)
     assert _play(slow, "honest", wins) == _play(fast, "honest", wins)
+
+
+def test_the_early_stage_keeps_a_winning_start_wide_for_its_first_games():
+    wins = [True] * 12
+    flagged_only, early = _ledger(FAST), _ledger(EARLY)
+    plain_results, early_results = _play(flagged_only, "alt", wins), _play(early, "alt", wins)
+
+    # A win against an even opponent puts the test one standard deviation up at once;
+    # held through its first nine counted games, then left to narrow. The plain update
+    # narrows from the first game on.
+    assert [r.new_deviation_a for r in early_results[:9]] == pytest.approx([250.0] * 9)
+    assert early_results[9].new_deviation_a < 240.0
+    assert plain_results[2].new_deviation_a < 210.0
+    # Each win moved it further: after nine it stands well above the plain climb.
+    assert early_results[8].new_value_a > plain_results[8].new_value_a + 80.0
+
+
+def test_the_early_stage_lets_go_when_the_results_stop_beating_the_start():
+    early = _ledger(EARLY)
+    results = _play(early, "honest", [True, False, True, False])
+    # One win up, then a loss: the record is back at its expectation.
+    assert results[0].new_deviation_a == pytest.approx(250.0)
+    assert results[1].new_deviation_a < 230.0
+    assert not early.ratings[("honest", 1)].early_fast_tracked(early.params)
+
+
+def test_a_start_that_does_not_beat_its_chances_is_rated_as_without_the_early_stage():
+    wins = [False, True, False, True, False, False, True, True, False, True, True]
+    flagged_only, early = _ledger(FAST), _ledger(EARLY)
+    assert _play(flagged_only, "honest", wins) == _play(early, "honest", wins)
+
+
+def test_the_early_stage_needs_the_fast_track():
+    wins = [True] * 5
+    off = replace(EARLY, fast_track_deviation=0.0)
+    assert _play(_ledger(off), "alt", wins) == _play(_ledger(PARAMS), "alt", wins)
 
 
 def test_at_the_flag_the_opponents_get_back_what_its_games_took():
