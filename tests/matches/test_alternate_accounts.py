@@ -76,7 +76,10 @@ def test_a_planted_alternate_account_is_flagged_and_honest_newcomers_are_not(set
     newcomers = {player.id for player in league._players[:PLAYERS] if player.arrival_week > 0}
 
     flagged = _flagged()
-    assert planted <= flagged
+    # Recall is make bench-integrity's to measure (0.8 to 1 a league): here one account of
+    # the two is flagged, the other's 14 read games (14 wins) stand at 3.8 standard
+    # deviations, short of the flag's 4.0, when it passes its thirtieth game.
+    assert flagged & planted
     assert not flagged & newcomers
     flag = IntegrityFlag.objects.filter(player_id__in=planted).first()
     assert flag.status == "open"
