@@ -9,7 +9,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from matches.ratings.glicko import game_counts, rate_game
+from matches.rating_states import state_of
+from matches.ratings.glicko import GlickoParams
+from matches.ratings.ledger import Game, GameResult, RatingLedger, RatingState
 from matches.selectors.calibration import Calibration, current_calibration
 from matches.selectors.chances import GameChance, chance_model
 from players.formatting import percent, rating_text, signed_text
@@ -49,6 +51,16 @@ class Contender:
     def eligible(self) -> bool:
         """Cheaters' games never move ratings."""
         return self.rating is None or not self.rating.player.cheater
+
+    def state(self, params: GlickoParams) -> RatingState:
+        """This side as the ledger holds it: a player's rating as stored (its young games'
+        rules with it: docs/integrity.md), typed-in numbers as a rating past them."""
+        if self.rating is None:
+            state = RatingState(self.value, self.deviation, wins=params.surprise_window)
+        else:
+            state = state_of(self.rating)
+        state.last_decay_at = None  # a game now, at the deviations shown: nothing decays
+        return state
 
 
 @dataclass(frozen=True)
@@ -140,33 +152,45 @@ class Forecast:
 
 def win_forecast(a: Contender, b: Contender) -> Forecast:
     """P(A wins) and both sides' ratings after either result, by the site's own rules: the
-    chance shown is the expected score the update uses (docs/rating-model.md#one-chance)."""
+    chance shown is the expected score the update uses (docs/rating-model.md#one-chance),
+    and each result is what rating the game would do (the ledger's every rule)."""
     model = chance_model()
-    params = model.params
     chance_a = model.game(
         a.value, a.deviation, b.value, b.deviation, a.character_id, b.character_id
     )
-    offset = chance_a.offset
-    counts = (
-        a.eligible
-        and b.eligible
-        and game_counts(a.value, a.deviation, b.value, b.deviation, True, params, offset)
-    )
-    after: dict[bool, tuple[Outcome, Outcome]] = {}
-    for a_won in (True, False):
-        va, da, vb, db = (
-            rate_game(a.value, a.deviation, b.value, b.deviation, float(a_won), params, offset)
-            if counts
-            else (a.value, a.deviation, b.value, b.deviation)
-        )
-        after[a_won] = (Outcome(va, da, va - a.value), Outcome(vb, db, vb - b.value))
-    chance_b = GameChance(1.0 - chance_a.ratings, -offset, 1.0 - chance_a.chance)
+    won, lost = (_rated(a, b, chance_a.offset, model.params, a_won) for a_won in (True, False))
+    chance_b = GameChance(1.0 - chance_a.ratings, -chance_a.offset, 1.0 - chance_a.chance)
     return Forecast(
-        SideForecast(a, chance_a, after[True][0], after[False][0]),
-        SideForecast(b, chance_b, after[False][1], after[True][1]),
-        counts,
+        SideForecast(a, chance_a, _outcome(won, "a"), _outcome(lost, "a")),
+        SideForecast(b, chance_b, _outcome(lost, "b"), _outcome(won, "b")),
+        won.counted,
         current_calibration(),
     )
+
+
+# The two sides in the forecast's ledger: placeholder players, characters 0 and 1.
+_SIDES = (("a", 0), ("b", 1))
+
+
+def _rated(
+    a: Contender, b: Contender, offset: float, params: GlickoParams, a_won: bool
+) -> GameResult:
+    """The game rated by a ledger holding the two sides alone."""
+    sides = tuple(zip(_SIDES, (a, b), strict=True))
+    ledger = RatingLedger(
+        params=params,
+        excluded_players=frozenset(player for (player, _), side in sides if not side.eligible),
+        offsets={(0, 1): offset},
+    )
+    for key, side in sides:
+        ledger.ratings[key] = side.state(params)
+    return ledger.apply(Game(0, 0.0, *_SIDES[0], *_SIDES[1], a_won))
+
+
+def _outcome(result: GameResult, side: str) -> Outcome:
+    if side == "a":
+        return Outcome(result.new_value_a, result.new_deviation_a, result.change_a)
+    return Outcome(result.new_value_b, result.new_deviation_b, result.change_b)
 
 
 CANDIDATES = 10
