@@ -85,6 +85,9 @@ class SideForecast:
     chance: GameChance  # this side's, as side A
     after_win: Outcome
     after_loss: Outcome
+    # The other side is on the fast track (docs/integrity.md): this rating stays as it is,
+    # whoever wins.
+    spared: bool = False
 
     @property
     def win_probability(self) -> float:
@@ -126,6 +129,22 @@ class Forecast:
         return self.a, self.b
 
     @property
+    def spared_text(self) -> str:
+        """Why a side's rating would not move whoever wins, as the page says it (empty when
+        none is spared)."""
+        spared = [label for label, side in zip("AB", self.sides, strict=True) if side.spared]
+        why = (
+            "a new rating that keeps beating its chances by far leaves its opponents' ratings "
+            "as they are until it reaches its level."
+        )
+        if len(spared) == 2:
+            return f"Neither rating would move, whoever wins: both are new, and {why}"
+        if spared:
+            other = "B" if spared[0] == "A" else "A"
+            return f"{spared[0]}'s rating would not move, whoever wins: {other}'s is new, and {why}"
+        return ""
+
+    @property
     def calibrated_text(self) -> str:
         """The second number, labelled: how often chances like A's came true lately."""
         if self.calibration.fitted_at is None:
@@ -158,11 +177,16 @@ def win_forecast(a: Contender, b: Contender) -> Forecast:
     chance_a = model.game(
         a.value, a.deviation, b.value, b.deviation, a.character_id, b.character_id
     )
-    won, lost = (_rated(a, b, chance_a.offset, model.params, a_won) for a_won in (True, False))
+    params = model.params
+    won, lost = (_rated(a, b, chance_a.offset, params, a_won) for a_won in (True, False))
     chance_b = GameChance(1.0 - chance_a.ratings, -chance_a.offset, 1.0 - chance_a.chance)
+    # A counted game leaves a fast-tracked rating's opponent as it was (the ledger's shield).
+    spared_a, spared_b = (
+        won.counted and other.state(params).fast_tracked(params) for other in (b, a)
+    )
     return Forecast(
-        SideForecast(a, chance_a, _outcome(won, "a"), _outcome(lost, "a")),
-        SideForecast(b, chance_b, _outcome(lost, "b"), _outcome(won, "b")),
+        SideForecast(a, chance_a, _outcome(won, "a"), _outcome(lost, "a"), spared_a),
+        SideForecast(b, chance_b, _outcome(lost, "b"), _outcome(won, "b"), spared_b),
         won.counted,
         current_calibration(),
     )

@@ -4,6 +4,7 @@ account's early stage and fast track (docs/integrity.md) as well as the update i
 from __future__ import annotations
 
 import pytest
+from django.utils.html import escape
 
 from matches.models import MatchRating
 from matches.selectors.calculator import Contender, win_forecast
@@ -56,12 +57,15 @@ def test_the_forecast_is_what_rating_the_game_does(young):
     assert stored.change_b == pytest.approx(forecast.b.after_loss.change, abs=1e-9)
     assert stored.chance_a == pytest.approx(forecast.a.win_probability, abs=1e-9)
     if young is FAST_TRACKED:
-        # Its opponent is spared, and it keeps the fast track's deviation.
+        # Its opponent is spared, and told why; it keeps the fast track's deviation.
         assert forecast.b.after_loss.change == forecast.b.after_win.change == 0.0
+        assert (forecast.a.spared, forecast.b.spared) == (False, True)
+        assert forecast.spared_text.startswith("B's rating would not move, whoever wins: A's")
         assert forecast.a.after_win.deviation == pytest.approx(350.0)
     else:
-        # One win at even odds: the early stage holds its deviation at 250.
+        # One win at even odds: the early stage holds its deviation at 250. Nobody spared.
         assert forecast.a.after_win.deviation == pytest.approx(250.0)
+        assert not forecast.b.spared and forecast.spared_text == ""
         assert forecast.a.after_loss.deviation < 250.0  # a loss: the bare update's
 
 
@@ -70,3 +74,19 @@ def test_typed_in_numbers_are_rated_as_an_established_rating():
     forecast = win_forecast(Contender(1500.0, 350.0), Contender(1500.0, 60.0))
     assert forecast.a.after_win.deviation < 250.0
     assert forecast.b.after_loss.change < 0.0
+
+
+def test_the_api_says_who_is_spared(client):
+    fast = RatingFactory(player__id=NEW, losses=0, confirmations=0, **FAST_TRACKED)
+    settled = RatingFactory(player__id=SETTLED, value=1500.0, deviation=60.0, wins=100, losses=100)
+    body = client.get(
+        "/api/v1/probability/", {"a": f"{fast.player_id}:SO", "b": f"{settled.player_id}:SO"}
+    ).json()
+    assert (body["a"]["spared"], body["b"]["spared"]) == (False, True)
+    assert body["b"]["after_loss"]["change"] == 0.0
+    assert body["spared_display"].startswith("B's rating would not move, whoever wins")
+    page = client.get(
+        f"/calculator?a-player={fast.player_id}&a-character=SO"
+        f"&b-player={settled.player_id}&b-character=SO"
+    ).content.decode()
+    assert f"<span data-spared-text>{escape(body['spared_display'])}</span>" in page
