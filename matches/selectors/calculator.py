@@ -9,7 +9,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from matches.ratings.glicko import game_counts, rate_game
+from matches.rating_states import state_of
+from matches.ratings.glicko import GlickoParams
+from matches.ratings.ledger import Game, GameResult, RatingLedger, RatingState
 from matches.selectors.calibration import Calibration, current_calibration
 from matches.selectors.chances import GameChance, chance_model
 from players.formatting import percent, rating_text, signed_text
@@ -50,6 +52,16 @@ class Contender:
         """Cheaters' games never move ratings."""
         return self.rating is None or not self.rating.player.cheater
 
+    def state(self, params: GlickoParams) -> RatingState:
+        """This side as the ledger holds it: a player's rating as stored (its young games'
+        rules with it: docs/integrity.md), typed-in numbers as a rating past them."""
+        if self.rating is None:
+            state = RatingState(self.value, self.deviation, wins=params.surprise_window)
+        else:
+            state = state_of(self.rating)
+        state.last_decay_at = None  # a game now, at the deviations shown: nothing decays
+        return state
+
 
 @dataclass(frozen=True)
 class Outcome:
@@ -73,6 +85,9 @@ class SideForecast:
     chance: GameChance  # this side's, as side A
     after_win: Outcome
     after_loss: Outcome
+    # The other side is on the fast track (docs/integrity.md): this rating stays as it is,
+    # whoever wins.
+    spared: bool = False
 
     @property
     def win_probability(self) -> float:
@@ -114,6 +129,22 @@ class Forecast:
         return self.a, self.b
 
     @property
+    def spared_text(self) -> str:
+        """Why a side's rating would not move whoever wins, as the page says it (empty when
+        none is spared)."""
+        spared = [label for label, side in zip("AB", self.sides, strict=True) if side.spared]
+        why = (
+            "a new rating that keeps beating its chances by far leaves its opponents' ratings "
+            "as they are until it reaches its level."
+        )
+        if len(spared) == 2:
+            return f"Neither rating would move, whoever wins: both are new, and {why}"
+        if spared:
+            other = "B" if spared[0] == "A" else "A"
+            return f"{spared[0]}'s rating would not move, whoever wins: {other}'s is new, and {why}"
+        return ""
+
+    @property
     def calibrated_text(self) -> str:
         """The second number, labelled: how often chances like A's came true lately."""
         if self.calibration.fitted_at is None:
@@ -140,33 +171,50 @@ class Forecast:
 
 def win_forecast(a: Contender, b: Contender) -> Forecast:
     """P(A wins) and both sides' ratings after either result, by the site's own rules: the
-    chance shown is the expected score the update uses (docs/rating-model.md#one-chance)."""
+    chance shown is the expected score the update uses (docs/rating-model.md#one-chance),
+    and each result is what rating the game would do (the ledger's every rule)."""
     model = chance_model()
-    params = model.params
     chance_a = model.game(
         a.value, a.deviation, b.value, b.deviation, a.character_id, b.character_id
     )
-    offset = chance_a.offset
-    counts = (
-        a.eligible
-        and b.eligible
-        and game_counts(a.value, a.deviation, b.value, b.deviation, True, params, offset)
+    params = model.params
+    won, lost = (_rated(a, b, chance_a.offset, params, a_won) for a_won in (True, False))
+    chance_b = GameChance(1.0 - chance_a.ratings, -chance_a.offset, 1.0 - chance_a.chance)
+    # A counted game leaves a fast-tracked rating's opponent as it was (the ledger's shield).
+    spared_a, spared_b = (
+        won.counted and other.state(params).fast_tracked(params) for other in (b, a)
     )
-    after: dict[bool, tuple[Outcome, Outcome]] = {}
-    for a_won in (True, False):
-        va, da, vb, db = (
-            rate_game(a.value, a.deviation, b.value, b.deviation, float(a_won), params, offset)
-            if counts
-            else (a.value, a.deviation, b.value, b.deviation)
-        )
-        after[a_won] = (Outcome(va, da, va - a.value), Outcome(vb, db, vb - b.value))
-    chance_b = GameChance(1.0 - chance_a.ratings, -offset, 1.0 - chance_a.chance)
     return Forecast(
-        SideForecast(a, chance_a, after[True][0], after[False][0]),
-        SideForecast(b, chance_b, after[False][1], after[True][1]),
-        counts,
+        SideForecast(a, chance_a, _outcome(won, "a"), _outcome(lost, "a"), spared_a),
+        SideForecast(b, chance_b, _outcome(lost, "b"), _outcome(won, "b"), spared_b),
+        won.counted,
         current_calibration(),
     )
+
+
+# The two sides in the forecast's ledger: placeholder players, characters 0 and 1.
+_SIDES = (("a", 0), ("b", 1))
+
+
+def _rated(
+    a: Contender, b: Contender, offset: float, params: GlickoParams, a_won: bool
+) -> GameResult:
+    """The game rated by a ledger holding the two sides alone."""
+    sides = tuple(zip(_SIDES, (a, b), strict=True))
+    ledger = RatingLedger(
+        params=params,
+        excluded_players=frozenset(player for (player, _), side in sides if not side.eligible),
+        offsets={(0, 1): offset},
+    )
+    for key, side in sides:
+        ledger.ratings[key] = side.state(params)
+    return ledger.apply(Game(0, 0.0, *_SIDES[0], *_SIDES[1], a_won))
+
+
+def _outcome(result: GameResult, side: str) -> Outcome:
+    if side == "a":
+        return Outcome(result.new_value_a, result.new_deviation_a, result.change_a)
+    return Outcome(result.new_value_b, result.new_deviation_b, result.change_b)
 
 
 CANDIDATES = 10

@@ -29,6 +29,8 @@ def about(request: HttpRequest) -> HttpResponse:
             "idle_1_year": uncertainty_text(decayed_deviation(50.0, 365 * periods_per_day, params)),
             "initial_uncertainty": uncertainty_text(params.initial_deviation),
             "minimum_uncertainty": uncertainty_text(params.minimum_deviation),
+            "early_uncertainty": uncertainty_text(params.early_fast_track_deviation),
+            "fast_track": params.fast_track_deviation > 0.0,
             "counting_low": 100 * params.counting_margin,
             "counting_high": 100 * (1 - params.counting_margin),
             "counting_uncertainty": 2 * params.counting_rms_deviation,

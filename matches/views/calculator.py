@@ -1,7 +1,7 @@
 """The calculator page (`/calculator`): win probability and rating changes for two ratings,
 each a player found by name and one of their characters, or typed in as numbers.
 
-The page works as a plain form; static/js/calculator-1.3.js adds name suggestions and
+The page works as a plain form; static/js/calculator-1.4.js adds name suggestions and
 updates the result as the inputs change, from `/api/v1/probability/` (the same
 `win_forecast` and texts: matches.selectors.calculator)."""
 

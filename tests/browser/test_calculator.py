@@ -1,5 +1,5 @@
 """The calculator in a real browser: a player picked by name from the suggestions, and the
-live result (static/js/calculator-1.3.js, which asks /api/v1/probability/) following every
+live result (static/js/calculator-1.4.js, which asks /api/v1/probability/) following every
 change and equal, cell by cell, to the page the server renders for the same form; a reply
 to older inputs never overwrites a newer one, and a failed request says so."""
 
@@ -10,9 +10,10 @@ from playwright.sync_api import expect
 
 from players.models import Character
 from tests.browser.conftest import SCREENSHOTS, WIDTHS
-from tests.factories import replay
+from tests.factories import RatingFactory, replay
 from tests.fixtures.league import rate_replays
 from tests.matches.test_calculator import OUTCOME_CELLS
+from tests.matches.test_calculator_rules import FAST_TRACKED
 from tests.ratings.reference import REFERENCE
 from web.generation import bump_generation
 
@@ -49,6 +50,8 @@ def shown(page) -> dict[str, list[str] | bool]:
         for side in "ab"
     }
     cells["counts"] = not page.locator("[data-uncounted]").is_visible()
+    spared = page.locator("[data-spared]")
+    cells["spared"] = spared.inner_text() if spared.is_visible() else ""
     return cells
 
 
@@ -227,4 +230,32 @@ def test_the_picker_offers_no_retired_character(live_server, players, page):
     options = page.locator("#id_a-character option")
     expect(options).to_have_count(1)
     assert options.get_attribute("value") == "SO"
+    assert page.errors == []
+
+
+def test_against_a_fast_tracked_account_the_spared_side_is_told_why(live_server, page):
+    """A young account on the fast track (docs/integrity.md) leaves its opponent's rating
+    as it was: the result says so, live as on the server's page, and stops saying it once
+    that side is typed-in numbers."""
+    fast = RatingFactory(losses=0, confirmations=0, **FAST_TRACKED)
+    settled = RatingFactory(value=1500.0, deviation=60.0, wins=100, losses=100)
+    page.goto(
+        live_server.url + f"/calculator?a-player={fast.player_id}&a-character=SO"
+        f"&b-player={settled.player_id}&b-character=SO"
+    )
+    server = shown(page)
+    assert server["b"][3:] == ["1500 ±120", "(0.0)", "1500 ±120", "(0.0)"]
+    assert server["spared"].startswith("B's rating would not move, whoever wins: A's is new")
+    assert server["spared"].endswith("New accounts.")
+    shoot(page, "calculator-spared")
+
+    # Typed-in numbers for side B: still spared (the account on side A is the reason)...
+    page.locator("#id_b-rating").fill("1500")
+    page.locator("#id_b-uncertainty").fill("120")
+    assert follows(page)["spared"] == server["spared"]
+    # ...and for side A: no young account, no note, B's rating moves.
+    page.locator("#id_a-rating").fill("1800")
+    page.locator("#id_a-uncertainty").fill("400")
+    live = follows(page)
+    assert live["spared"] == "" and live["b"][4] != "(0.0)"
     assert page.errors == []

@@ -209,7 +209,7 @@ def page_result(html: str) -> dict[str, list[str]] | None:
 
 
 def api_result(body: dict) -> dict[str, list[str]]:
-    """The same table as static/js/calculator-1.3.js writes it from the API's answer."""
+    """The same table as static/js/calculator-1.4.js writes it from the API's answer."""
     rows = {}
     for letter in "ab":
         side = body[letter]

@@ -63,11 +63,19 @@ def store_table() -> None:
 
 
 def contender(code: str, value: float, deviation: float) -> Contender:
-    """A (player, character) rating as the calculator sees a player picked by name."""
+    """A (player, character) rating as the calculator sees a player picked by name: an
+    established one (past the rules for young ratings: docs/integrity.md)."""
     character = Character.objects.get(code=code)
     player = Player(id=f"9{random.randrange(10**17):017d}", name="someone")
     return Contender.of(
-        Rating(player=player, character=character, value=value, deviation=deviation)
+        Rating(
+            player=player,
+            character=character,
+            value=value,
+            deviation=deviation,
+            wins=100,
+            losses=100,
+        )
     )
 
 

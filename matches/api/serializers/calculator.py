@@ -88,6 +88,11 @@ class ForecastSideSerializer(serializers.Serializer):
     )
     after_win = OutcomeSerializer(help_text="This side's rating if it wins.")
     after_loss = OutcomeSerializer(help_text="This side's rating if it loses.")
+    spared = serializers.BooleanField(
+        help_text="Whether this side's rating stays as it is whoever wins: the other side's "
+        "rating is new and keeps beating its chances by far, and such a rating leaves its "
+        "opponents' ratings as they are until it reaches its level."
+    )
 
 
 class ForecastSerializer(serializers.Serializer):
@@ -97,6 +102,11 @@ class ForecastSerializer(serializers.Serializer):
         source="parts_text",
         help_text="How side A's chance is made when a matchup enters it, as the page says it "
         "(empty otherwise).",
+    )
+    spared_display = serializers.CharField(
+        source="spared_text",
+        help_text="Why a side's rating would not move whoever wins, as the page says it "
+        "(empty when no side is spared).",
     )
     calibrated_display = serializers.CharField(
         source="calibrated_text",

@@ -14,6 +14,7 @@ import psycopg
 from django.db import connection
 
 from matches.models import Match, MatchRating
+from matches.rating_states import RATING_STATE_COLUMNS
 from matches.ratings.array_ledger import ArrayLedger, PlayerMatchupSums
 from matches.ratings.calibration import LogitBin, chance_logits, logit_bins, recent_games
 from matches.ratings.integrity import Suspicion, alternate_account
@@ -24,7 +25,6 @@ from matches.services.rating.integer_keys import Positions, first_seen_numbers, 
 from matches.services.rating.ledger_rows import PLAYER_MATCHUP_COLUMNS, SNAPSHOT_COLUMNS
 from matches.services.rating.storage import (
     MATCH_RATING_COLUMNS,
-    RATING_STATE_COLUMNS,
     chunks,
     confirming_players_text,
     fetch_rows,

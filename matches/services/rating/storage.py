@@ -17,6 +17,7 @@ from django.db.models import Q, QuerySet
 
 from matches.dbfunctions import EpochSeconds
 from matches.models import Match
+from matches.rating_states import RATING_STATE_COLUMNS, RATING_TIME_COLUMNS, rating_state
 from matches.ratings.ledger import (
     RATING_FIELDS,
     Game,
@@ -52,14 +53,6 @@ def game_columns(prefix: str = "") -> tuple[str, ...]:
     return (f"{prefix}id", "epoch", *(prefix + field for field in fields))
 
 
-# The Rating columns of RATING_FIELDS, and those holding times (epoch seconds in a state).
-RATING_STATE_COLUMNS = tuple(
-    f"{name}_id" if name in ("best_win_opponent", "best_win_character") else name
-    for name in RATING_FIELDS
-)
-_RATING_TIME_COLUMNS = frozenset({"last_played_at", "last_decay_at", "peak_at", "best_win_at"})
-
-
 @dataclass(frozen=True)
 class RatingRun:
     """What one call rated; `busy` when another writer held the lock."""
@@ -68,10 +61,6 @@ class RatingRun:
     counted: int = 0
     batches: int = 0
     busy: bool = False
-
-
-def _epoch(moment: datetime | None) -> float | None:
-    return None if moment is None else moment.timestamp()
 
 
 def fetch_rows(queryset: QuerySet) -> list[tuple]:
@@ -147,7 +136,7 @@ def load_ledgers(games: list[Game]) -> tuple[RatingLedger, MatchupLedger]:
         for row in Rating.objects.filter(player_id__in=chunk).values_list(
             "id", "player_id", "character_id", *RATING_STATE_COLUMNS
         ):
-            ratings[(row[1], row[2])] = _rating_state(row[0], row[3:])
+            ratings[(row[1], row[2])] = rating_state(row[0], row[3:])
     model = chance_model()
     ledger = RatingLedger(
         params=model.params, excluded_players=frozenset(excluded), offsets=model.offsets
@@ -213,20 +202,8 @@ class StoredYoungGames:
             row = Rating.objects.values_list("id", *RATING_STATE_COLUMNS).get(
                 player_id=opponent_player, character_id=opponent_character
             )
-            self.ledger.ratings[opponent_player, opponent_character] = _rating_state(
-                row[0], row[1:]
-            )
+            self.ledger.ratings[opponent_player, opponent_character] = rating_state(row[0], row[1:])
         return games
-
-
-def _rating_state(rating_id: int, values: tuple) -> RatingState:
-    """A state from a row of RATING_STATE_COLUMNS."""
-    fields = dict(zip(RATING_FIELDS, values, strict=True))
-    for name in _RATING_TIME_COLUMNS:
-        fields[name] = _epoch(fields[name])
-    fields["confirming_players"] = tuple(fields["confirming_players"].split())
-    value, deviation = fields.pop("value"), fields.pop("deviation")
-    return RatingState(value, deviation, rating_id=rating_id, **fields)
 
 
 def _rating_row(key: RatingKey, state: RatingState) -> tuple:
@@ -236,7 +213,7 @@ def _rating_row(key: RatingKey, state: RatingState) -> tuple:
 
 def _column_value(state: RatingState, name: str) -> object:
     value = getattr(state, name)
-    if name in _RATING_TIME_COLUMNS:
+    if name in RATING_TIME_COLUMNS:
         return moment(value)
     if name == "confirming_players":
         return confirming_players_text(value)

@@ -1,4 +1,4 @@
-/* calculator-1.3.js: the calculator's player picks and live result, as an enhancement
+/* calculator-1.4.js: the calculator's player picks and live result, as an enhancement
  * (the page works as a plain form without it).
  *
  * Each name field has the site's suggestions (suggest-1.0.js): picking one picks that
@@ -124,6 +124,8 @@
           var parts = result.querySelector("[data-chance-parts]");
           parts.textContent = body.chance_parts_display;
           parts.hidden = !body.chance_parts_display;
+          result.querySelector("[data-spared-text]").textContent = body.spared_display;
+          result.querySelector("[data-spared]").hidden = !body.spared_display;
           var calibrated = result.querySelector("[data-calibrated]");
           calibrated.textContent = body.calibrated_display;
           calibrated.hidden = !body.calibrated_display;
