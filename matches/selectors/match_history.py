@@ -99,6 +99,13 @@ class RatedGame:
         return self.change is not None and not self.counted
 
     @property
+    def spared(self) -> bool:
+        """Counted, yet this rating did not move: its opponent was on the fast track
+        (docs/integrity.md#the-fast-track), whose counted games leave their opponents as
+        they were. An update always moves a rating that takes it."""
+        return self.counted and self.change == 0.0
+
+    @property
     def uncounted_reason(self) -> str:
         """Why the game did not count, as far as the flags shown today tell."""
         if self.flagged:
@@ -326,6 +333,10 @@ class GameSet:
     @property
     def uncounted(self) -> int:
         return sum(game.uncounted for game in self.games)
+
+    @property
+    def spared(self) -> int:
+        return sum(game.spared for game in self.games)
 
     @property
     def expected_wins(self) -> float | None:

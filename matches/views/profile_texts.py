@@ -88,6 +88,7 @@ class SetSummary(NamedTuple):
     change: str | None  # None: pending
     change_class: str
     uncounted: int
+    spared: int
     games: int
 
 
@@ -109,6 +110,7 @@ class GameRow(NamedTuple):
     change: str | None  # None: pending
     change_class: str
     uncounted_reason: str
+    spared: bool
 
 
 class SetRows(NamedTuple):
@@ -125,6 +127,8 @@ class SetRows(NamedTuple):
     # "expected 1.2 wins, won 2: +14": the shown chances of its games summed ("": a game
     # still pending, whose chance is not known yet).
     why: str
+    # Games that counted yet left the rating as it was (the opponent on the fast track).
+    spared: int
 
 
 class MatchupTexts(NamedTuple):
@@ -452,6 +456,7 @@ def _game_row(game: RatedGame, zone: tzinfo) -> GameRow:
         change=change,
         change_class=css,
         uncounted_reason=game.uncounted_reason if game.uncounted else "",
+        spared=game.spared,
     )
 
 
@@ -475,6 +480,7 @@ def history_sets(sets: list[GameSet], url: ProfileUrl, *, own_rating: bool) -> l
                 change=change,
                 change_class=css,
                 uncounted=game_set.uncounted,
+                spared=game_set.spared,
                 games=len(games),
             )
             rows = [
@@ -497,6 +503,7 @@ def history_sets(sets: list[GameSet], url: ProfileUrl, *, own_rating: bool) -> l
                 code=game_set.opponent_character.code,
                 rows=rows,
                 why=_why_moved(game_set),
+                spared=game_set.spared,
             )
         )
     return texts

@@ -90,3 +90,25 @@ def test_the_api_says_who_is_spared(client):
         f"&b-player={settled.player_id}&b-character=SO"
     ).content.decode()
     assert f"<span data-spared-text>{escape(body['spared_display'])}</span>" in page
+
+
+def test_the_spared_sides_history_says_why_its_rating_did_not_move(client):
+    fast = RatingFactory(player__id=NEW, losses=0, confirmations=0, **FAST_TRACKED)
+    RatingFactory(player__id=SETTLED, value=1500.0, deviation=60.0, wins=100, losses=100)
+    rate_replays(
+        [
+            replay(1, NEW, SETTLED, winner=1, characters=("SO", "SO")),
+            replay(2, NEW, SETTLED, winner=2, characters=("SO", "SO")),
+        ]
+    )
+    assert list(MatchRating.objects.values_list("counted", "change_b")) == [(True, 0.0)] * 2
+    mark = "Left your rating as it was: your opponent's rating was new"
+    settled_page = client.get(f"/player/{SETTLED}/SO").content.decode()
+    # The set's row and each of its two games are marked, and the legend names the mark.
+    assert settled_page.count(mark) == 2
+    assert "2 of 2 games left your rating as it was" in settled_page
+    assert 'href="/about#new-accounts">new accounts</a>' in settled_page
+    # The account itself moved: nothing marked on its page.
+    assert fast.player_id == NEW
+    new_page = client.get(f"/player/{NEW}/SO").content.decode()
+    assert "left your rating as it was" not in new_page
