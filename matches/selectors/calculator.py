@@ -180,9 +180,14 @@ def win_forecast(a: Contender, b: Contender) -> Forecast:
     params = model.params
     won, lost = (_rated(a, b, chance_a.offset, params, a_won) for a_won in (True, False))
     chance_b = GameChance(1.0 - chance_a.ratings, -chance_a.offset, 1.0 - chance_a.chance)
-    # A counted game leaves a fast-tracked rating's opponent as it was (the ledger's shield).
+    # A counted game that moves a side neither way: its opponent is on the fast track
+    # (the ledger's shield); an update always moves a rating that takes it.
     spared_a, spared_b = (
-        won.counted and other.state(params).fast_tracked(params) for other in (b, a)
+        won.counted and won_change == lost_change == 0.0
+        for won_change, lost_change in (
+            (won.change_a, lost.change_a),
+            (won.change_b, lost.change_b),
+        )
     )
     return Forecast(
         SideForecast(a, chance_a, _outcome(won, "a"), _outcome(lost, "a"), spared_a),

@@ -174,18 +174,24 @@ _NO_GAMES = MatchupEstimate(None, 0, 0, 0.0)
 _MIRROR = MatchupEstimate.from_offset(Offset(0.0, 0.0), 0, 0, 0.0)
 
 
+# What a stored matchup holds past its bracket and patch, as `_estimates` reads it.
+ESTIMATE_COLUMNS = (
+    "character_id",
+    "opponent_id",
+    "wins",
+    "losses",
+    "expected_wins",
+    "offset",
+    "standard_error",
+)
+
+
 def _estimates(bracket: str, patch: Patch | None) -> dict[int, dict[int, MatchupEstimate]]:
     """A bracket's stored estimates, of a patch or (None) of all time, by character id
     and opponent id."""
     # Up to 27 x 26 rows, as plain tuples: as model objects they cost more than the page.
     rows = CharacterMatchup.objects.filter(bracket=bracket, patch=patch).values_list(
-        "character_id",
-        "opponent_id",
-        "wins",
-        "losses",
-        "expected_wins",
-        "offset",
-        "standard_error",
+        *ESTIMATE_COLUMNS
     )
     estimates: dict[int, dict[int, MatchupEstimate]] = {}
     for character, opponent, wins, losses, expected_wins, offset, error in rows:

@@ -13,7 +13,7 @@ from django.utils import timezone
 from matches.models import CharacterMatchup, CharacterMatchupSum, Match, MatchRating, Patch
 from matches.ratings.ledger import Game, GameResult, MatchupLedger
 from matches.ratings.matchup_offset import DifferenceBin, expected, fit_offset
-from matches.selectors.matchups import matchup_matrix
+from matches.selectors.matchups import ESTIMATE_COLUMNS, matchup_matrix
 from matches.services.character_matchups import (
     bracket_groups,
     forget_matchup_sums,
@@ -57,20 +57,8 @@ def counted_game(
     return match
 
 
-# What a stored matchup holds past its bracket and patch.
-ESTIMATE_FIELDS = (
-    "character_id",
-    "opponent_id",
-    "wins",
-    "losses",
-    "expected_wins",
-    "offset",
-    "standard_error",
-)
-
-
 def character_matchup_rows() -> list[tuple]:
-    return sorted(CharacterMatchup.objects.values_list("bracket", *ESTIMATE_FIELDS))
+    return sorted(CharacterMatchup.objects.values_list("bracket", *ESTIMATE_COLUMNS))
 
 
 def assert_same_rows(left: list[tuple], right: list[tuple]) -> None:
@@ -259,7 +247,7 @@ def test_each_bracket_takes_the_games_of_the_tiers_it_holds_merged_per_bin():
 
 def patch_matchup_rows() -> list[tuple]:
     return sorted(
-        CharacterMatchup.objects.values_list("bracket", "patch_id", *ESTIMATE_FIELDS),
+        CharacterMatchup.objects.values_list("bracket", "patch_id", *ESTIMATE_COLUMNS),
         key=lambda row: (row[0], row[1] or 0, *row[2:4]),
     )
 
