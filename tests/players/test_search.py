@@ -250,6 +250,10 @@ def test_a_misspelt_or_spaced_name_finds_the_player_through_page_and_api(client,
     # Found as like the query, not as containing it: the page says which.
     assert "a name containing “<bdi>trapdasy</bdi>”. These are the names most like it." in html
     assert "with names most like it" not in client.get("/search?name=trapd").content.decode()
+    # The query is printed in that line as text, never as markup.
+    hostile = client.get("/search", {"name": "TrapDasy<i>"}).content.decode()
+    assert result_ids(hostile) == [daisy.id]
+    assert "“<bdi>trapdasy&lt;i&gt;</bdi>”. These are the names most like it." in hostile
     api = client.get("/api/v1/players/?name=TrapDasy").json()
     assert [hit["id"] for hit in api["results"]] == [daisy.id]
     # Spaces and case ignored, both ways: each is that player's very name.
